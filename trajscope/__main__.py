@@ -1,0 +1,3 @@
+from trajscope.cli import main
+
+main()

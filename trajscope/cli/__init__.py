@@ -1,0 +1,63 @@
+"""The `trajscope` command: a click group whose subcommands live one per module and load lazily."""
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# name -> module defining `command` (a click.Command). Lazy, so `trajscope --help` stays fast
+# and a heavy import (torch, streamlit) happens only for the command that needs it.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "schema": ("trajscope.cli.schema_cmd", "Print the JSON Schema of the canonical trajectory format."),
+    "ingest": ("trajscope.cli.ingest_cmd", "Load trajectory logs (canonical or external) into the warehouse."),
+    "sql": ("trajscope.cli.sql_cmd", "Run a read-only SQL query against the warehouse."),
+    "export": ("trajscope.cli.export_cmd", "Export a view or query to CSV, Parquet, LaTeX or Markdown."),
+    "views": ("trajscope.cli.views_cmd", "List the warehouse's named views with their one-line descriptions."),
+    "data": ("trajscope.cli.data_cmd", "Fetch, import and sample datasets."),
+    "run": ("trajscope.cli.run_cmd", "Run an agent controller over a dataset and log every trajectory."),
+    "judge": ("trajscope.cli.judge_cmd", "Judge the answers of a run (EM, F1, Contain-Acc, LLM judge)."),
+    "compare": ("trajscope.cli.compare_cmd", "Paired statistics between two runs on the same question ids."),
+    "audit": ("trajscope.cli.audit_cmd", "Run the answer-presence intervention audit."),
+    "audit-report": ("trajscope.cli.audit_report_cmd", "Print the answer-presence audit tables."),
+    "app": ("trajscope.cli.app_cmd", "Serve the dashboard on 127.0.0.1."),
+    "demo": ("trajscope.cli.demo_cmd", "Build the demo warehouse with the embedded model and open the dashboard."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module only when that subcommand runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, (module, _) in COMMANDS.items() if importlib.util.find_spec(module)]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, _ = COMMANDS[name]
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                return None
+            raise
+        return module.command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="trajscope")
+def main() -> None:
+    """trajscope: a forensic workbench for agentic RAG trajectories.
+
+    Typical flow: `trajscope run` (or `trajscope ingest` an external log) -> `trajscope judge`
+    -> `trajscope compare` / `trajscope app`. The warehouse defaults to ./trajscope.duckdb
+    (or $TRAJSCOPE_DB).
+    """
+
+
+__all__ = ["main", "COMMANDS"]

@@ -1,0 +1,54 @@
+"""The canonical trajectory format v1: typed records, their codec and JSON Schema."""
+from ._codec import (
+    DecodedLine,
+    RecordError,
+    decode_trajectory,
+    encode,
+    iter_trajectories,
+    json_schema,
+    json_schema_text,
+    to_builtins,
+    write_jsonl,
+)
+from ._records import (
+    SCHEMA_VERSION,
+    Chunk,
+    Judgment,
+    ModelSettings,
+    Question,
+    RegisterEvent,
+    RetrieverSettings,
+    Run,
+)
+from ._steps import (
+    SEARCH_KINDS,
+    STEP_KINDS,
+    STEP_TYPES,
+    BudgetNudgeStep,
+    Candidate,
+    ContextInjectionStep,
+    ErrorStep,
+    FinalStep,
+    ForcedAnswerStep,
+    GateRejectionStep,
+    KeywordSearchStep,
+    Passage,
+    ReadStep,
+    RegisterUpdateStep,
+    SearchStep,
+    SemanticSearchStep,
+    Step,
+    StepBase,
+    step_kind,
+)
+from ._trajectory import Trajectory, make_trajectory_id
+
+__all__ = [
+    "SCHEMA_VERSION", "STEP_KINDS", "STEP_TYPES", "SEARCH_KINDS",
+    "BudgetNudgeStep", "Candidate", "Chunk", "ContextInjectionStep", "DecodedLine", "ErrorStep",
+    "FinalStep", "ForcedAnswerStep", "GateRejectionStep", "Judgment", "KeywordSearchStep",
+    "ModelSettings", "Passage", "Question", "ReadStep", "RecordError", "RegisterEvent",
+    "RegisterUpdateStep", "RetrieverSettings", "Run", "SearchStep", "SemanticSearchStep", "Step",
+    "StepBase", "Trajectory", "decode_trajectory", "encode", "iter_trajectories", "json_schema",
+    "json_schema_text", "make_trajectory_id", "step_kind", "to_builtins", "write_jsonl",
+]

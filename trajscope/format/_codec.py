@@ -1,0 +1,116 @@
+"""Encoding, strict decoding with file/line/field errors, and the JSON Schema of the format."""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from ._records import Chunk, Question
+from ._trajectory import Trajectory
+
+_encoder = msgspec.json.Encoder()
+_trajectory_decoder = msgspec.json.Decoder(Trajectory)
+_PATH_RE = re.compile(r"at `\$(.*)`")
+
+
+class RecordError(ValueError):
+    """A record that is not valid canonical data; says which file, line and field."""
+
+    def __init__(self, path: str | Path, line: int, field: str | None, message: str):
+        self.path, self.line, self.field, self.message = str(path), line, field, message
+        where = f"{self.path}:{line}"
+        if field:
+            where += f": field {field}"
+        super().__init__(f"{where}: {message}")
+
+
+def _field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str | None, str]:
+    text = str(error)
+    m = _PATH_RE.search(text)
+    field = m.group(1).lstrip(".") if m else None
+    message = _PATH_RE.sub("", text).rstrip(" -")
+    return (field or None), message
+
+
+def encode(record: msgspec.Struct) -> bytes:
+    """Compact canonical JSON of a record (no trailing newline)."""
+    return _encoder.encode(record)
+
+
+def decode_trajectory(data: bytes | str, *, path: str | Path = "<input>", line: int = 1) -> Trajectory:
+    """Decode one JSON trajectory, raising RecordError with the offending field."""
+    try:
+        return _trajectory_decoder.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        field, message = _field_of(exc)
+        if isinstance(exc, msgspec.DecodeError) and "malformed" in message.lower():
+            message = f"not valid JSON ({message})"
+        raise RecordError(path, line, field, message) from None
+
+
+@dataclass(frozen=True)
+class DecodedLine:
+    """A validated trajectory together with where it came from."""
+
+    line: int
+    trajectory: Trajectory
+
+
+def iter_trajectories(path: str | Path) -> Iterator[DecodedLine]:
+    """Stream a JSONL trajectory log, validating every non-blank line; memory is one line at a time."""
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if not raw.strip():
+                continue
+            yield DecodedLine(lineno, decode_trajectory(raw, path=path, line=lineno))
+
+
+def write_jsonl(records: list[msgspec.Struct] | Iterator[msgspec.Struct], out: IO[bytes]) -> int:
+    """Write records as JSONL; returns the count."""
+    n = 0
+    for record in records:
+        out.write(_encoder.encode(record) + b"\n")
+        n += 1
+    return n
+
+
+def to_builtins(record: msgspec.Struct) -> Any:
+    """The record as plain dicts and lists (what json.loads of its encoding gives)."""
+    return msgspec.to_builtins(record)
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema (2020-12) of a trajectory log line, generated from the typed records."""
+    (schema,), components = msgspec.json.schema_components([Trajectory], ref_template="#/$defs/{name}")
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://trajscope.dev/schema/trajectory.v1.json",
+        "title": "trajscope canonical trajectory, format v1",
+        **schema,
+        "$defs": components,
+    }
+
+
+def json_schema_text() -> str:
+    """The committed schema file's exact text."""
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+__all__ = [
+    "Chunk",
+    "DecodedLine",
+    "Question",
+    "RecordError",
+    "decode_trajectory",
+    "encode",
+    "iter_trajectories",
+    "json_schema",
+    "json_schema_text",
+    "to_builtins",
+    "write_jsonl",
+]

@@ -1,0 +1,100 @@
+"""Canonical records shared by engine, importers and warehouse: questions, chunks, runs, judgments."""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+SCHEMA_VERSION = "1"
+
+JudgeName = Literal["em", "f1", "contain", "llm"]
+EndReason = Literal["final", "budget", "forced_answer", "error"]
+GoldMatch = Literal["given", "title", "fingerprint", "unmatched"]
+
+
+class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=False):
+    """Base for canonical records: strict (unknown fields are errors), keyword-only."""
+
+
+class Question(Record):
+    """One question with its golds; question_id is the pairing key across conditions."""
+
+    question_id: str
+    text: str
+    dataset: str | None = None
+    gold_answer: str | None = None
+    aliases: list[str] = []
+    question_type: str | None = None
+    hop_count: int | None = None
+    gold_chunk_ids: list[str] = []
+    gold_match: GoldMatch | None = None
+
+
+class Chunk(Record):
+    """One corpus passage that search and read refer to by chunk_id."""
+
+    chunk_id: str
+    text: str
+    dataset: str | None = None
+    title: str | None = None
+
+
+class ModelSettings(Record):
+    """Decoding settings of the agent model."""
+
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str | None = None
+    protocol: Literal["tools", "json"] | None = None
+    base_url: str | None = None
+
+
+class RetrieverSettings(Record):
+    """Retriever configuration used by the run."""
+
+    kind: str | None = None
+    top_k: int | None = None
+    rrf_k: int | None = None
+    embedding_model: str | None = None
+    bm25_k1: float | None = None
+    bm25_b: float | None = None
+
+
+class Run(Record):
+    """Settings of the run that produced a trajectory; identical for every trajectory of one run."""
+
+    run_id: str
+    source: str = "engine"
+    dataset: str | None = None
+    controller: str | None = None
+    condition: str | None = None
+    intervention: str | None = None
+    model: str | None = None
+    model_settings: ModelSettings = msgspec.field(default_factory=ModelSettings)
+    retriever: RetrieverSettings = msgspec.field(default_factory=RetrieverSettings)
+    seed: int | None = None
+    code_version: str | None = None
+    started_at: str | None = None
+    config: dict[str, Any] = {}
+
+
+class Judgment(Record):
+    """One verdict on the final answer: em / f1 / contain as scores in [0, 1], llm as a verdict."""
+
+    judge: JudgeName
+    score: float
+    judge_model: str | None = None
+    rationale: str | None = None
+
+
+class RegisterEvent(Record):
+    """A requirement-register transition (ExecutionRAG): item status change, note, evidence."""
+
+    item_id: str
+    step_index: int | None = None
+    sub_question: str | None = None
+    from_status: str | None = None
+    to_status: str | None = None
+    note: str | None = None
+    reason: str | None = None
+    supporting_chunk_ids: list[str] = []

@@ -1,0 +1,132 @@
+"""One typed record per kind of trajectory step; `Step` is their union, tagged by `kind`."""
+from __future__ import annotations
+
+from typing import Any, Union
+
+import msgspec
+
+from ._records import Record
+
+
+class Candidate(Record):
+    """A search result the agent saw: chunk id with rank (1-based), score, retriever and snippet."""
+
+    chunk_id: str
+    rank: int
+    score: float | None = None
+    retriever: str | None = None
+    snippet: str | None = None
+
+
+class Passage(Record):
+    """A full passage placed in the agent's context; is_new is False for a re-read."""
+
+    chunk_id: str
+    text: str | None = None
+    is_new: bool = True
+
+
+class StepBase(Record, tag_field="kind"):
+    """What every step carries; its index is its position in Trajectory.steps."""
+
+    tool_name: str | None = None
+    args: dict[str, Any] = {}
+    observation: str | None = None
+    raw: str | None = None
+    thought: str | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    latency_ms: float | None = None
+    cost_usd: float | None = None
+
+
+class SearchStep(StepBase, tag="search"):
+    """Hybrid search; `deduplicated` when the repeated-query cache answered."""
+
+    query: str | None = None
+    candidates: list[Candidate] = []
+    deduplicated: bool = False
+
+
+class KeywordSearchStep(SearchStep, tag="keyword_search"):
+    """A-RAG keyword (BM25) search."""
+
+
+class SemanticSearchStep(SearchStep, tag="semantic_search"):
+    """A-RAG semantic (dense) search."""
+
+
+class ReadStep(StepBase, tag="read"):
+    """Reading full passages by chunk id (read / read_chunk / a ReAct look-up)."""
+
+    chunk_ids: list[str] = []
+    passages: list[Passage] = []
+
+
+class FinalStep(StepBase, tag="final"):
+    """The agent's final answer, accepted by the environment."""
+
+    answer: str | None = None
+
+
+class GateRejectionStep(StepBase, tag="gate_rejection"):
+    """The environment rejected a `final` (Read-Gate, +lowev, full gate)."""
+
+    gate: str
+    rejected_answer: str | None = None
+    reason: str | None = None
+
+
+class ContextInjectionStep(StepBase, tag="context_injection"):
+    """Passages appended to an observation without a read action."""
+
+    passages: list[Passage] = []
+
+
+class RegisterUpdateStep(StepBase, tag="register_update"):
+    """The requirement register changed; the transitions are in Trajectory.register_events."""
+
+    phase: str | None = None
+
+
+class BudgetNudgeStep(StepBase, tag="budget_nudge"):
+    """The environment warned that the loop budget is nearly spent."""
+
+    message: str | None = None
+
+
+class ForcedAnswerStep(StepBase, tag="forced_answer"):
+    """An answer the environment forced at the budget."""
+
+    answer: str | None = None
+
+
+class ErrorStep(StepBase, tag="error"):
+    """A failure: model error, malformed action, tool error."""
+
+    error_type: str
+    message: str | None = None
+
+
+Step = Union[
+    SearchStep,
+    KeywordSearchStep,
+    SemanticSearchStep,
+    ReadStep,
+    FinalStep,
+    GateRejectionStep,
+    ContextInjectionStep,
+    RegisterUpdateStep,
+    BudgetNudgeStep,
+    ForcedAnswerStep,
+    ErrorStep,
+]
+
+STEP_TYPES: tuple[type[StepBase], ...] = Step.__args__  # type: ignore[attr-defined]
+STEP_KINDS: tuple[str, ...] = tuple(t.__struct_config__.tag for t in STEP_TYPES)
+SEARCH_KINDS = ("search", "keyword_search", "semantic_search")
+
+
+def step_kind(step: StepBase) -> str:
+    """The `kind` tag of a step instance."""
+    return type(step).__struct_config__.tag  # type: ignore[return-value]
