@@ -1,1 +1,26 @@
-"""trajscope."""
+"""The DuckDB warehouse: schema and migrations, bulk loading, named SQL views and typed queries."""
+from ._connection import (
+    DEFAULT_DB,
+    SANDBOX_CONFIG,
+    WarehouseBusy,
+    WarehouseMissing,
+    default_db_path,
+    open_readonly,
+    open_warehouse,
+)
+from ._loader import (
+    IngestReport,
+    ingest_paths,
+    ingest_trajectories,
+    load_chunks,
+    load_questions,
+    validate_log,
+)
+from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
+
+__all__ = [
+    "DEFAULT_DB", "SANDBOX_CONFIG", "IngestReport", "ViewDef", "WarehouseBusy", "WarehouseMissing",
+    "default_db_path", "ingest_paths", "ingest_trajectories", "latest_schema_version", "load_chunks",
+    "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse", "schema_version",
+    "validate_log",
+]

@@ -16,7 +16,7 @@ class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defa
     """Base for canonical records: strict (unknown fields are errors), keyword-only."""
 
 
-class Question(Record):
+class Question(Record, kw_only=True):
     """One question with its golds; question_id is the pairing key across conditions."""
 
     question_id: str
@@ -30,7 +30,7 @@ class Question(Record):
     gold_match: GoldMatch | None = None
 
 
-class Chunk(Record):
+class Chunk(Record, kw_only=True):
     """One corpus passage that search and read refer to by chunk_id."""
 
     chunk_id: str
@@ -39,7 +39,7 @@ class Chunk(Record):
     title: str | None = None
 
 
-class ModelSettings(Record):
+class ModelSettings(Record, kw_only=True):
     """Decoding settings of the agent model."""
 
     temperature: float | None = None
@@ -49,7 +49,7 @@ class ModelSettings(Record):
     base_url: str | None = None
 
 
-class RetrieverSettings(Record):
+class RetrieverSettings(Record, kw_only=True):
     """Retriever configuration used by the run."""
 
     kind: str | None = None
@@ -60,7 +60,7 @@ class RetrieverSettings(Record):
     bm25_b: float | None = None
 
 
-class Run(Record):
+class Run(Record, kw_only=True):
     """Settings of the run that produced a trajectory; identical for every trajectory of one run."""
 
     run_id: str
@@ -78,7 +78,7 @@ class Run(Record):
     config: dict[str, Any] = {}
 
 
-class Judgment(Record):
+class Judgment(Record, kw_only=True):
     """One verdict on the final answer: em / f1 / contain as scores in [0, 1], llm as a verdict."""
 
     judge: JudgeName
@@ -87,7 +87,7 @@ class Judgment(Record):
     rationale: str | None = None
 
 
-class RegisterEvent(Record):
+class RegisterEvent(Record, kw_only=True):
     """A requirement-register transition (ExecutionRAG): item status change, note, evidence."""
 
     item_id: str

@@ -8,7 +8,7 @@ import msgspec
 from ._records import Record
 
 
-class Candidate(Record):
+class Candidate(Record, kw_only=True):
     """A search result the agent saw: chunk id with rank (1-based), score, retriever and snippet."""
 
     chunk_id: str
@@ -18,7 +18,7 @@ class Candidate(Record):
     snippet: str | None = None
 
 
-class Passage(Record):
+class Passage(Record, kw_only=True):
     """A full passage placed in the agent's context; is_new is False for a re-read."""
 
     chunk_id: str
@@ -26,7 +26,7 @@ class Passage(Record):
     is_new: bool = True
 
 
-class StepBase(Record, tag_field="kind"):
+class StepBase(Record, tag_field="kind", kw_only=True):
     """What every step carries; its index is its position in Trajectory.steps."""
 
     tool_name: str | None = None
@@ -40,7 +40,7 @@ class StepBase(Record, tag_field="kind"):
     cost_usd: float | None = None
 
 
-class SearchStep(StepBase, tag="search"):
+class SearchStep(StepBase, tag="search", kw_only=True):
     """Hybrid search; `deduplicated` when the repeated-query cache answered."""
 
     query: str | None = None
@@ -48,28 +48,28 @@ class SearchStep(StepBase, tag="search"):
     deduplicated: bool = False
 
 
-class KeywordSearchStep(SearchStep, tag="keyword_search"):
+class KeywordSearchStep(SearchStep, tag="keyword_search", kw_only=True):
     """A-RAG keyword (BM25) search."""
 
 
-class SemanticSearchStep(SearchStep, tag="semantic_search"):
+class SemanticSearchStep(SearchStep, tag="semantic_search", kw_only=True):
     """A-RAG semantic (dense) search."""
 
 
-class ReadStep(StepBase, tag="read"):
+class ReadStep(StepBase, tag="read", kw_only=True):
     """Reading full passages by chunk id (read / read_chunk / a ReAct look-up)."""
 
     chunk_ids: list[str] = []
     passages: list[Passage] = []
 
 
-class FinalStep(StepBase, tag="final"):
+class FinalStep(StepBase, tag="final", kw_only=True):
     """The agent's final answer, accepted by the environment."""
 
     answer: str | None = None
 
 
-class GateRejectionStep(StepBase, tag="gate_rejection"):
+class GateRejectionStep(StepBase, tag="gate_rejection", kw_only=True):
     """The environment rejected a `final` (Read-Gate, +lowev, full gate)."""
 
     gate: str
@@ -77,31 +77,31 @@ class GateRejectionStep(StepBase, tag="gate_rejection"):
     reason: str | None = None
 
 
-class ContextInjectionStep(StepBase, tag="context_injection"):
+class ContextInjectionStep(StepBase, tag="context_injection", kw_only=True):
     """Passages appended to an observation without a read action."""
 
     passages: list[Passage] = []
 
 
-class RegisterUpdateStep(StepBase, tag="register_update"):
+class RegisterUpdateStep(StepBase, tag="register_update", kw_only=True):
     """The requirement register changed; the transitions are in Trajectory.register_events."""
 
     phase: str | None = None
 
 
-class BudgetNudgeStep(StepBase, tag="budget_nudge"):
+class BudgetNudgeStep(StepBase, tag="budget_nudge", kw_only=True):
     """The environment warned that the loop budget is nearly spent."""
 
     message: str | None = None
 
 
-class ForcedAnswerStep(StepBase, tag="forced_answer"):
+class ForcedAnswerStep(StepBase, tag="forced_answer", kw_only=True):
     """An answer the environment forced at the budget."""
 
     answer: str | None = None
 
 
-class ErrorStep(StepBase, tag="error"):
+class ErrorStep(StepBase, tag="error", kw_only=True):
     """A failure: model error, malformed action, tool error."""
 
     error_type: str

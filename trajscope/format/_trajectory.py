@@ -9,7 +9,7 @@ from ._records import SCHEMA_VERSION, EndReason, Judgment, Question, Record, Reg
 from ._steps import Step
 
 
-class Trajectory(Record):
+class Trajectory(Record, kw_only=True):
     """One line of a trajectory log."""
 
     schema_version: Literal["1"] = SCHEMA_VERSION

@@ -1,0 +1,137 @@
+"""Schema versioning: numbered SQL migrations, then the named views, installed on every write open."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+import duckdb
+
+_MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+
+
+@dataclass(frozen=True)
+class ViewDef:
+    """A named view: its name, one-line description and SQL body."""
+
+    name: str
+    description: str
+    sql: str
+
+
+def _migrations() -> list[tuple[int, str, str]]:
+    folder = resources.files("warehouse") / "migrations"
+    found = []
+    for entry in folder.iterdir():
+        m = _MIGRATION_RE.match(entry.name)
+        if m:
+            found.append((int(m.group(1)), entry.name, entry.read_text()))
+    return sorted(found)
+
+
+def schema_version(con: duckdb.DuckDBPyConnection) -> int:
+    """Highest applied migration number (0 for an empty file)."""
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
+    ).fetchone()[0]
+    if not exists:
+        return 0
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+
+
+def latest_schema_version() -> int:
+    """The version this code writes."""
+    return max(v for v, _, _ in _migrations())
+
+
+def load_views() -> list[ViewDef]:
+    """Every view file, name from the file name, description from its first `--` line."""
+    folder = resources.files("warehouse") / "views"
+    views = []
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".sql"):
+            continue
+        text = entry.read_text()
+        first = text.lstrip().splitlines()[0] if text.strip() else ""
+        if not first.startswith("--"):
+            raise ValueError(f"warehouse/views/{entry.name}: first line must be a `-- ` description")
+        views.append(ViewDef(entry.name[:-4], first[2:].strip(), text))
+    return views
+
+
+def _dependency_order(views: list[ViewDef]) -> list[ViewDef]:
+    # A failed CREATE aborts the enclosing transaction, so order views by the names they mention.
+    by_name = {v.name: v for v in views}
+    deps = {
+        v.name: {n for n in by_name if n != v.name and re.search(rf"\b{n}\b", v.sql)} for v in views
+    }
+    ordered: list[ViewDef] = []
+    done: set[str] = set()
+    while len(ordered) < len(views):
+        ready = [n for n in sorted(deps) if n not in done and deps[n] <= done]
+        if not ready:
+            cycle = sorted(n for n in deps if n not in done)
+            raise ValueError(f"warehouse/views: circular references among {cycle}")
+        for name in ready:
+            ordered.append(by_name[name])
+            done.add(name)
+    return ordered
+
+
+def install_views(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create every view, dependencies first."""
+    for view in _dependency_order(load_views()):
+        try:
+            con.execute(view.sql)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"warehouse/views/{view.name}.sql: {exc}") from exc
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> int:
+    """Apply pending migrations and reinstall views, in one transaction; returns the new version."""
+    current = schema_version(con)
+    pending = [(v, name, sql) for v, name, sql in _migrations() if v > current]
+    needs_views = bool(pending) or _views_stale(con)
+    if not pending and not needs_views:
+        return current
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER, name VARCHAR, "
+            "applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
+        )
+        for version, name, sql in pending:
+            con.execute(sql)
+            con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
+        install_views(con)
+        _record_views_hash(con)
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
+    return schema_version(con)
+
+
+def _views_hash() -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    for view in load_views():
+        digest.update(view.name.encode() + b"\0" + view.sql.encode() + b"\0")
+    return digest.hexdigest()
+
+
+def _views_stale(con: duckdb.DuckDBPyConnection) -> bool:
+    exists = con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_name = 'views_state'"
+    ).fetchone()[0]
+    if not exists:
+        return True
+    row = con.execute("SELECT views_hash FROM views_state").fetchone()
+    return row is None or row[0] != _views_hash()
+
+
+def _record_views_hash(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE TABLE IF NOT EXISTS views_state (views_hash VARCHAR)")
+    con.execute("DELETE FROM views_state")
+    con.execute("INSERT INTO views_state VALUES (?)", [_views_hash()])

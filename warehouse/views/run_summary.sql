@@ -1,0 +1,25 @@
+-- One row per run: settings, size, accuracy (EM, F1, Contain-Acc, LLM-Acc), search/read counts, zero-read rate, turns, tokens, cost, latency.
+CREATE OR REPLACE VIEW run_summary AS
+SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention, r.model,
+       r.temperature, r.retriever_kind, r.top_k, r.seed, r.started_at,
+       count(f.trajectory_id)                         AS n_trajectories,
+       avg(f.em)                                      AS em,
+       avg(f.f1)                                      AS f1,
+       avg(f.contain)                                 AS contain_acc,
+       avg(f.llm)                                     AS llm_acc,
+       count(f.llm)                                   AS n_llm_judged,
+       avg(f.search_count)                            AS mean_searches,
+       avg(f.read_count)                              AS mean_reads,
+       avg(CASE WHEN f.zero_read_final THEN 1.0 ELSE 0.0 END) AS zero_read_final_rate,
+       avg(f.turns)                                   AS mean_turns,
+       sum(f.tokens_in)                               AS tokens_in,
+       sum(f.tokens_out)                              AS tokens_out,
+       avg(coalesce(f.tokens_in, 0) + coalesce(f.tokens_out, 0)) AS mean_tokens,
+       sum(f.cost_usd)                                AS cost_usd,
+       avg(f.cost_usd)                                AS cost_per_question,
+       avg(f.latency_ms)                              AS mean_latency_ms,
+       CAST(sum(f.errors) AS BIGINT)                  AS errors,
+       count(*) FILTER (f.end_reason = 'error')       AS error_trajectories
+FROM runs r
+LEFT JOIN trajectory_facts f USING (run_id)
+GROUP BY ALL;
