@@ -1,0 +1,63 @@
+"""Lexical answer judges: exact match, token F1 and Contain-Acc over a gold and its aliases."""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from trajscope.format import Judgment
+
+from ._normalize import normalize_answer
+
+
+def exact_match(prediction: str | None, gold: str | None) -> float:
+    """1.0 when the normalised prediction equals the normalised gold, else 0.0."""
+    if prediction is None or gold is None:
+        return 0.0
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def token_f1(prediction: str | None, gold: str | None) -> float:
+    """SQuAD token-overlap F1 between normalised prediction and gold."""
+    if prediction is None or gold is None:
+        return 0.0
+    pred_tokens = normalize_answer(prediction).split()
+    gold_tokens = normalize_answer(gold).split()
+    if not pred_tokens or not gold_tokens:
+        # SQuAD v2 convention: two empty answers agree, one empty answer scores zero.
+        return float(pred_tokens == gold_tokens)
+    common = Counter(pred_tokens) & Counter(gold_tokens)
+    overlap = sum(common.values())
+    if overlap == 0:
+        return 0.0
+    precision = overlap / len(pred_tokens)
+    recall = overlap / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def contain_match(prediction: str | None, gold: str | None) -> float:
+    """Contain-Acc: 1.0 when the normalised gold is a substring of the normalised prediction."""
+    if prediction is None or gold is None:
+        return 0.0
+    gold_norm = normalize_answer(gold)
+    if not gold_norm:
+        # An empty normalised gold would be a substring of everything.
+        return 0.0
+    return float(gold_norm in normalize_answer(prediction))
+
+
+def _golds(gold: str | None, aliases: Iterable[str]) -> list[str]:
+    return [g for g in ([gold] if gold is not None else []) + list(aliases) if g is not None]
+
+
+def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | None = None) -> list[Judgment]:
+    """em, f1 and contain Judgments, each the maximum over the gold answer and its aliases."""
+    golds = _golds(gold, aliases or [])
+    scores = {
+        "em": max((exact_match(prediction, g) for g in golds), default=0.0),
+        "f1": max((token_f1(prediction, g) for g in golds), default=0.0),
+        "contain": max((contain_match(prediction, g) for g in golds), default=0.0),
+    }
+    return [Judgment(judge=name, score=value) for name, value in scores.items()]
+
+
+__all__ = ["contain_match", "exact_match", "score_answer", "token_f1"]
