@@ -1,0 +1,140 @@
+"""Dense retrieval: sentence-transformers embeddings, L2-normalised, in a FAISS inner-product index."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import faiss
+import numpy as np
+
+from trajscope.format import Chunk, RetrieverSettings
+
+from ._cache import slug
+from ._corpus import IndexedCorpus, as_indexed, indexed_text
+from ._encoder import DEFAULT_EMBEDDING_MODEL, load_encoder
+from ._hit import DEFAULT_SNIPPET_CHARS, Hit, make_snippet
+
+_EMBEDDINGS_FILE, _INDEX_FILE, _META_FILE = "embeddings.npy", "index.faiss", "trajscope_dense.json"
+
+
+def normalise_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), as contiguous float32 for FAISS."""
+    vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+def dense_cache_key(corpus: IndexedCorpus, model: str) -> str:
+    """Names a dense index: embedding model plus corpus hash."""
+    return f"{slug(model)}-{corpus.content_hash[:24]}"
+
+
+class DenseRetriever:
+    """Cosine retrieval over title + text with any sentence-transformers model (default MiniLM)."""
+
+    name = "dense"
+
+    def __init__(
+        self,
+        chunks: IndexedCorpus | Iterable[Chunk] | Mapping[str, Chunk],
+        model: str = DEFAULT_EMBEDDING_MODEL,
+        *,
+        encoder: Any = None,
+        embeddings: np.ndarray | None = None,
+        top_k: int = 5,
+        snippet_chars: int = DEFAULT_SNIPPET_CHARS,
+        batch_size: int = 64,
+        device: str = "cpu",
+        _index: faiss.Index | None = None,
+    ):
+        self.corpus = as_indexed(chunks)
+        self.model, self.device, self.batch_size = model, device, batch_size
+        self.top_k, self.snippet_chars = top_k, snippet_chars
+        self._encoder = encoder
+        if _index is None:
+            if embeddings is None:
+                embeddings = self.embed([indexed_text(c) for c in self.corpus.chunks])
+            embeddings = normalise_rows(embeddings)
+            if embeddings.ndim != 2 or embeddings.shape[0] != len(self.corpus):
+                raise ValueError(f"embeddings have shape {embeddings.shape}, expected ({len(self.corpus)}, dim)")
+            _index = faiss.IndexFlatIP(embeddings.shape[1])
+            _index.add(embeddings)
+        self.index = _index
+
+    @property
+    def chunk_ids(self) -> list[str]:
+        return self.corpus.chunk_ids
+
+    @property
+    def encoder(self) -> Any:
+        """The sentence-transformers model, loaded on first use (a cached index needs none)."""
+        if self._encoder is None:
+            self._encoder = load_encoder(self.model, self.device)
+        return self._encoder
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 embeddings of texts, one row each."""
+        vectors = self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                      normalize_embeddings=True, show_progress_bar=False)
+        return normalise_rows(np.asarray(vectors).reshape(len(texts), -1))
+
+    def embeddings(self) -> np.ndarray:
+        """The indexed chunk embeddings, in corpus order."""
+        return self.index.reconstruct_n(0, self.index.ntotal)
+
+    def search(self, query: str, k: int | None = None) -> list[Hit]:
+        return self.search_batch([query], k)[0]
+
+    def search_batch(self, queries: list[str], k: int | None = None) -> list[list[Hit]]:
+        """Top-k by cosine similarity for every query; the queries are encoded in one batch."""
+        if not queries:
+            return []
+        k = min(k or self.top_k, self.index.ntotal)
+        scores, rows = self.index.search(self.embed(queries), k)
+        return [self._hits(s, r) for s, r in zip(scores, rows)]
+
+    def _hits(self, scores: np.ndarray, rows: np.ndarray) -> list[Hit]:
+        hits: list[Hit] = []
+        for score, row in zip(scores, rows):
+            if row < 0:  # FAISS pads with -1 when fewer results exist
+                break
+            chunk = self.corpus.chunks[row]
+            hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(score), self.name,
+                            make_snippet(chunk.text, self.snippet_chars)))
+        return hits
+
+    def settings(self) -> RetrieverSettings:
+        return RetrieverSettings(kind=self.name, top_k=self.top_k, embedding_model=self.model)
+
+    def cache_key(self) -> str:
+        return dense_cache_key(self.corpus, self.model)
+
+    def save(self, directory: str | Path) -> None:
+        """Write embeddings (.npy), the FAISS index and what they were built from into directory."""
+        directory = Path(directory)
+        np.save(directory / _EMBEDDINGS_FILE, self.embeddings())
+        faiss.write_index(self.index, str(directory / _INDEX_FILE))
+        meta = {"model": self.model, "corpus_hash": self.corpus.content_hash, "n": self.index.ntotal,
+                "dim": self.index.d}
+        (directory / _META_FILE).write_text(json.dumps(meta))
+
+    @classmethod
+    def load(cls, directory: str | Path, chunks: IndexedCorpus | Iterable[Chunk] | Mapping[str, Chunk],
+             model: str = DEFAULT_EMBEDDING_MODEL, *, encoder: Any = None, top_k: int = 5,
+             snippet_chars: int = DEFAULT_SNIPPET_CHARS, device: str = "cpu") -> DenseRetriever:
+        """Load a saved index; raises ValueError when it was built from other chunks, another model or is damaged."""
+        directory = Path(directory)
+        corpus = as_indexed(chunks)
+        meta = json.loads((directory / _META_FILE).read_text())
+        if meta.get("model") != model or meta.get("corpus_hash") != corpus.content_hash:
+            raise ValueError(f"{directory}: dense index was built from another model or corpus")
+        try:
+            index = faiss.read_index(str(directory / _INDEX_FILE))
+        except RuntimeError as exc:
+            raise ValueError(f"{directory}: unreadable FAISS index ({exc})") from None
+        if index.ntotal != len(corpus) or index.d != meta.get("dim") or index.metric_type != faiss.METRIC_INNER_PRODUCT:
+            raise ValueError(f"{directory}: FAISS index does not match its metadata")
+        return cls(corpus, model, encoder=encoder, top_k=top_k, snippet_chars=snippet_chars, device=device,
+                   _index=index)

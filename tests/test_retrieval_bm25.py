@@ -1,0 +1,118 @@
+"""BM25 via bm25s must rank exactly as rank-bm25's BM25Okapi with the same tokens."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rank_bm25 import BM25Okapi
+
+from engine.retrieval import BM25Retriever, indexed_text, make_snippet, okapi_idf, tokenize
+from trajscope.format import Chunk
+
+FIXTURE = Path("tests/fixtures/retrieval/corpus.json")
+QUERIES = [
+    "Who designed Marrow Bridge?",
+    "Where was the engineer of the bridge over the Tell born?",
+    "novel that won the Lantern Prize",
+    "Harrowgate regatta harbour",
+    "Mira Solvang Esker novelist",
+    "cat mat",
+    "Grey Coast harbour workers strike shipyard",
+    "publisher founded prize paperback",
+    "the the the",  # stop words only: no terms
+    "river river Tell",  # repeated query term counts twice in both implementations
+]
+
+
+def fixture_chunks() -> list[Chunk]:
+    return [Chunk(**row) for row in json.loads(FIXTURE.read_text())]
+
+
+def reference(chunks: list[Chunk]) -> BM25Okapi:
+    return BM25Okapi([tokenize(indexed_text(c)) for c in chunks], k1=1.5, b=0.75, epsilon=0.25)
+
+
+def assert_same_ranking(ours: BM25Retriever, ref: BM25Okapi, query: str, k: int) -> None:
+    expected = ref.get_scores(tokenize(query))
+    np.testing.assert_allclose(ours.scores(query), expected, rtol=1e-9, atol=1e-12)
+    hits = ours.search(query, k)
+    positive = np.flatnonzero(expected != 0)
+    assert len(hits) == min(k, len(positive))
+    # rank-bm25 breaks ties arbitrarily, so compare the score sequence and, per score, the set of ids.
+    ref_order = sorted(positive, key=lambda i: -expected[i])[:k]
+    np.testing.assert_allclose([h.score for h in hits], expected[ref_order], rtol=1e-9)
+    ids = ours.chunk_ids
+    for h in hits:
+        tied = {ids[i] for i in positive if np.isclose(expected[i], h.score, rtol=1e-9)}
+        assert h.chunk_id in tied
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_ranking_parity_with_rank_bm25_on_fixture(query: str) -> None:
+    chunks = fixture_chunks()
+    assert_same_ranking(BM25Retriever(chunks), reference(chunks), query, k=5)
+
+
+def test_parity_on_random_corpora_with_negative_idf() -> None:
+    # Words in more than half the documents get a negative Robertson IDF: the epsilon floor must match.
+    rng = random.Random(7)
+    common = ["alpha", "beta", "gamma"]
+    vocab = [f"w{i}" for i in range(60)]
+    for trial in range(5):
+        docs = []
+        for _ in range(40):
+            words = [rng.choice(vocab) for _ in range(rng.randint(3, 30))]
+            words += [w for w in common if rng.random() < 0.8]
+            docs.append(" ".join(words))
+        chunks = [Chunk(chunk_id=f"d{i}", text=t) for i, t in enumerate(docs)]
+        ref = reference(chunks)
+        assert any(v < 0 for v in ref.idf.values())  # the floor is really exercised
+        ours = BM25Retriever(chunks)
+        for _ in range(10):
+            query = " ".join(rng.choice(vocab + common) for _ in range(rng.randint(1, 5)))
+            assert_same_ranking(ours, ref, query, k=10)
+
+
+def test_okapi_idf_matches_rank_bm25_idf_table() -> None:
+    chunks = fixture_chunks()
+    ref = reference(chunks)
+    words = sorted(ref.idf)
+    doc_sets = [set(tokenize(indexed_text(c))) for c in chunks]
+    df = np.array([sum(w in d for d in doc_sets) for w in words], dtype=float)
+    np.testing.assert_allclose(okapi_idf(df, len(chunks), 0.25), [ref.idf[w] for w in words], rtol=1e-12)
+
+
+def test_query_without_known_terms_returns_nothing() -> None:
+    retriever = BM25Retriever(fixture_chunks())
+    assert retriever.search("zzzz qqqq") == []
+    assert retriever.search("") == []
+    assert retriever.search_batch(["zzzz", "Marrow Bridge"], k=1)[1][0].chunk_id == "r01"
+
+
+def test_hits_carry_snippets_of_configured_length() -> None:
+    chunks = fixture_chunks()
+    retriever = BM25Retriever(chunks, snippet_chars=40)
+    hit = retriever.search("Marrow Bridge engineer", k=1)[0]
+    assert hit.retriever == "bm25" and hit.rank == 1 and hit.chunk_id == "r01"
+    assert hit.snippet == "Marrow Bridge is a stone arch bridge..."
+    assert chunks[0].text.startswith(hit.snippet[:-3])
+
+
+def test_make_snippet_cuts_at_a_word_boundary() -> None:
+    assert make_snippet("short text", 200) == "short text"
+    assert make_snippet("one two three four five", 15) == "one two three..."
+    assert make_snippet("  spaced\n\nout   words ", 200) == "spaced out words"
+    assert make_snippet("x" * 30, 10) == "x" * 10 + "..."
+
+
+def test_duplicate_chunk_ids_are_rejected() -> None:
+    with pytest.raises(ValueError, match="duplicate chunk_id 'a'"):
+        BM25Retriever([Chunk(chunk_id="a", text="x"), Chunk(chunk_id="a", text="y")])
+
+
+def test_tokenizer_drops_stop_words_and_keeps_numbers() -> None:
+    assert tokenize("The Bridge of 1861, in Esker!") == ["bridge", "1861", "esker"]
