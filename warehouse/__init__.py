@@ -16,11 +16,12 @@ from ._loader import (
     load_questions,
     validate_log,
 )
+from ._reconstruct import read_trajectory
 from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
 
 __all__ = [
     "DEFAULT_DB", "SANDBOX_CONFIG", "IngestReport", "ViewDef", "WarehouseBusy", "WarehouseMissing",
     "default_db_path", "ingest_paths", "ingest_trajectories", "latest_schema_version", "load_chunks",
-    "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse", "schema_version",
+    "load_questions", "load_views", "read_trajectory", "migrate", "open_readonly", "open_warehouse", "schema_version",
     "validate_log",
 ]

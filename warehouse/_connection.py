@@ -53,7 +53,7 @@ def _connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPy
 
 @contextmanager
 def open_warehouse(
-    path: str | Path | None = None, *, timeout_s: float = LOCK_TIMEOUT_S, memory_limit: str = "2GB"
+    path: str | Path | None = None, *, timeout_s: float = LOCK_TIMEOUT_S, memory_limit: str = "1GB"
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Read-write connection for one operation; creates and migrates the file as needed."""
     from ._schema import migrate

@@ -112,7 +112,7 @@ _INSERT_SQL = [
        FROM stage_questions""",
     """INSERT INTO trajectories
        SELECT s.trajectory_id, s.run.run_id, s.question.question_id,
-              coalesce(s.question.dataset, s.run.dataset, ''), s.schema_version, s.final_answer,
+              coalesce(s.question.dataset, s.run.dataset, ''), s.question.dataset, s.schema_version, s.final_answer,
               s.end_reason, s.error, s.started_at, s.finished_at, s.total_tokens_in,
               s.total_tokens_out, s.total_cost_usd, s.total_latency_ms, s.metadata,
               len(s.steps), i.record_hash, $source_file, current_timestamp

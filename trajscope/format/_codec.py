@@ -48,8 +48,8 @@ def decode_trajectory(data: bytes | str, *, path: str | Path = "<input>", line: 
         return _trajectory_decoder.decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         field, message = _field_of(exc)
-        if isinstance(exc, msgspec.DecodeError) and "malformed" in message.lower():
-            message = f"not valid JSON ({message})"
+        if not isinstance(exc, msgspec.ValidationError):
+            message = f"not valid JSON: {message}"
         raise RecordError(path, line, field, message) from None
 
 

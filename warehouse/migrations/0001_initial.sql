@@ -51,6 +51,7 @@ CREATE TABLE trajectories (
     run_id            VARCHAR NOT NULL,
     question_id       VARCHAR NOT NULL,
     dataset           VARCHAR NOT NULL,
+    question_dataset  VARCHAR,          -- the question's own dataset field as given (may be null)
     schema_version    VARCHAR,
     final_answer      VARCHAR,
     end_reason        VARCHAR,

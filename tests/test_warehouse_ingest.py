@@ -1,0 +1,148 @@
+"""Ingest is lossless, idempotent and atomic; migrations are versioned."""
+import json
+
+import pytest
+
+import warehouse
+from warehouse import _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
+from trajscope.format import FinalStep, RecordError, encode, write_jsonl
+from foundation_records import fixture_trajectories
+
+TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events", "judgments")
+
+
+def counts(db):
+    with open_readonly(db) as con:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+
+
+def write_log(path, trajectories):
+    with open(path, "wb") as fh:
+        write_jsonl(trajectories, fh)
+    return path
+
+
+def test_counts_match_the_records(tmp_path):
+    db = tmp_path / "w.duckdb"
+    trajs = fixture_trajectories()
+    report = ingest_paths(db, [write_log(tmp_path / "a.jsonl", trajs)])
+    assert (report.new, report.replaced, report.unchanged) == (4, 0, 0)
+    c = counts(db)
+    assert c["trajectories"] == 4 and c["runs"] == 2 and c["questions"] == 3
+    assert c["steps"] == sum(len(t.steps) for t in trajs)
+    assert c["candidates"] == sum(len(getattr(s, "candidates", [])) for t in trajs for s in t.steps)
+    assert c["reads"] == sum(len(getattr(s, "passages", [])) for t in trajs for s in t.steps)
+    assert c["register_events"] == 1
+    assert c["judgments"] == sum(len(t.judgments) for t in trajs)
+
+
+def test_ingest_is_lossless(tmp_path):
+    db = tmp_path / "w.duckdb"
+    trajs = fixture_trajectories()
+    ingest_trajectories(db, trajs)
+    with open_readonly(db) as con:
+        for t in trajs:
+            assert read_trajectory(con, t.trajectory_id) == t
+
+
+def test_reingest_adds_nothing(tmp_path):
+    db = tmp_path / "w.duckdb"
+    log = write_log(tmp_path / "a.jsonl", fixture_trajectories())
+    ingest_paths(db, [log])
+    before = counts(db)
+    report = ingest_paths(db, [log])
+    assert (report.new, report.replaced, report.unchanged) == (0, 0, 4)
+    assert counts(db) == before
+
+
+def test_changed_record_replaces_the_old_one_entirely(tmp_path):
+    db = tmp_path / "w.duckdb"
+    trajs = fixture_trajectories()
+    ingest_trajectories(db, trajs)
+    before = counts(db)
+    changed = trajs[0]
+    changed.steps = [FinalStep(answer="Rome")]
+    changed.final_answer = "Rome"
+    changed.judgments = []
+    changed.register_events = []
+    report = ingest_trajectories(db, [changed])
+    assert (report.new, report.replaced) == (0, 1)
+    after = counts(db)
+    assert after["trajectories"] == before["trajectories"]
+    assert after["steps"] == before["steps"] - 3
+    assert after["candidates"] == before["candidates"] - 3
+    assert after["judgments"] == before["judgments"] - 4
+    assert after["register_events"] == 0
+    with open_readonly(db) as con:
+        assert read_trajectory(con, changed.trajectory_id) == changed
+
+
+def test_duplicate_ids_in_one_file_keep_the_last(tmp_path):
+    db = tmp_path / "w.duckdb"
+    first, second = fixture_trajectories()[0], fixture_trajectories()[0]
+    second.final_answer = "second"
+    report = ingest_paths(db, [write_log(tmp_path / "d.jsonl", [first, second])])
+    assert report.new == 1
+    with open_readonly(db) as con:
+        assert con.execute("SELECT final_answer FROM trajectories").fetchall() == [("second",)]
+
+
+def test_bad_record_in_the_middle_changes_nothing(tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, fixture_trajectories()[:1])
+    before = counts(db)
+    lines = [json.loads(encode(t)) for t in fixture_trajectories()]
+    lines[2]["steps"][1]["passages"][0]["is_new"] = "maybe"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join(json.dumps(d) for d in lines) + "\n")
+    with pytest.raises(RecordError) as info:
+        ingest_paths(db, [write_log(tmp_path / "ok.jsonl", fixture_trajectories()[3:]), bad])
+    assert info.value.line == 3 and info.value.field == "steps[1].passages[0].is_new"
+    assert counts(db) == before
+
+
+def test_failure_during_load_rolls_back(tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, fixture_trajectories()[:2])
+    before = counts(db)
+    monkeypatch.setattr(_loader, "_INSERT_SQL", _loader._INSERT_SQL + ["SELECT no_such_column FROM stage"])
+    with pytest.raises(Exception):
+        ingest_trajectories(db, fixture_trajectories())
+    assert counts(db) == before
+
+
+def test_schema_version_and_views_installed(tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, fixture_trajectories()[:1])
+    with open_readonly(db) as con:
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version()
+        names = {r[0] for r in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+    assert {v.name for v in warehouse.load_views()} <= names
+
+
+def test_readonly_refuses_missing_file(tmp_path):
+    with pytest.raises(warehouse.WarehouseMissing, match="trajscope ingest"):
+        with open_readonly(tmp_path / "none.duckdb"):
+            pass
+
+
+def test_sandbox_refuses_writes_and_files(tmp_path):
+    import duckdb
+
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, fixture_trajectories()[:1])
+    forbidden = [
+        "INSERT INTO runs (run_id) VALUES ('x')",
+        f"COPY runs TO '{tmp_path}/out.csv'",
+        f"ATTACH '{tmp_path}/other.duckdb' AS o",
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/hostname')",
+        "SELECT * FROM glob('/etc/*')",
+        "SET enable_external_access = true",
+    ]
+    with open_readonly(db) as con:
+        for sql in forbidden:
+            with pytest.raises(duckdb.Error):
+                con.execute(sql).fetchall()

@@ -1,0 +1,45 @@
+"""`trajscope export`: a view or query to CSV, Parquet, LaTeX (booktabs) or Markdown."""
+from __future__ import annotations
+
+import re
+
+import click
+import duckdb
+
+from ._options import db_option
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@click.command("export")
+@click.argument("query_or_view")
+@db_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "latex", "markdown"]),
+              required=True)
+@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Output file.")
+@click.option("--caption", default=None, help="LaTeX caption.")
+@click.option("--label", default=None, help="LaTeX label.")
+@click.option("--digits", default=3, show_default=True, help="Decimal places for floats (text formats).")
+def command(query_or_view, db_path, fmt, out, caption, label, digits) -> None:
+    """Export QUERY_OR_VIEW (a view/table name or a SELECT) for a paper.
+
+    Example: trajscope export run_summary --format latex --out table1.tex
+    """
+    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
+    from warehouse.export import export_table
+
+    query = f"SELECT * FROM {query_or_view}" if _IDENTIFIER.match(query_or_view) else query_or_view
+    try:
+        with open_readonly(db_path) as con:
+            df = con.sql(query).pl()
+    except (WarehouseMissing, WarehouseBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    except duckdb.Error as exc:
+        raise click.ClickException(f"query refused or failed: {exc}") from None
+    options = {}
+    if fmt == "latex":
+        options = {"caption": caption, "label": label, "float_digits": digits}
+    elif fmt == "markdown":
+        options = {"float_digits": digits}
+    export_table(df, fmt, out, **options)
+    click.echo(f"{out}: {df.height} rows x {df.width} columns ({fmt})")

@@ -1,0 +1,40 @@
+"""`trajscope sql`: a read-only, sandboxed query against the warehouse."""
+from __future__ import annotations
+
+import click
+import duckdb
+
+from ._options import db_option
+
+
+@click.command("sql")
+@click.argument("query")
+@db_option
+@click.option("--max-rows", default=100, show_default=True, help="Rows to print.")
+@click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown"]), default="table",
+              show_default=True)
+def command(query, db_path, max_rows, fmt) -> None:
+    """Run QUERY read-only: no writes, no file or network access, no extensions.
+
+    Example: trajscope sql "SELECT run_id, em, contain_acc FROM run_summary"
+    """
+    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
+    from warehouse.export import to_csv, to_markdown
+
+    try:
+        with open_readonly(db_path) as con:
+            df = con.sql(query).pl()
+    except (WarehouseMissing, WarehouseBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    except duckdb.Error as exc:
+        raise click.ClickException(f"query refused or failed: {exc}") from None
+    shown = df.head(max_rows)
+    if fmt == "table":
+        import polars as pl
+
+        with pl.Config(tbl_rows=max_rows, tbl_cols=-1, fmt_str_lengths=60):
+            click.echo(shown)
+    else:
+        click.echo(to_csv(shown) if fmt == "csv" else to_markdown(shown), nl=False)
+    if df.height > max_rows:
+        click.echo(f"({df.height - max_rows} more rows; raise --max-rows or use `trajscope export`)", err=True)

@@ -1,0 +1,110 @@
+"""Table exports for papers: CSV, Parquet, LaTeX (booktabs) and Markdown from a polars DataFrame."""
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import polars as pl
+
+FORMATS = ("csv", "parquet", "latex", "markdown")
+
+_LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+}
+
+
+def latex_escape(text: str) -> str:
+    """Escape LaTeX special characters."""
+    return "".join(_LATEX_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _cell(value: object, float_digits: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        return f"{value:.{float_digits}f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def _flat(df: pl.DataFrame) -> pl.DataFrame:
+    # CSV and text tables cannot hold nested values: lists become comma-joined strings.
+    casts = []
+    for name, dtype in df.schema.items():
+        if isinstance(dtype, (pl.List, pl.Array)):
+            casts.append(pl.col(name).cast(pl.List(pl.String)).list.join(", ").alias(name))
+        elif isinstance(dtype, pl.Struct) or dtype == pl.Object:
+            casts.append(pl.col(name).map_elements(str, return_dtype=pl.String).alias(name))
+        elif isinstance(dtype, pl.Decimal):
+            casts.append(pl.col(name).cast(pl.Float64).alias(name))
+    return df.with_columns(casts) if casts else df
+
+
+def to_csv(df: pl.DataFrame) -> str:
+    """CSV text with a header row."""
+    return _flat(df).write_csv()
+
+
+def to_parquet(df: pl.DataFrame) -> bytes:
+    """Parquet bytes (nested types kept)."""
+    buf = io.BytesIO()
+    df.write_parquet(buf)
+    return buf.getvalue()
+
+
+def to_markdown(df: pl.DataFrame, *, float_digits: int = 3) -> str:
+    """A GitHub-flavoured Markdown table; numeric columns right-aligned."""
+    df = _flat(df)
+    header = "| " + " | ".join(c.replace("|", "\\|") for c in df.columns) + " |"
+    align = "|" + "|".join(
+        "---:" if df.schema[c].is_numeric() else ":---" for c in df.columns
+    ) + "|"
+    rows = [
+        "| " + " | ".join(_cell(v, float_digits).replace("|", "\\|") for v in row) + " |"
+        for row in df.iter_rows()
+    ]
+    return "\n".join([header, align, *rows]) + "\n"
+
+
+def to_latex(df: pl.DataFrame, *, caption: str | None = None, label: str | None = None,
+             float_digits: int = 3) -> str:
+    """A booktabs `table` environment ready to paste into a paper."""
+    df = _flat(df)
+    spec = "".join("r" if df.schema[c].is_numeric() else "l" for c in df.columns)
+    lines = [r"\begin{table}[t]", r"\centering"]
+    if caption:
+        lines.append(rf"\caption{{{latex_escape(caption)}}}")
+    if label:
+        lines.append(rf"\label{{{label}}}")
+    lines += [
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(latex_escape(c) for c in df.columns) + r" \\",
+        r"\midrule",
+    ]
+    for row in df.iter_rows():
+        lines.append(" & ".join(latex_escape(_cell(v, float_digits)) for v in row) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def export_table(df: pl.DataFrame, fmt: str, out: str | Path | None = None, **options) -> bytes:
+    """Render df in fmt; write to out when given; returns the bytes written."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt == "parquet":
+        data = to_parquet(df)
+    elif fmt == "csv":
+        data = to_csv(df).encode()
+    elif fmt == "latex":
+        data = to_latex(df, **options).encode()
+    else:
+        data = to_markdown(df, **options).encode()
+    if out is not None:
+        Path(out).write_bytes(data)
+    return data
