@@ -1,6 +1,7 @@
 """Benchmark dataset loaders: canonical questions and corpus chunks with gold passages matched to chunks."""
 from ._canonical import is_canonical_dir, read_dataset, write_dataset
 from ._dataset import Dataset
+from ._download import FetchError, FetchResult, fetch_source, sha256_of
 from ._detect import FORMATS, ResolvedSource, load_dataset, resolve_source
 from ._errors import DatasetError
 from ._loaders import load_corpus
@@ -9,8 +10,8 @@ from ._sample import sample_dataset
 from ._sources import OFFICIAL_SOURCES, OfficialSource, default_data_dir, fetched_path, official_source
 
 __all__ = [
-    "Dataset", "DatasetError", "FINGERPRINT_CHARS", "FORMATS", "GoldMatcher", "GoldRef", "OFFICIAL_SOURCES",
-    "OfficialSource", "ResolvedSource", "default_data_dir", "fetched_path", "fingerprint", "is_canonical_dir",
+    "Dataset", "DatasetError", "FetchError", "FetchResult", "FINGERPRINT_CHARS", "FORMATS", "GoldMatcher", "GoldRef", "OFFICIAL_SOURCES",
+    "OfficialSource", "ResolvedSource", "default_data_dir", "fetch_source", "fetched_path", "fingerprint", "is_canonical_dir",
     "load_corpus", "load_dataset", "normalise_text", "official_source", "read_dataset", "resolve_source",
-    "sample_dataset", "write_dataset",
+    "sample_dataset", "sha256_of", "write_dataset",
 ]
