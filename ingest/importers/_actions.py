@@ -1,0 +1,148 @@
+"""Tool names -> canonical actions (a documented, overridable table) and canonical step construction."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from trajscope.format import (
+    Candidate,
+    ErrorStep,
+    FinalStep,
+    KeywordSearchStep,
+    Passage,
+    ReadStep,
+    SearchStep,
+    SemanticSearchStep,
+    Step,
+)
+
+from ._fields import Where
+
+# Lower-cased source tool name -> canonical action. Users override or extend it with `tool_map`.
+DEFAULT_TOOL_MAP: dict[str, str] = {
+    "search": "search",
+    "web_search": "search",
+    "search_web": "search",
+    "retrieve": "search",
+    "retrieval": "search",
+    "retriever": "search",
+    "hybrid_search": "search",
+    "wikipedia_search": "search",
+    "keyword_search": "keyword_search",
+    "bm25_search": "keyword_search",
+    "lexical_search": "keyword_search",
+    "semantic_search": "semantic_search",
+    "dense_search": "semantic_search",
+    "vector_search": "semantic_search",
+    "read": "read",
+    "read_chunk": "read",
+    "chunk_read": "read",
+    "read_document": "read",
+    "get_document": "read",
+    "open": "read",
+    "lookup": "read",
+    "final": "final",
+    "finish": "final",
+    "final_answer": "final",
+    "answer": "final",
+    "submit": "final",
+    "submit_answer": "final",
+}
+
+CANONICAL_ACTIONS = ("search", "keyword_search", "semantic_search", "read", "final")
+SEARCH_ACTIONS = ("search", "keyword_search", "semantic_search")
+_SEARCH_TYPES = {"search": SearchStep, "keyword_search": KeywordSearchStep, "semantic_search": SemanticSearchStep}
+_QUERY_KEYS = ("query", "q", "search_query", "keywords", "keyword", "text", "input")
+_CHUNK_KEYS = ("chunk_ids", "chunk_id", "ids", "id", "doc_ids", "doc_id", "document_id", "document_ids")
+_ANSWER_KEYS = ("answer", "final_answer", "response", "result", "text")
+
+
+def merged_tool_map(overrides: Mapping[str, str] | None) -> dict[str, str]:
+    """The default table updated with user overrides (keys compared case-insensitively)."""
+    table = dict(DEFAULT_TOOL_MAP)
+    for name, action in (overrides or {}).items():
+        if action not in CANONICAL_ACTIONS:
+            raise ValueError(f"tool map: {name!r} -> {action!r} is not one of {', '.join(CANONICAL_ACTIONS)}")
+        table[name.lower()] = action
+    return table
+
+
+def canonical_action(tool_name: str | None, table: Mapping[str, str]) -> str | None:
+    """The canonical action of a tool name, or None when the table has no entry."""
+    return table.get(tool_name.strip().lower()) if tool_name else None
+
+
+def _first(args: Mapping[str, Any], keys: tuple[str, ...], sole_value: bool = True) -> Any:
+    for key in keys:
+        if args.get(key) is not None:
+            return args[key]
+    if sole_value and len(args) == 1:
+        return next(iter(args.values()))
+    return None
+
+
+def query_of(args: Mapping[str, Any]) -> str | None:
+    """The search query in a tool's arguments (a keyword list is joined with spaces)."""
+    value = _first(args, _QUERY_KEYS)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return " ".join(value)
+    return value if isinstance(value, str) else None
+
+
+def chunk_ids_of(args: Mapping[str, Any]) -> list[str]:
+    """Chunk ids named in a read tool's arguments (as strings)."""
+    value = _first(args, _CHUNK_KEYS, sole_value=False)
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        return [str(value)]
+    if isinstance(value, list):
+        return [str(v) for v in value if isinstance(v, (str, int)) and not isinstance(v, bool)]
+    return []
+
+
+def answer_of(args: Mapping[str, Any]) -> str | None:
+    """The answer in a final tool's arguments."""
+    value = _first(args, _ANSWER_KEYS)
+    return value if isinstance(value, str) else None
+
+
+def make_step(
+    action: str | None,
+    *,
+    tool_name: str | None,
+    args: dict[str, Any],
+    observation: str | None = None,
+    query: str | None = None,
+    candidates: list[Candidate] | None = None,
+    chunk_ids: list[str] | None = None,
+    passages: list[Passage] | None = None,
+    answer: str | None = None,
+    **common: Any,
+) -> Step:
+    """One canonical step; a tool with no canonical action becomes an `unmapped_tool` error step."""
+    base = dict(tool_name=tool_name, args=args, observation=observation, **common)
+    if action in _SEARCH_TYPES:
+        return _SEARCH_TYPES[action](**base, query=query if query is not None else query_of(args),
+                                     candidates=candidates or [])
+    if action == "read":
+        ids = chunk_ids if chunk_ids is not None else chunk_ids_of(args)
+        return ReadStep(**base, chunk_ids=ids, passages=passages or [])
+    if action == "final":
+        return FinalStep(**base, answer=answer if answer is not None else answer_of(args))
+    return ErrorStep(**base, error_type="unmapped_tool",
+                     message=f"tool {tool_name!r} has no canonical action (add it to the tool map)")
+
+
+def parse_arguments(value: Any, where: Where) -> dict[str, Any]:
+    """Tool-call arguments as an object (JSON-encoded strings decoded; a bare string kept as `input`)."""
+    if value is None:
+        return {}
+    if isinstance(value, str):  # OpenAI-style JSON-encoded arguments, or a bare string argument
+        try:
+            parsed = json.loads(value)
+        except json.JSONDecodeError:
+            return {"input": value}
+        return parsed if isinstance(parsed, dict) else {"input": parsed}
+    if isinstance(value, dict):
+        return value
+    raise where.error(f"expected an object or JSON string of arguments, got {type(value).__name__}")

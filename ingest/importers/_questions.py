@@ -1,0 +1,118 @@
+"""A companion question file (JSON array/object or JSONL) joined to imported trajectories by id or index."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from trajscope.format import Question, RecordError
+
+from ._fields import Where, need_object
+from ._json_stream import check_text, iter_jsonl
+
+_ID_KEYS = ("id", "_id", "question_id", "qid")
+_TEXT_KEYS = ("question", "text", "question_text")
+_GOLD_KEYS = ("answer", "gold_answer", "gold", "answers")
+_ALIAS_KEYS = ("answer_aliases", "aliases")
+_TYPE_KEYS = ("type", "question_type")
+
+
+def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    return next((record[k] for k in keys if record.get(k) is not None), None)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    question_id: str | None
+    text: str
+    gold: str | None
+    aliases: tuple[str, ...]
+    question_type: str | None
+
+
+class QuestionBook:
+    """Questions of a companion file, addressable by their id and by their 0-based position."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._entries: list[_Entry] = []
+        self._by_id: dict[str, int] = {}
+        for line, key, record in _records(path):
+            self._add(Where(path, line, key), record)
+
+    def _add(self, where: Where, value: Any) -> None:
+        record = need_object(value, where)
+        text = _pick(record, _TEXT_KEYS)
+        if not isinstance(text, str):
+            raise where.error("missing question text (looked for question, text, question_text)", "question")
+        qid = _pick(record, _ID_KEYS)
+        if qid is not None and (isinstance(qid, bool) or not isinstance(qid, (str, int))):
+            raise where.error("expected a string or integer id", "id")
+        gold = _pick(record, _GOLD_KEYS)
+        aliases = [a for a in (_pick(record, _ALIAS_KEYS) or []) if isinstance(a, str)]
+        if isinstance(gold, list):
+            golds = [g for g in gold if isinstance(g, str)]
+            gold, aliases = (golds[0] if golds else None), golds[1:] + aliases
+        elif gold is not None and not isinstance(gold, str):
+            gold = str(gold)
+        qtype = _pick(record, _TYPE_KEYS)
+        entry = _Entry(None if qid is None else str(qid), text, gold, tuple(aliases),
+                       qtype if isinstance(qtype, str) else None)
+        if entry.question_id is not None:
+            self._by_id[entry.question_id] = len(self._entries)
+        self._entries.append(entry)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def find(self, source_id: str | None, index: int | None) -> _Entry | None:
+        """By id when the file has ids, else by 0-based index; None when there is no match."""
+        if self._by_id:
+            return self._entries[self._by_id[source_id]] if source_id in self._by_id else None
+        if index is not None and 0 <= index < len(self._entries):
+            return self._entries[index]
+        return None
+
+    def question(self, where: Where, *, source_id: str | None, index: int | None = None,
+                 text: str | None = None, gold: str | None = None, dataset: str | None = None) -> Question:
+        """Join one trajectory's question; a key the file lacks is an error naming the id or index."""
+        entry = self.find(source_id, index)
+        if entry is None:
+            wanted = f"id {source_id!r}" + ("" if index is None else f" or index {index}")
+            raise where.error(f"question {wanted} not found in {self.path.name} ({len(self)} questions)")
+        return Question(question_id=entry.question_id or source_id or str(index), text=entry.text,
+                        dataset=dataset, gold_answer=entry.gold if entry.gold is not None else gold,
+                        aliases=list(entry.aliases), question_type=entry.question_type)
+
+
+def _records(path: Path):
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    check_text(path, head)
+    if head.lstrip().startswith(b"{") and b"\n{" in head.strip():
+        yield from ((line, None, value) for line, value in iter_jsonl(path))
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RecordError(path, exc.lineno, None, f"questions file is not valid JSON: {exc.msg}") from None
+    if isinstance(data, dict):
+        if isinstance(data.get("questions"), list):
+            data = data["questions"]
+        else:
+            # {id: record}: the key is the id unless the record names its own.
+            data = [{"id": k, **v} if isinstance(v, dict) and _pick(v, _ID_KEYS) is None else v
+                    for k, v in data.items()]
+    if not isinstance(data, list):
+        raise RecordError(path, 1, None, "questions file must be a JSON array, an object of records, or JSONL")
+    for i, record in enumerate(data):
+        yield 1, f"[{i}]", record
+
+
+def plain_question(where: Where, question_id: str, text: str | None, gold: str | None = None,
+                   dataset: str | None = None) -> Question:
+    """A question built only from what the source record carries (text is required)."""
+    if not text:
+        raise where.error("no question text in the record and no --questions file to join", "question")
+    return Question(question_id=question_id, text=text, gold_answer=gold, dataset=dataset)
