@@ -1,0 +1,16 @@
+"""The bundled demo dataset: fictional multi-hop questions written for trajscope (no third-party text)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.datasets import Dataset, read_dataset
+
+DEMO_DIR = Path(__file__).with_name("data")
+
+
+def load_demo() -> Dataset:
+    """The demo dataset (name "demo") shipped in the package."""
+    return read_dataset(DEMO_DIR)
+
+
+__all__ = ["DEMO_DIR", "load_demo"]
