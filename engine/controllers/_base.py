@@ -1,0 +1,94 @@
+"""What every controller shares: condition/parameter handling, the episode wrapper, model calls."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from trajscope.format import Question, Trajectory
+
+from ._actions import ActionProtocol, make_protocol
+from ._recorder import TrajectoryRecorder
+
+EpisodeResult = tuple[str | None, str, str | None]  # final answer, end_reason, error
+
+
+def describe_error(exc: BaseException) -> tuple[str, str]:
+    """(error_type, message) for an exception escaping an episode."""
+    if any(c.__name__ == "ModelError" for c in type(exc).__mro__):
+        return f"model_error:{getattr(exc, 'kind', 'other')}", str(exc)
+    return "controller_error", f"{type(exc).__name__}: {exc}"
+
+
+class ControllerBase:
+    """A named controller with named conditions; `run` never raises for a failed episode."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    conditions: ClassVar[dict[str, dict[str, Any]]]
+    default_condition: ClassVar[str]
+    defaults: ClassVar[dict[str, Any]]
+
+    def __init__(self, condition: str | None = None, **params: Any):
+        condition = condition or self.default_condition
+        if condition not in self.conditions:
+            raise ValueError(
+                f"controller {self.name!r} has no condition {condition!r}; "
+                f"choose one of: {', '.join(self.conditions)}"
+            )
+        unknown = sorted(set(params) - set(self.defaults))
+        if unknown:
+            raise ValueError(
+                f"controller {self.name!r} has no parameter(s) {', '.join(unknown)}; "
+                f"known: {', '.join(sorted(self.defaults))}"
+            )
+        self.condition = condition
+        self.params: dict[str, Any] = {**self.defaults, **self.conditions[condition], **params}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(condition={self.condition!r})"
+
+    def effective_params(self, ctx: Any) -> dict[str, Any]:
+        """This controller's parameters, overridden by the known keys of `ctx.params`."""
+        overrides: Mapping[str, Any] = getattr(ctx, "params", None) or {}
+        return {**self.params, **{k: v for k, v in overrides.items() if k in self.defaults}}
+
+    async def run(self, question: Question, ctx: Any) -> Trajectory:
+        """Run one episode; any failure becomes an error trajectory holding the steps so far."""
+        recorder = TrajectoryRecorder(ctx.run, question)
+        recorder.metadata["controller"] = self.name
+        recorder.metadata["condition"] = self.condition
+        try:
+            answer, end_reason, error = await self.episode(question, ctx, recorder,
+                                                           self.effective_params(ctx))
+        except Exception as exc:  # a run must never crash on one question
+            kind, message = describe_error(exc)
+            recorder.add_error(kind, message)
+            return recorder.finish(final_answer=None, end_reason="error", error=message)
+        return recorder.finish(final_answer=answer, end_reason=end_reason, error=error)
+
+    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+                      params: dict[str, Any]) -> EpisodeResult:
+        """The controller's own logic; records steps on `recorder`."""
+        raise NotImplementedError
+
+
+def resolve_protocol(ctx: Any, params: Mapping[str, Any], *, text_is_final: bool = False) -> ActionProtocol:
+    """The action protocol: the `protocol` parameter, else the run's model settings, else the model's."""
+    name = params.get("protocol")
+    if not name:
+        settings = getattr(getattr(ctx, "run", None), "model_settings", None)
+        name = getattr(settings, "protocol", None)
+    if not name:
+        name = getattr(getattr(ctx.model, "config", None), "protocol", None)
+    return make_protocol(name or "tools", text_is_final=text_is_final)
+
+
+def decoding_overrides(params: Mapping[str, Any], key: str = "temperature") -> dict[str, Any]:
+    """Decoding overrides for ChatModel.complete; only the ones the condition fixes."""
+    value = params.get(key)
+    return {} if value is None else {"temperature": value}
+
+
+def open_environment(ctx: Any, **options: Any) -> Any:
+    """A fresh ToolEnvironment for this episode, configured for the controller's tool set."""
+    return ctx.make_environment(**options)

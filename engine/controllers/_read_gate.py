@@ -1,0 +1,72 @@
+"""The Read-Gate family (voluntary baseline, Read-Gate, context injection, strict prompt, +lowev, full)."""
+from __future__ import annotations
+
+from typing import Any
+
+from trajscope.format import Question
+
+from engine.prompts import load_prompt, render_prompt
+
+from ._actions import ActionSpace
+from ._base import ControllerBase, EpisodeResult, decoding_overrides, open_environment, resolve_protocol
+from ._gates import GATE_SETS
+from ._recorder import TrajectoryRecorder
+from ._tool_loop import LoopSettings, ToolLoop
+
+
+class ReadGateController(ControllerBase):
+    """search / read / final under a 10-turn cap at temperature 0, with the paper's interventions."""
+
+    name = "read_gate"
+    description = ("Read-Gate paper: search/read/final agent; conditions add a final-rejecting gate, "
+                   "top-passage injection or a strict prompt")
+    default_condition = "read_gate"
+    conditions = {
+        "baseline": {"gate": "none"},
+        "read_gate": {"gate": "read"},
+        "ctx_inject": {"gate": "none", "inject_top_passage": True},
+        "strict_prompt": {"gate": "none", "strict_prompt": True},
+        "lowev": {"gate": "lowev"},
+        "full": {"gate": "full"},
+    }
+    defaults = {
+        "gate": "none",
+        "inject_top_passage": False,
+        "strict_prompt": False,
+        "max_turns": 10,
+        "correction_cap": 2,
+        "temperature": 0.0,
+        "top_k": 5,
+        "max_invalid_actions": 3,
+        "max_history_tokens": None,
+        "protocol": None,
+    }
+
+    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+                      params: dict[str, Any]) -> EpisodeResult:
+        if params["gate"] not in GATE_SETS:
+            raise ValueError(f"unknown gate {params['gate']!r}; choose one of {', '.join(GATE_SETS)}")
+        env = open_environment(ctx, toolset="read_gate", max_turns=params["max_turns"],
+                               top_k=params["top_k"], inject_top_passage=params["inject_top_passage"])
+        protocol = resolve_protocol(ctx, params)
+        space = ActionSpace(env.tool_schemas("tools"))
+        system = render_prompt("read_gate_system", tools=space.describe(), max_turns=params["max_turns"])
+        if params["strict_prompt"]:
+            system += "\n" + load_prompt("read_gate_strict_rules")
+        if protocol.system_suffix():
+            system += "\n" + protocol.system_suffix()
+        recorder.metadata.update(gate=params["gate"], protocol=protocol.name)
+        loop = ToolLoop(
+            model=ctx.model, environment=env, protocol=protocol, space=space, recorder=recorder,
+            question=question.text, corpus=ctx.corpus,
+            settings=LoopSettings(
+                max_turns=params["max_turns"], gates=GATE_SETS[params["gate"]],
+                correction_cap=params["correction_cap"], max_invalid_actions=params["max_invalid_actions"],
+                forced_answer_prompt="turn_cap_answer", decoding=decoding_overrides(params),
+                max_history_tokens=params["max_history_tokens"],
+            ),
+        )
+        return await loop.run([
+            {"role": "system", "content": system},
+            {"role": "user", "content": render_prompt("question", question=question.text)},
+        ])

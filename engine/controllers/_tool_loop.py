@@ -1,0 +1,179 @@
+"""The agent's act-observe loop over a ToolEnvironment, with gates, caps and a forced answer."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from trajscope.format import (
+    Chunk,
+    ErrorStep,
+    FinalStep,
+    ForcedAnswerStep,
+    GateRejectionStep,
+    ReadStep,
+    SearchStep,
+)
+from engine.prompts import render_prompt
+
+from ._actions import Action, ActionProtocol, ActionSpace, ParsedTurn
+from ._base import EpisodeResult
+from ._gates import EvidenceState, Gate, first_rejection
+from ._history import fit_history
+from ._recorder import TrajectoryRecorder
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """Caps and interventions of one tool loop."""
+
+    max_turns: int
+    gates: Sequence[Gate] = ()
+    correction_cap: int = 2
+    max_invalid_actions: int = 3
+    forced_answer_prompt: str = "turn_cap_answer"
+    decoding: Mapping[str, Any] | None = None
+    max_history_tokens: int | None = None
+
+
+class ToolLoop:
+    """Drives one model over one environment until an accepted final, a cap, or the budget."""
+
+    def __init__(self, *, model: Any, environment: Any, protocol: ActionProtocol,
+                 space: ActionSpace, recorder: TrajectoryRecorder, question: str,
+                 corpus: Mapping[str, Chunk], settings: LoopSettings):
+        self.model, self.env, self.protocol, self.space = model, environment, protocol, space
+        self.recorder, self.question, self.corpus, self.settings = recorder, question, corpus, settings
+        self.turns = 0
+        self.rejections = 0
+        self.invalid_actions = 0
+
+    async def run(self, messages: list[dict[str, Any]]) -> EpisodeResult:
+        """Loop until done; `messages` is the opening history (system prompt and question)."""
+        history = list(messages)
+        decoding = dict(self.settings.decoding or {})
+        while self.turns < self.settings.max_turns and not getattr(self.env, "budget_exhausted", False):
+            completion = await self.model.complete(
+                fit_history(history, self.settings.max_history_tokens),
+                **self.protocol.request(self.space), **decoding,
+            )
+            self.turns += 1
+            parsed = self.protocol.parse(completion, self.space, self.turns)
+            answer, observations = self._act(parsed, completion)
+            self._note_counters()
+            if answer is not None:
+                return answer, "final", None
+            if self.invalid_actions > self.settings.max_invalid_actions:
+                message = (f"gave up after {self.invalid_actions} invalid actions "
+                           f"(cap {self.settings.max_invalid_actions})")
+                return None, "error", message
+            history.extend(self.protocol.messages(parsed, observations))
+        return await self._forced_answer(history, decoding)
+
+    def _act(self, parsed: ParsedTurn, completion: Any) -> tuple[str | None, list[str]]:
+        observations: list[str] = []
+        pending_completion = completion  # the reply's cost is charged to its first step
+        for action in parsed.actions:
+            thought = parsed.text if pending_completion is not None and parsed.text else None
+            if action.problem:
+                observation = self._invalid(action, pending_completion, thought)
+            elif action.name == "final":
+                answer, observation = self._final(action, pending_completion, thought)
+                if answer is not None:
+                    return answer, observations
+            else:
+                observation = self._tool(action, pending_completion, thought)
+            observations.append(observation)
+            pending_completion = None
+        return None, observations
+
+    def _invalid(self, action: Action, completion: Any, thought: str | None) -> str:
+        self.invalid_actions += 1
+        observation = render_prompt("malformed_action", problem=action.problem,
+                                    actions=", ".join(self.space.names))
+        self.recorder.add(
+            ErrorStep(error_type="malformed_action", message=action.problem,
+                      tool_name=action.name or None, args=action.arguments,
+                      observation=observation, thought=thought),
+            completion,
+        )
+        return observation
+
+    def _final(self, action: Action, completion: Any, thought: str | None) -> tuple[str | None, str]:
+        raw_answer = action.arguments.get("answer")
+        answer = str(raw_answer).strip() if isinstance(raw_answer, (str, int, float)) else ""
+        if not answer:
+            return None, self._invalid(Action("final", action.arguments, action.call_id,
+                                              "final needs a non-empty \"answer\""), completion, thought)
+        decision = None
+        if self.rejections < self.settings.correction_cap:
+            decision = first_rejection(self.settings.gates, answer, self.evidence_state())
+        if decision is not None:
+            self.rejections += 1
+            self.recorder.add(
+                GateRejectionStep(gate=decision.gate, rejected_answer=answer, reason=decision.reason,
+                                  tool_name="final", args=action.arguments,
+                                  observation=decision.observation, thought=thought),
+                completion,
+            )
+            return None, decision.observation
+        step = self.env.final(answer).step if hasattr(self.env, "final") else FinalStep(answer=answer)
+        step.tool_name = step.tool_name or "final"
+        step.args = step.args or dict(action.arguments)
+        step.thought = step.thought or thought
+        self.recorder.add(step, completion)
+        return answer, ""
+
+    def _tool(self, action: Action, completion: Any, thought: str | None) -> str:
+        result = self.env.call(action.name, action.arguments)
+        step = result.step
+        step.thought = step.thought or thought
+        self.recorder.add(step, completion)
+        if isinstance(step, ErrorStep):
+            self.invalid_actions += 1
+        for extra in getattr(result, "extra_steps", None) or ():
+            self.recorder.add(extra)
+        return result.text
+
+    def evidence_state(self) -> EvidenceState:
+        """Counters and texts the gates judge a `final` by."""
+        read_texts, snippets = [], []
+        for step in self.recorder.steps:
+            if isinstance(step, ReadStep):
+                for p in step.passages:
+                    chunk = self.corpus.get(p.chunk_id)
+                    read_texts.append(p.text or (chunk.text if chunk else ""))
+            elif isinstance(step, SearchStep):
+                snippets.extend(c.snippet or "" for c in step.candidates)
+        return EvidenceState(
+            question=self.question,
+            search_count=int(getattr(self.env, "search_count", 0)),
+            read_count=int(getattr(self.env, "read_count", 0)),
+            read_texts=read_texts,
+            snippet_texts=snippets,
+        )
+
+    def _note_counters(self) -> None:
+        meta = self.recorder.metadata
+        meta["turns"] = self.turns
+        meta["gate_rejections"] = self.rejections
+        meta["invalid_actions"] = self.invalid_actions
+        meta["search_count"] = int(getattr(self.env, "search_count", 0))
+        meta["read_count"] = int(getattr(self.env, "read_count", 0))
+
+    async def _forced_answer(self, history: list[dict[str, Any]], decoding: dict[str, Any]) -> EpisodeResult:
+        suffix, request = self.protocol.answer_request(self.space)
+        prompt = render_prompt(self.settings.forced_answer_prompt, max_turns=self.settings.max_turns)
+        prompt = f"{prompt}\n{suffix}" if suffix else prompt
+        messages = fit_history(history + [{"role": "user", "content": prompt}],
+                               self.settings.max_history_tokens)
+        completion = await self.model.complete(messages, **request, **decoding)
+        answer, problem = self.protocol.parse_answer(completion)
+        self.recorder.add(
+            ForcedAnswerStep(answer=answer, observation=prompt, thought=problem), completion
+        )
+        self._note_counters()
+        self.recorder.metadata["forced_at_turn"] = self.turns
+        return answer, ("forced_answer" if answer else "budget"), None
+
+
