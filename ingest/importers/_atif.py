@@ -47,7 +47,7 @@ def _agent_steps(ctx: ImportContext, raw: dict[str, Any], where: Where, is_last:
         steps.append(make_step(ctx.action(name), tool_name=name,
                                args=parse_arguments(call.get("arguments"), at.at("arguments")),
                                observation="\n".join(texts) if texts else None,
-                               thought=(thought or message) if k == 0 else None, **(usage if k == 0 else {})))
+                               thought=(thought or message or None) if k == 0 else None, **(usage if k == 0 else {})))
     if not calls and is_last and message:
         # The agent's closing message without a tool call is its answer.
         steps.append(make_step("final", tool_name=None, args={}, answer=message, thought=thought, **usage))

@@ -5,12 +5,14 @@ import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from ._context import ImportContext
 from ._fields import Where, need_list, need_object, opt_list, opt_object
 from ._json_stream import iter_records
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 @dataclass
@@ -78,7 +80,9 @@ def _ns(value: Any, where: Where, field: str) -> int | None:
             stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             raise where.error("expected nanoseconds or an ISO-8601 time", field) from None
-        return int(stamp.timestamp() * 1e9)
+        if stamp.tzinfo is None:
+            stamp = stamp.replace(tzinfo=timezone.utc)
+        return (stamp - _EPOCH) // timedelta(microseconds=1) * 1000
     raise where.error("expected nanoseconds or an ISO-8601 time", field)
 
 
