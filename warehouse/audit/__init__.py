@@ -1,0 +1,33 @@
+"""The answer-presence audit in the warehouse: loading audit records, bootstrap CIs, C2a / C2b verdicts, report tables."""
+from ._analysis import (
+    alias_check,
+    bucket_counts,
+    causal_effects,
+    cells,
+    identity_check,
+    insertion_effects,
+    intervention_effects,
+    sentinel_audit,
+)
+from ._bootstrap import CONFIDENCE, N_RESAMPLES, SEED, Estimate, bootstrap_means, paired_bootstrap
+from ._criteria import (
+    C2A_ABSOLUTE_PTS,
+    C2A_PASSING_SHARE,
+    C2A_RELATIVE,
+    C2B_RELATIVE,
+    CriterionResult,
+    c2a_sentinel,
+    c2a_verdict,
+    c2b_placebo,
+)
+from ._loader import AuditLoadReport, load_audit_files, load_audit_records, with_scores
+from ._report import REPORT_FORMATS, REPORT_TABLES, ReportTable, render_report, report_tables
+
+__all__ = [
+    "C2A_ABSOLUTE_PTS", "C2A_PASSING_SHARE", "C2A_RELATIVE", "C2B_RELATIVE", "CONFIDENCE", "N_RESAMPLES",
+    "REPORT_FORMATS", "REPORT_TABLES", "SEED", "AuditLoadReport", "CriterionResult", "Estimate",
+    "ReportTable", "alias_check", "bootstrap_means", "bucket_counts", "c2a_sentinel", "c2a_verdict",
+    "c2b_placebo", "causal_effects", "cells", "identity_check", "insertion_effects",
+    "intervention_effects", "load_audit_files", "load_audit_records", "paired_bootstrap",
+    "render_report", "report_tables", "sentinel_audit", "with_scores",
+]
