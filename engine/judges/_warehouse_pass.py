@@ -1,0 +1,261 @@
+"""`trajscope judge`: read a run's trajectories, compute judgments and forensic facts, write them back.
+
+The warehouse is opened twice, briefly: once to read, once to write everything in one
+transaction, so a slow LLM judge never holds DuckDB's file lock.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from ._abstention import is_abstention
+from ._lexical import score_answer
+from ._llm_judge import EquivalenceItem, LLMJudge
+
+LEXICAL_JUDGES = ("em", "f1", "contain")
+
+_INPUTS_SQL = """
+WITH snippets AS (
+    SELECT trajectory_id, list(snippet) FILTER (snippet IS NOT NULL) AS snippets
+    FROM candidates WHERE trajectory_id IN (SELECT trajectory_id FROM trajectories WHERE run_id = $run)
+    GROUP BY trajectory_id
+),
+read_texts AS (
+    SELECT r.trajectory_id, list(coalesce(r.text, c.text)) FILTER (coalesce(r.text, c.text) IS NOT NULL) AS texts
+    FROM reads r
+    JOIN trajectories t ON t.trajectory_id = r.trajectory_id AND t.run_id = $run
+    LEFT JOIN chunks c ON c.dataset = t.dataset AND c.chunk_id = r.chunk_id
+    WHERE r.via = 'read'
+    GROUP BY r.trajectory_id
+),
+judged AS (
+    SELECT trajectory_id, list(DISTINCT judge) AS judges,
+           list(DISTINCT judge_model) FILTER (judge = 'llm' AND judge_model IS NOT NULL) AS llm_models
+    FROM judgments GROUP BY trajectory_id
+)
+SELECT t.trajectory_id, t.record_hash, q.text, q.gold_answer, coalesce(q.aliases, []),
+       t.final_answer, coalesce(j.judges, []), coalesce(j.llm_models, []),
+       coalesce(s.snippets, []), coalesce(r.texts, [])
+FROM trajectories t
+LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
+LEFT JOIN snippets s USING (trajectory_id)
+LEFT JOIN read_texts r USING (trajectory_id)
+LEFT JOIN judged j USING (trajectory_id)
+WHERE t.run_id = $run
+ORDER BY t.trajectory_id
+"""
+
+
+@dataclass(frozen=True)
+class JudgeInput:
+    """What judging one trajectory needs, read from the warehouse."""
+
+    trajectory_id: str
+    record_hash: str
+    question: str
+    gold: str | None
+    aliases: list[str]
+    final_answer: str | None
+    judges: list[str]
+    llm_models: list[str]
+    snippets: list[str]
+    read_texts: list[str]
+
+
+@dataclass
+class JudgeReport:
+    """What a judge pass added."""
+
+    run_id: str
+    n_trajectories: int = 0
+    lexical_added: int = 0
+    llm_added: int = 0
+    llm_failed: int = 0
+    coverage_rows: int = 0
+    answer_rows: int = 0
+    stale_skipped: int = 0
+    judge_model: str | None = None
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        parts = [
+            f"run {self.run_id}: {self.n_trajectories} trajectories",
+            f"{self.lexical_added} em/f1/contain judgments added",
+            f"entity coverage for {self.coverage_rows} (trajectory, extractor) pairs",
+        ]
+        if self.judge_model:
+            parts.append(f"{self.llm_added} {self.judge_model} verdicts added ({self.llm_failed} failed)")
+        if self.stale_skipped:
+            parts.append(f"{self.stale_skipped} skipped (re-ingested meanwhile)")
+        return "; ".join(parts) + f" ({self.seconds:.1f}s)"
+
+
+def read_judge_inputs(con: Any, run_id: str) -> list[JudgeInput]:
+    """Every trajectory of a run with its question, answer, judgments, snippets and read passages."""
+    rows = con.execute(_INPUTS_SQL, {"run": run_id}).fetchall()
+    return [JudgeInput(*row) for row in rows]
+
+
+def _coverage_table(inputs: Sequence[JudgeInput], extractors: Sequence[str]) -> pa.Table:
+    # Imported here: spaCy is heavy and engine.entities itself builds on engine.judges.
+    from engine.entities import EXTRACTORS, entity_coverage, passage_haystack
+
+    questions = [i.question or "" for i in inputs]
+    haystacks = [passage_haystack(i.read_texts) for i in inputs]
+    columns: dict[str, list[Any]] = {k: [] for k in (
+        "trajectory_id", "record_hash", "extractor", "n_entities", "n_covered", "coverage", "entities", "missing"
+    )}
+    for name in extractors:
+        if name not in EXTRACTORS:
+            raise ValueError(f"unknown entity extractor {name!r}; known: {', '.join(EXTRACTORS)}")
+        for item, entities, hay in zip(inputs, EXTRACTORS[name](questions), haystacks, strict=True):
+            cov = entity_coverage(entities, hay)
+            columns["trajectory_id"].append(item.trajectory_id)
+            columns["record_hash"].append(item.record_hash)
+            columns["extractor"].append(name)
+            columns["n_entities"].append(cov.n_entities)
+            columns["n_covered"].append(cov.n_covered)
+            columns["coverage"].append(cov.coverage)
+            columns["entities"].append(entities)
+            columns["missing"].append(cov.missing)
+    return pa.table({
+        **{k: columns[k] for k in ("trajectory_id", "record_hash", "extractor")},
+        "n_entities": pa.array(columns["n_entities"], pa.int32()),
+        "n_covered": pa.array(columns["n_covered"], pa.int32()),
+        "coverage": pa.array(columns["coverage"], pa.float64()),
+        "entities": pa.array(columns["entities"], pa.list_(pa.string())),
+        "missing": pa.array(columns["missing"], pa.list_(pa.string())),
+    })
+
+
+def _answer_table(inputs: Sequence[JudgeInput]) -> pa.Table:
+    from engine.entities import mentions, passage_haystack
+
+    rows = [
+        (
+            i.trajectory_id,
+            i.record_hash,
+            is_abstention(i.final_answer),
+            mentions(passage_haystack(i.snippets), i.final_answer),
+            mentions(passage_haystack(i.read_texts), i.final_answer),
+        )
+        for i in inputs
+    ]
+    names = ("trajectory_id", "record_hash", "abstained", "answer_in_snippets", "answer_in_reads")
+    return pa.table({name: [r[k] for r in rows] for k, name in enumerate(names)})
+
+
+def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, None, None]]:
+    rows = []
+    for item in inputs:
+        missing = [j for j in LEXICAL_JUDGES if j not in item.judges]
+        if not missing:
+            continue
+        for judgment in score_answer(item.final_answer, item.gold, item.aliases):
+            if judgment.judge in missing:
+                rows.append((item.trajectory_id, judgment.judge, judgment.score, None, None))
+    return rows
+
+
+async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[tuple]:
+    todo = [i for i in inputs if judge.model_name not in i.llm_models]
+    verdicts = await judge.judge_many(
+        [EquivalenceItem(i.question or "", i.gold, i.aliases, i.final_answer) for i in todo]
+    )
+    rows = []
+    for item, verdict in zip(todo, verdicts, strict=True):
+        if verdict.equivalent is None:
+            report.llm_failed += 1
+            if len(report.errors) < 5:
+                report.errors.append(f"{item.trajectory_id}: {verdict.error}")
+            continue
+        rows.append((item.trajectory_id, "llm", float(verdict.equivalent), judge.model_name, verdict.rationale))
+    return rows
+
+
+def write_judge_results(
+    con: Any, inputs: Sequence[JudgeInput], judgment_rows: list[tuple], coverage: pa.Table, answers: pa.Table
+) -> int:
+    """Replace forensic rows and append judgments in one transaction; skips re-ingested trajectories."""
+    current = dict(con.execute(
+        "SELECT trajectory_id, record_hash FROM trajectories WHERE trajectory_id IN "
+        "(SELECT unnest($ids))", {"ids": [i.trajectory_id for i in inputs]}
+    ).fetchall())
+    fresh = {i.trajectory_id for i in inputs if current.get(i.trajectory_id) == i.record_hash}
+    stale = len(inputs) - len(fresh)
+    judgment_rows = [r for r in judgment_rows if r[0] in fresh]
+    keep = pa.array([t in fresh for t in coverage.column("trajectory_id").to_pylist()], pa.bool_())
+    coverage = coverage.filter(keep)
+    keep = pa.array([t in fresh for t in answers.column("trajectory_id").to_pylist()], pa.bool_())
+    answers = answers.filter(keep)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.register("coverage_rows", coverage)
+        con.register("answer_rows", answers)
+        extractors = sorted(set(coverage.column("extractor").to_pylist()))
+        con.execute(
+            "DELETE FROM entity_coverage WHERE trajectory_id IN (SELECT unnest($ids)) "
+            "AND extractor IN (SELECT unnest($extractors))",
+            {"ids": sorted(fresh), "extractors": extractors},
+        )
+        con.execute("DELETE FROM answer_checks WHERE trajectory_id IN (SELECT unnest($ids))", {"ids": sorted(fresh)})
+        con.execute("INSERT INTO entity_coverage BY NAME SELECT * FROM coverage_rows")
+        con.execute("INSERT INTO answer_checks BY NAME SELECT * FROM answer_rows")
+        if judgment_rows:
+            con.executemany(
+                "INSERT INTO judgments (trajectory_id, judge, score, judge_model, rationale, origin) "
+                "VALUES (?, ?, ?, ?, ?, 'judge')",
+                judgment_rows,
+            )
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    finally:
+        con.unregister("coverage_rows")
+        con.unregister("answer_rows")
+    return stale
+
+
+def judge_run(
+    db_path: str | Path | None,
+    run_id: str,
+    *,
+    llm_judge: LLMJudge | None = None,
+    extractors: Sequence[str] = ("regex", "spacy"),
+) -> JudgeReport:
+    """Judge one run: missing em/f1/contain, optional LLM verdicts, entity coverage, answer checks."""
+    from warehouse import open_warehouse
+
+    start = time.perf_counter()
+    report = JudgeReport(run_id, judge_model=llm_judge.model_name if llm_judge else None)
+    with open_warehouse(db_path) as con:
+        exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0]
+        inputs = read_judge_inputs(con, run_id)
+    if not exists and not inputs:
+        raise LookupError(f"no run {run_id!r} in the warehouse (see `trajscope sql \"SELECT run_id FROM runs\"`)")
+    report.n_trajectories = len(inputs)
+    rows = _judgment_rows(inputs)
+    if llm_judge is not None:
+        rows += asyncio.run(_llm_rows(inputs, llm_judge, report))
+    coverage = _coverage_table(inputs, extractors)
+    answers = _answer_table(inputs)
+    with open_warehouse(db_path) as con:
+        report.stale_skipped = write_judge_results(con, inputs, rows, coverage, answers)
+    fresh = report.n_trajectories - report.stale_skipped
+    report.lexical_added = sum(1 for r in rows if r[1] != "llm")
+    report.llm_added = sum(1 for r in rows if r[1] == "llm")
+    report.coverage_rows = coverage.num_rows if not report.stale_skipped else fresh * len(extractors)
+    report.answer_rows = fresh
+    report.seconds = time.perf_counter() - start
+    return report
+
+
+__all__ = ["JudgeInput", "JudgeReport", "judge_run", "read_judge_inputs", "write_judge_results"]

@@ -1,0 +1,32 @@
+-- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity, with the discipline sub-type.
+CREATE OR REPLACE VIEW failure_rg AS
+WITH extractors AS (
+    SELECT * FROM (VALUES ('regex'), ('spacy')) v(extractor)
+),
+signals AS (
+    SELECT f.*, x.extractor, ec.coverage AS entity_coverage, ec.n_entities,
+           ec.trajectory_id IS NOT NULL                                   AS coverage_computed,
+           f.read_count = 0                                               AS no_read,
+           coalesce(f.answer_in_snippets AND NOT f.answer_in_reads, false) AS snippet_only,
+           coalesce(ec.coverage < 0.8, false)                             AS low_evidence
+    FROM trajectory_forensics f
+    CROSS JOIN extractors x
+    LEFT JOIN entity_coverage ec
+           ON ec.trajectory_id = f.trajectory_id AND ec.record_hash = f.record_hash
+          AND ec.extractor = x.extractor
+    WHERE f.correct = false
+)
+SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, extractor,
+       CASE WHEN no_read OR snippet_only OR low_evidence THEN 'discipline'
+            WHEN any_gold_read THEN 'post_gold_read'
+            WHEN n_gold > 0 AND NOT all_gold_retrieved THEN 'retrieval'
+            ELSE 'ambiguity' END                                     AS label,
+       CASE WHEN no_read THEN 'no_read_final'
+            WHEN snippet_only THEN 'snippet_only_final'
+            WHEN low_evidence THEN 'low_evidence_final' END          AS discipline_subtype,
+       no_read OR snippet_only OR low_evidence                       AS is_discipline,
+       any_gold_read                                                 AS is_post_gold_read,
+       no_read, snippet_only, low_evidence, entity_coverage, n_entities,
+       read_count, n_gold, n_gold_retrieved, n_gold_read,
+       coverage_computed, answer_checked, correct_by
+FROM signals;
