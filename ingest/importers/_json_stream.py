@@ -35,8 +35,9 @@ def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        what = "truncated JSON" if exc.pos >= len(text.rstrip()) - 1 else "malformed JSON"
-        raise RecordError(path, lineno, None, f"{what}: {exc.msg} (column {exc.colno})") from None
+        cut = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
+        raise RecordError(path, lineno, None, f"{'truncated' if cut else 'malformed'} JSON: {exc.msg} "
+                          f"(column {exc.colno})") from None
 
 
 def iter_jsonl(path: Path, fh: IO[bytes] | None = None) -> Iterator[tuple[int, Any]]:
@@ -204,15 +205,32 @@ def _first_line_is_json(path: Path) -> bool:
     return True
 
 
-def iter_records(path: Path, stream_keys: frozenset[str] = frozenset()) -> Iterator[tuple[int, str | None, Any]]:
-    """JSONL lines (key None) when the first line is a whole JSON value, else the items of one document."""
+def iter_records(path: Path, stream_keys: frozenset[str] = frozenset(),
+                 keyed_members: bool = False) -> Iterator[tuple[int, str | None, Any]]:
+    """Records of a file: JSONL lines (key None), or the items of one JSON document.
+
+    In a document, top-level array items ("[i]") and items of streamed members ("name[i]") are records;
+    top-level object members are records only with `keyed_members` ({id: record} files), otherwise the
+    object is one record (yielded whole, unless a streamed member was found in it).
+    """
     with open(path, "rb") as fh:
         check_text(path, fh.read(8192))
     if _first_line_is_json(path):
         for line, value in iter_jsonl(path):
             yield line, None, value
-    else:
-        yield from iter_document(path, stream_keys)
+        return
+    whole: dict[str, Any] = {}
+    streamed = False
+    for line, key, value in iter_document(path, stream_keys):
+        if key.startswith("[") or keyed_members:
+            yield line, key, value
+        elif "[" in key:
+            streamed = True
+            yield line, key, value
+        else:
+            whole[key] = value
+    if whole and not streamed:
+        yield 1, None, whole
 
 
 def iter_whole_documents(path: Path) -> Iterator[tuple[int, Any]]:

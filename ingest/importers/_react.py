@@ -160,7 +160,7 @@ def import_react(ctx: ImportContext) -> Iterator[Trajectory]:
         yield from _import_text(ctx)
         return
     position = 0
-    for line, key, value in iter_records(ctx.path):
+    for line, key, value in iter_records(ctx.path, keyed_members=True):
         if key is None and _is_record_map(value):  # a one-line FireAct-style document
             for inner_key, record in value.items():
                 yield _record_trajectory(ctx, ctx.where(line, inner_key), inner_key, position, record)
