@@ -1,0 +1,19 @@
+"""How the dashboard reaches the warehouse: its settings, short read-only queries and the upload write."""
+from ._config import AppConfig, load_config
+from ._queries import (
+    QueryResult,
+    WarehouseState,
+    available_views,
+    chartable,
+    read_connection,
+    run_queries,
+    run_query,
+    sql_literal,
+    warehouse_state,
+    write_lock,
+)
+
+__all__ = [
+    "AppConfig", "QueryResult", "WarehouseState", "available_views", "chartable", "load_config",
+    "read_connection", "run_queries", "run_query", "sql_literal", "warehouse_state", "write_lock",
+]

@@ -1,0 +1,61 @@
+"""Figure specifications: each draws columns of a query result as they are (no aggregation here)."""
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+
+_PALETTE = "tableau10"
+
+
+def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: str) -> alt.LayerChart:
+    """P_disc (y) against P_post (x) per run, arrows from a baseline to its intervention runs."""
+    top = max([0.05, *points["p_disc"].drop_nulls().to_list(), *points["p_post"].drop_nulls().to_list()])
+    domain = [0, min(1.0, round(top * 1.15 + 0.005, 2))]
+    x = alt.X("p_post:Q", title="P_post (post-gold-read failures)", scale=alt.Scale(domain=domain),
+              axis=alt.Axis(format="%"))
+    y = alt.Y("p_disc:Q", title="P_disc (discipline failures)", scale=alt.Scale(domain=domain),
+              axis=alt.Axis(format="%"))
+    pick = alt.selection_point(name="run", fields=["run_id"], on="click")
+    dots = alt.Chart(points).mark_circle(size=140, opacity=0.9).encode(
+        x=x, y=y,
+        color=alt.Color("condition:N", scale=alt.Scale(scheme=_PALETTE), title="Condition"),
+        tooltip=["run_id", "condition", "controller", "model", "n_trajectories", "n_wrong",
+                 alt.Tooltip("p_disc:Q", format=".1%"), alt.Tooltip("p_post:Q", format=".1%")],
+    ).add_params(pick)
+    labels = alt.Chart(points).mark_text(align="left", dx=9, dy=-7, fontSize=11).encode(
+        x="p_post:Q", y="p_disc:Q", text="condition:N")
+    layers: list[alt.Chart] = []
+    if arrows.height:
+        base = alt.Chart(arrows)
+        layers.append(base.mark_rule(strokeWidth=1.6, color="#666").encode(
+            x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q"))
+        layers.append(base.transform_calculate(
+            angle="90 - atan2(datum.y2 - datum.y, datum.x2 - datum.x) * 180 / PI"
+        ).mark_point(shape="triangle", filled=True, size=90, color="#666").encode(
+            x="x2:Q", y="y2:Q", angle=alt.Angle("angle:Q", scale=None)))
+    return alt.layer(*layers, dots, labels).properties(width=380, height=380, title=title)
+
+
+def stacked_share_chart(df: pl.DataFrame, *, slice_title: str, title: str) -> alt.Chart:
+    """Horizontal bars per slice value, stacked by failure label, one row of bars per run."""
+    return alt.Chart(df).mark_bar().encode(
+        x=alt.X("n:Q", stack="normalize", title="Share of failures", axis=alt.Axis(format="%")),
+        y=alt.Y("slice_value:N", title=slice_title),
+        color=alt.Color("label:N", title="Failure cause", scale=alt.Scale(scheme=_PALETTE)),
+        row=alt.Row("run_id:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
+        tooltip=["run_id", "slice_value", "label", "n", "n_failures", alt.Tooltip("share:Q", format=".1%")],
+    ).properties(width=520, title=title)
+
+
+def grouped_bar_chart(df: pl.DataFrame, *, x: str, y: str, group: str, x_title: str, y_title: str,
+                      title: str, percent: bool = True) -> alt.Chart:
+    """Bars of y per x, side by side per group."""
+    axis = alt.Axis(format="%") if percent else alt.Axis()
+    return alt.Chart(df).mark_bar().encode(
+        x=alt.X(f"{x}:O", title=x_title),
+        xOffset=alt.XOffset(f"{group}:N"),
+        y=alt.Y(f"{y}:Q", title=y_title, axis=axis),
+        color=alt.Color(f"{group}:N", title=group.replace("_", " ").capitalize(),
+                        scale=alt.Scale(scheme=_PALETTE)),
+        tooltip=[group, x, alt.Tooltip(f"{y}:Q", format=".3f")],
+    ).properties(width=alt.Step(28), height=300, title=title)

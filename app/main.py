@@ -1,0 +1,36 @@
+"""Dashboard entry point: `streamlit run app/main.py` (what `trajscope app` starts)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.ui import app_config
+
+st.set_page_config(page_title="trajscope", page_icon=":material/troubleshoot:", layout="wide")
+
+PAGES = {
+    "Explore": [
+        st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs",
+                default=True),
+        st.Page("pages/failure_plane.py", title="Failure plane", icon=":material/scatter_plot:",
+                url_path="failure_plane"),
+        st.Page("pages/breakdowns.py", title="Breakdowns", icon=":material/stacked_bar_chart:",
+                url_path="breakdowns"),
+        st.Page("pages/replay.py", title="Trajectory replay", icon=":material/replay:",
+                url_path="replay"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:",
+                url_path="compare"),
+        st.Page("pages/audit.py", title="Intervention audit", icon=":material/science:",
+                url_path="audit"),
+    ],
+    "Data": [
+        st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
+        st.Page("pages/sql_console.py", title="SQL console", icon=":material/terminal:",
+                url_path="sql"),
+        st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
+    ],
+}
+
+navigation = st.navigation(PAGES)
+with st.sidebar:
+    st.caption(f"Warehouse: `{app_config().db_path}`")
+navigation.run()

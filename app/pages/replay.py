@@ -1,0 +1,69 @@
+"""Trajectory replay: one trajectory step by step, or the same question under two conditions."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
+from app.replay import load_trajectory, render_trajectory
+from app.ui import fetch, page_header, require_warehouse, set_url, url_value
+
+page_header("Trajectory replay", "Each action with its arguments, the candidates it saw (gold "
+            "highlighted), passages read, gate rejections, injections, the register, the answer and "
+            "its verdicts.")
+
+state = require_warehouse()
+if state:
+    with_labels = {"failure_rg", "failure_erag"} <= state.views
+    trajectory_id = url_value("trajectory")
+    with st.expander("Pick a trajectory", expanded=trajectory_id is None):
+        runs = fetch(run_choices_sql())
+        if runs is not None and runs.df.height:
+            run_ids = runs.df["run_id"].to_list()
+            current_run = trajectory_id.split("::")[0] if trajectory_id and "::" in trajectory_id else None
+            run_index = run_ids.index(current_run) if current_run in run_ids else 0
+            run_id = st.selectbox("Run", run_ids, index=run_index, key="replay-run")
+            choices = fetch(question_choices_sql(run_id))
+            if choices is not None and choices.df.height:
+                ids = choices.df["trajectory_id"].to_list()
+                labels = dict(zip(ids, choices.df["question_id"].to_list()))
+                index = ids.index(trajectory_id) if trajectory_id in ids else None
+                picked = st.selectbox("Question", ids, index=index, key="replay-question",
+                                      format_func=lambda t: labels[t], placeholder="Choose a question")
+                if picked and picked != trajectory_id:
+                    set_url("trajectory", picked)
+                    set_url("vs", None)
+                    st.rerun()
+
+    if trajectory_id is None:
+        st.info("Pick a trajectory above, or open one from the Runs, Failure plane or Compare page. "
+                "The URL (`?trajectory=...`) reopens the same replay.", icon="👆")
+    else:
+        peers = fetch(replay_peers_sql(trajectory_id))
+        other = url_value("vs")
+        if peers is not None and peers.df.height:
+            peer_ids = peers.df["trajectory_id"].to_list()
+            names = {row["trajectory_id"]: f"{row['condition'] or '—'} · {row['run_id']}"
+                     for row in peers.df.iter_rows(named=True)}
+            other = st.selectbox(
+                "Side by side with the same question under another condition", [None, *peer_ids],
+                index=(peer_ids.index(other) + 1) if other in peer_ids else 0, key="replay-vs",
+                format_func=lambda t: "— none —" if t is None else names[t],
+            )
+            set_url("vs", other)
+        else:
+            other = None
+        main = load_trajectory(trajectory_id, with_labels=with_labels)
+        if main is not None:
+            if other:
+                second = load_trajectory(other, with_labels=with_labels)
+                left, right = st.columns(2, gap="large")
+                with left:
+                    found = render_trajectory(main, compact=True)
+                if second is not None:
+                    with right:
+                        render_trajectory(second, compact=True)
+            else:
+                found = render_trajectory(main)
+            if not found:
+                st.warning(f"No trajectory `{trajectory_id}` in this warehouse. Pick one above.",
+                           icon="🔍")

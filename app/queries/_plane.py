@@ -1,0 +1,27 @@
+"""Failure plane page: P_disc against P_post per run, and the failures behind one point."""
+from __future__ import annotations
+
+from app.access import sql_literal
+
+from ._runs import REPLAY_LINK
+
+
+def failure_plane_sql(extractor: str, datasets: list[str]) -> str:
+    """One row per run of the failure_plane view for one entity extractor."""
+    dataset_filter = (
+        f"\n  AND dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
+    )
+    return f"""SELECT run_id, dataset, controller, condition, model, n_trajectories, n_wrong,
+       n_disc, n_post, p_disc, p_post
+FROM failure_plane
+WHERE extractor = {sql_literal(extractor)}{dataset_filter}
+ORDER BY dataset, condition, run_id"""
+
+
+def plane_failures_sql(run_id: str, extractor: str) -> str:
+    """The wrong trajectories of one run with their Read-Gate label, linked to their replays."""
+    return f"""SELECT {REPLAY_LINK} AS replay, question_id, label, discipline_subtype,
+       question_type, hop_count, read_count, n_gold, n_gold_retrieved, n_gold_read, entity_coverage
+FROM failure_rg
+WHERE run_id = {sql_literal(run_id)} AND extractor = {sql_literal(extractor)}
+ORDER BY label, question_id"""

@@ -1,0 +1,57 @@
+"""Runs page: every run with its settings, size, accuracy and cost; the trajectories of one run."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.access import sql_literal
+
+from ._where import where_in
+
+REPLAY_LINK = "'./replay?trajectory=' || url_encode(trajectory_id)"
+
+
+@dataclass(frozen=True)
+class RunFilters:
+    """Selected values per run attribute (empty: no filter)."""
+
+    dataset: list[str] = field(default_factory=list)
+    controller: list[str] = field(default_factory=list)
+    condition: list[str] = field(default_factory=list)
+    model: list[str] = field(default_factory=list)
+
+    def as_mapping(self) -> dict[str, list[str]]:
+        return {"dataset": self.dataset, "controller": self.controller,
+                "condition": self.condition, "model": self.model}
+
+
+def run_filter_options_sql() -> str:
+    """Distinct values of each filterable run attribute."""
+    return """SELECT list(DISTINCT dataset ORDER BY dataset) FILTER (dataset IS NOT NULL)          AS dataset,
+       list(DISTINCT controller ORDER BY controller) FILTER (controller IS NOT NULL) AS controller,
+       list(DISTINCT condition ORDER BY condition) FILTER (condition IS NOT NULL)    AS condition,
+       list(DISTINCT model ORDER BY model) FILTER (model IS NOT NULL)                AS model
+FROM runs"""
+
+
+def runs_sql(filters: RunFilters) -> str:
+    """One row per run from run_summary, filtered."""
+    return f"""SELECT run_id, dataset, controller, condition, model, n_trajectories,
+       em, f1, contain_acc, llm_acc, zero_read_final_rate,
+       mean_searches, mean_reads, mean_turns, mean_tokens,
+       cost_usd, cost_per_question, mean_latency_ms, errors,
+       temperature, retriever_kind, top_k, seed, source, started_at
+FROM run_summary
+{where_in(filters.as_mapping())}
+ORDER BY dataset, controller, condition, run_id"""
+
+
+def run_trajectories_sql(run_id: str, *, limit: int = 5000) -> str:
+    """The trajectories of one run with their outcome and effort, each linked to its replay."""
+    return f"""SELECT {REPLAY_LINK} AS replay, question_id, question_type, hop_count,
+       final_answer, end_reason, em, f1, contain, llm,
+       search_count, read_count, turns, gate_rejections, injections, errors,
+       tokens_in, tokens_out, cost_usd, latency_ms
+FROM trajectory_facts
+WHERE run_id = {sql_literal(run_id)}
+ORDER BY question_id
+LIMIT {int(limit)}"""

@@ -1,0 +1,184 @@
+"""One trajectory as a readable story: question and verdicts, labels, then every step in order."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import polars as pl
+import streamlit as st
+
+from app.access import QueryResult
+from app.queries import (
+    replay_candidates_sql, replay_evidence_sql, replay_header_sql, replay_judgments_sql,
+    replay_labels_sql, replay_reads_sql, replay_register_sql, replay_steps_sql,
+)
+from app.ui import fetch_many, sql_expander
+
+_GOLD_STYLE = "background-color: rgba(255, 196, 0, 0.28)"
+_KIND_ICON = {
+    "search": "🔎", "keyword_search": "🔤", "semantic_search": "🧭", "read": "📖", "final": "🏁",
+    "gate_rejection": "⛔", "context_injection": "💉", "register_update": "📋", "budget_nudge": "⏱️",
+    "forced_answer": "⏹️", "error": "💥",
+}
+
+
+def replay_queries(trajectory_id: str, *, with_labels: bool) -> dict[str, str]:
+    """The named SQL a replay of trajectory_id runs."""
+    named = {
+        "header": replay_header_sql(trajectory_id),
+        "steps": replay_steps_sql(trajectory_id),
+        "candidates": replay_candidates_sql(trajectory_id),
+        "reads": replay_reads_sql(trajectory_id),
+        "register": replay_register_sql(trajectory_id),
+        "judgments": replay_judgments_sql(trajectory_id),
+        "evidence": replay_evidence_sql(trajectory_id),
+    }
+    if with_labels:
+        named["labels"] = replay_labels_sql(trajectory_id)
+    return named
+
+
+def load_trajectory(trajectory_id: str, *, with_labels: bool) -> dict[str, QueryResult] | None:
+    """Every replay query's result for one trajectory (one short connection)."""
+    return fetch_many(replay_queries(trajectory_id, with_labels=with_labels))
+
+
+def _gold_highlight(df: pl.DataFrame) -> pd.io.formats.style.Styler:
+    frame = df.to_pandas()
+    return frame.style.apply(
+        lambda row: [_GOLD_STYLE if row.get("is_gold") else "" for _ in row], axis=1
+    )
+
+
+def _verdict(value: float | None) -> str:
+    if value is None or value != value:
+        return "—"
+    return f"{value:.2f}"
+
+
+def _render_header(row: dict, labels: QueryResult | None) -> None:
+    st.markdown(f"#### {row['question'] or '(question text not recorded)'}")
+    meta = (f"`{row['trajectory_id']}` · run `{row['run_id']}` · {row['dataset']} · "
+            f"{row['controller'] or '—'} / **{row['condition'] or '—'}** · model {row['model'] or '—'}")
+    st.caption(meta)
+    gold = row["gold_answer"] or "—"
+    aliases = ", ".join(row["aliases"] or [])
+    correct = row["llm"] if row["llm"] is not None else row["contain"]
+    left, right = st.columns(2)
+    left.markdown(f"**Gold answer:** {gold}" + (f"  \n*aliases:* {aliases}" if aliases else ""))
+    answer = row["final_answer"] if row["final_answer"] is not None else "(no answer)"
+    if correct is None:
+        right.markdown(f"**Final answer:** {answer}")
+    elif correct >= 0.5:
+        right.success(f"**Final answer:** {answer}", icon="✅")
+    else:
+        right.error(f"**Final answer:** {answer}", icon="❌")
+    metrics = st.columns(8)
+    for column, (label, value) in zip(metrics, [
+        ("EM", _verdict(row["em"])), ("F1", _verdict(row["f1"])), ("Contain", _verdict(row["contain"])),
+        ("LLM judge", _verdict(row["llm"])), ("Searches", row["search_count"]),
+        ("Reads", row["read_count"]), ("Turns", row["turns"]), ("End", row["end_reason"] or "—"),
+    ]):
+        column.metric(label, value if value is not None else "—")
+    st.caption(
+        f"type {row['question_type'] or '—'} · {row['hop_count'] or '—'} hops · gold passages "
+        f"{', '.join(row['gold_chunk_ids'] or []) or '—'} · gate rejections {row['gate_rejections']} · "
+        f"injections {row['injections']} · tokens {row['tokens_in']} in / {row['tokens_out']} out · "
+        f"cost ${row['cost_usd'] or 0:.5f}"
+    )
+    if labels is not None and labels.df.height:
+        st.markdown("**Failure taxonomy**")
+        st.dataframe(labels.df, hide_index=True, width="stretch")
+        sql_expander(labels.sql, seconds=labels.seconds)
+
+
+def _step_title(step: dict) -> str:
+    kind = step["kind"]
+    detail = ""
+    if step["query"]:
+        detail = f' — "{step["query"]}"'
+    elif step["chunk_ids"]:
+        detail = f" — {', '.join(step['chunk_ids'])}"
+    elif step["answer"] is not None:
+        detail = f' — "{step["answer"]}"'
+    elif step["gate"]:
+        detail = f" — {step['gate']}"
+    elif step["error_type"]:
+        detail = f" — {step['error_type']}"
+    return f"{_KIND_ICON.get(kind, '•')} **{step['step_index']}. {kind}**{detail}"
+
+
+def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, register: pl.DataFrame,
+                 *, compact: bool) -> None:
+    kind, index = step["kind"], step["step_index"]
+    with st.container(border=True):
+        st.markdown(_step_title(step))
+        if step["thought"]:
+            st.caption(f"Thought: {step['thought']}")
+        if kind == "gate_rejection":
+            st.warning(f"Rejected answer **{step['rejected_answer'] or '—'}** by `{step['gate']}`: "
+                       f"{step['reason'] or ''}")
+        elif kind == "budget_nudge":
+            st.info(step["message"] or "budget nudge")
+        elif kind == "error":
+            st.error(f"{step['error_type']}: {step['message'] or ''}")
+        elif kind in ("final", "forced_answer"):
+            st.markdown(f"Answer: **{step['answer'] or '—'}**")
+        mine = candidates.filter(pl.col("step_index") == index).drop("step_index")
+        if mine.height:
+            st.dataframe(_gold_highlight(mine), hide_index=True, width="stretch",
+                         column_config={"snippet": st.column_config.TextColumn(width="large"),
+                                        "is_gold": st.column_config.CheckboxColumn("gold")})
+        passages = reads.filter(pl.col("step_index") == index)
+        for passage in passages.iter_rows(named=True):
+            badge = " 🟨 **gold**" if passage["is_gold"] else ""
+            again = "" if passage["is_new"] else " (re-read)"
+            via = "injected" if passage["via"] == "context_injection" else "read"
+            text = passage["text"] or ""
+            st.markdown(f"{via} `{passage['chunk_id']}`{again}{badge}")
+            st.text(text if not compact or len(text) < 400 else text[:400] + " …")
+        events = register.filter(pl.col("step_index") == index)
+        if events.height:
+            st.markdown("Register changes:")
+            st.dataframe(events.drop("step_index", "event_index"), hide_index=True, width="stretch")
+        if not compact and step["args"] and step["args"] not in ("{}", "null"):
+            with st.expander("Arguments and observation"):
+                st.json(json.loads(step["args"]))
+                if step["observation"]:
+                    st.text(step["observation"])
+        effort = [f"{k.replace('_', ' ')} {step[k]}" for k in ("tokens_in", "tokens_out") if step[k] is not None]
+        if step["latency_ms"] is not None:
+            effort.append(f"{step['latency_ms']:.0f} ms")
+        if effort:
+            st.caption(" · ".join(effort))
+
+
+def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False) -> bool:
+    """Draw a loaded trajectory; False when the id matched nothing."""
+    header = results["header"].df
+    if header.height == 0:
+        return False
+    _render_header(header.row(0, named=True), results.get("labels"))
+    evidence = results["evidence"]
+    if evidence.df.height and not compact:
+        st.markdown("**Gold evidence** — was each gold passage retrieved, read, injected, or only "
+                    "seen as a snippet?")
+        st.dataframe(evidence.df, hide_index=True, width="stretch")
+        sql_expander(evidence.sql, seconds=evidence.seconds)
+    st.markdown("**Steps**")
+    candidates, reads = results["candidates"].df, results["reads"].df
+    register = results["register"].df
+    for step in results["steps"].df.iter_rows(named=True):
+        _render_step(step, candidates, reads, register, compact=compact)
+    with st.expander("Show SQL of the steps, candidates, passages and register"):
+        for name in ("steps", "candidates", "reads", "register"):
+            st.code(results[name].sql, language="sql")
+    if not compact:
+        if register.height:
+            st.markdown("**Requirement register, as it changed**")
+            st.dataframe(register, hide_index=True, width="stretch")
+        judgments = results["judgments"]
+        st.markdown("**Judge verdicts**")
+        st.dataframe(judgments.df, hide_index=True, width="stretch")
+        sql_expander(judgments.sql, seconds=judgments.seconds)
+    return True

@@ -1,0 +1,66 @@
+"""A table or figure with its "Show SQL" expander and its downloads."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from app.access import QueryResult
+from app.charts import chart_to_png, chart_to_svg
+from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
+
+_TABLE_FORMATS = (
+    ("CSV", "csv", "text/csv", to_csv),
+    ("Parquet", "parquet", "application/vnd.apache.parquet", to_parquet),
+    ("LaTeX", "tex", "application/x-tex", to_latex),
+    ("Markdown", "md", "text/markdown", to_markdown),
+)
+
+
+def sql_expander(sql: str, *, seconds: float | None = None) -> None:
+    """The exact SQL a figure or table ran, ready to paste into the SQL console."""
+    label = "Show SQL" if seconds is None else f"Show SQL  ·  {seconds * 1000:.0f} ms"
+    with st.expander(label):
+        st.code(sql.strip(), language="sql")
+
+
+def table_exports(df: pl.DataFrame, *, key: str, stem: str) -> None:
+    """Download buttons: CSV, Parquet, LaTeX (booktabs) and Markdown, rendered only when clicked."""
+    columns = st.columns(len(_TABLE_FORMATS) + 2, gap="small")
+    for column, (label, ext, mime, render) in zip(columns, _TABLE_FORMATS):
+        column.download_button(
+            label, data=lambda render=render: render(df), file_name=f"{stem}.{ext}", mime=mime,
+            key=f"{key}-dl-{ext}", on_click="ignore", icon=":material/download:", width="stretch",
+        )
+
+
+def table_panel(
+    result: QueryResult,
+    *,
+    key: str,
+    stem: str,
+    column_config: Mapping[str, object] | None = None,
+    height: int | str = "auto",
+    exports: bool = True,
+) -> None:
+    """A dataframe of the query result, its SQL, and its exports."""
+    st.dataframe(result.df, hide_index=True, column_config=column_config, height=height,
+                 key=f"{key}-table")
+    sql_expander(result.sql, seconds=result.seconds)
+    if exports:
+        table_exports(result.df, key=key, stem=stem)
+
+
+def figure_panel(chart: alt.TopLevelMixin, result: QueryResult, *, key: str, stem: str) -> None:
+    """An Altair figure, its SQL, and PNG / SVG downloads."""
+    st.altair_chart(chart, key=f"{key}-chart")
+    sql_expander(result.sql, seconds=result.seconds)
+    png, svg, _ = st.columns([1, 1, 4], gap="small")
+    png.download_button("PNG", data=lambda: chart_to_png(chart), file_name=f"{stem}.png",
+                        mime="image/png", key=f"{key}-png", on_click="ignore",
+                        icon=":material/image:", width="stretch")
+    svg.download_button("SVG", data=lambda: chart_to_svg(chart), file_name=f"{stem}.svg",
+                        mime="image/svg+xml", key=f"{key}-svg", on_click="ignore",
+                        icon=":material/image:", width="stretch")
