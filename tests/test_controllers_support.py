@@ -71,10 +71,38 @@ class KeywordRetriever:
 RETRIEVER = KeywordRetriever(CHUNKS)
 
 
-def make_environment(**options: Any) -> ToolEnvironment:
-    """What the orchestrator's factory does, over the keyword retriever for every search tool."""
-    return ToolEnvironment(CORPUS, RETRIEVER, keyword_retriever=RETRIEVER, semantic_retriever=RETRIEVER,
-                           **options)
+class RoutedRetriever:
+    """Stand-in retriever whose results a test scripts: `route(query)` gives the chunk ids, in rank order."""
+
+    name = "routed"
+    top_k = 5
+
+    def __init__(self, corpus: dict[str, Chunk], route: Callable[[str], list[str]]):
+        self.corpus, self.route = corpus, route
+        self.queries: list[str] = []
+
+    @property
+    def chunk_ids(self) -> list[str]:
+        return list(self.corpus)
+
+    def search(self, query: str, k: int | None = None) -> list[Hit]:
+        self.queries.append(query)
+        ids = self.route(query)[: k or self.top_k]
+        return [Hit(i, rank, 1.0 / rank, self.name, make_snippet(self.corpus[i].text))
+                for rank, i in enumerate(ids, start=1)]
+
+    def search_batch(self, queries: list[str], k: int | None = None) -> list[list[Hit]]:
+        return [self.search(q, k) for q in queries]
+
+
+def environment_factory(corpus: dict[str, Chunk], retriever: Any) -> Callable[..., ToolEnvironment]:
+    """What the orchestrator's factory does, with one stand-in retriever behind every search tool."""
+
+    def make(**options: Any) -> ToolEnvironment:
+        return ToolEnvironment(corpus, retriever, keyword_retriever=retriever, semantic_retriever=retriever,
+                               **options)
+
+    return make
 
 
 @contextmanager
@@ -89,17 +117,20 @@ def mock_server(responder: Callable[..., Any] | None = None) -> Iterator[MockLLM
 
 def run_controller(controller: Any, server: MockLLMServer, *, protocol: str = "tools",
                    question: Question = QUESTION, prices: dict[str, tuple[float, float]] | None = None,
-                   params: dict[str, Any] | None = None) -> Trajectory:
+                   params: dict[str, Any] | None = None, retriever: Any = RETRIEVER,
+                   corpus: dict[str, Chunk] | None = None, temperature: float | None = 0.0) -> Trajectory:
     """Run one episode of `controller` against the mock server; returns its trajectory."""
     config = ModelConfig(name="mock", base_url=server.base_url, api_key="mock-key", protocol=protocol,  # type: ignore[arg-type]
-                         max_retries=0, timeout_s=10.0, prices=prices or {"mock": (0.0, 0.0)})
+                         max_retries=0, timeout_s=10.0, prices=prices or {"mock": (0.0, 0.0)},
+                         temperature=temperature)
     run = Run(run_id="test-run", controller=controller.name, condition=controller.condition, model="mock",
               model_settings=ModelSettings(protocol=protocol))  # type: ignore[arg-type]
 
     async def episode() -> Trajectory:
         async with ChatModel(config) as model:
-            ctx = EpisodeContext(model=model, run=run, make_environment=make_environment, retriever=RETRIEVER,
-                                 corpus=CORPUS, params=params or {})
+            chunks = corpus if corpus is not None else CORPUS
+            ctx = EpisodeContext(model=model, run=run, make_environment=environment_factory(chunks, retriever),
+                                 retriever=retriever, corpus=chunks, params=params or {})
             return await controller.run(question, ctx)
 
     return asyncio.run(episode())
