@@ -15,7 +15,6 @@ from tqdm import tqdm
 from ._sources import OfficialSource, default_data_dir
 
 MANIFEST = "fetch.json"
-_CHUNK = 1 << 16
 
 
 class FetchError(RuntimeError):
@@ -70,7 +69,7 @@ def _download(url: str, part: Path, *, timeout: float, progress: bool) -> int | 
         mode = "ab" if offset else "wb"
         with open(part, mode) as fh, tqdm(total=total, initial=offset, unit="B", unit_scale=True,
                                           desc=part.name.removesuffix(".part"), disable=not progress) as bar:
-            for block in response.iter_bytes(_CHUNK):
+            for block in response.iter_bytes():  # as received, so a dropped link keeps what arrived
                 fh.write(block)
                 bar.update(len(block))
     return total
@@ -108,6 +107,10 @@ def fetch_source(
             announced = _download(url, part, timeout=timeout, progress=progress)
         except (httpx.TransportError, OSError) as exc:
             reason = type(exc).__name__ if not str(exc) else str(exc).splitlines()[0]
+            got = part.stat().st_size if part.exists() else 0
+            if got:
+                raise FetchError(f"download of {url} interrupted after {got} bytes ({reason}); rerun to resume, "
+                                 f"or {_by_hand(source, url, archive)}") from None
             raise FetchError(f"cannot download {url} ({reason}); offline? {_by_hand(source, url, archive)}") from None
         size = part.stat().st_size
         if announced is not None and size != announced:

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from ingest.datasets import Dataset, read_dataset
 
+from ._questions import SNIPPET_CHARS
+
 DEMO_DIR = Path(__file__).with_name("data")
 
 
@@ -13,4 +15,4 @@ def load_demo() -> Dataset:
     return read_dataset(DEMO_DIR)
 
 
-__all__ = ["DEMO_DIR", "load_demo"]
+__all__ = ["DEMO_DIR", "SNIPPET_CHARS", "load_demo"]
