@@ -125,7 +125,7 @@ class _DocumentScanner:
             except json.JSONDecodeError as exc:
                 near_end = exc.pos >= len(self.buf) - 64 or exc.msg.startswith("Unterminated string")
                 if near_end and not self.eof:
-                    if len(self.buf) - self.pos > MAX_RECORD_BYTES:
+                    if len(self.buf) - self.pos + read_size > MAX_RECORD_BYTES:
                         raise RecordError(self.path, self.line, context,
                                           f"one record exceeds {MAX_RECORD_BYTES // (1024 * 1024)} MB") from None
                     self._fill(read_size)
