@@ -7,7 +7,7 @@ from ingest.datasets import Dataset, read_dataset
 
 from ._questions import SNIPPET_CHARS
 
-DEMO_DIR = Path(__file__).with_name("data")
+DEMO_DIR = Path(__file__).parent  # the canonical files sit beside the modules (package data)
 
 
 def load_demo() -> Dataset:

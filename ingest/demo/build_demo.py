@@ -22,7 +22,8 @@ from ._world import World, build_world
 SEED = 20240611
 NAME = "demo"
 CONTEXT_SIZE = 10
-DATA_DIR = Path(__file__).with_name("data")
+# Beside the package modules, so setuptools package-data ("*.jsonl", "*.json") ships them.
+DATA_DIR = Path(__file__).parent
 
 
 def _entity_passages(world: World, rng: random.Random) -> dict[str, Passage]:
