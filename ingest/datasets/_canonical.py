@@ -51,6 +51,9 @@ def is_canonical_dir(path: Path) -> bool:
 
 def _write_atomic(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a dataset is ordinary shared data
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
