@@ -31,7 +31,8 @@ def _check(record: AuditRecord, path: str | Path, line: int) -> AuditRecord:
     def fail(field: str, message: str) -> RecordError:
         return RecordError(path, line, field, message)
 
-    for name in ("audit_id", "question_id", "gold"):
+    # An empty or one-character gold is valid: the audit excludes and counts it.
+    for name in ("audit_id", "question_id"):
         if not getattr(record, name).strip():
             raise fail(name, "must not be empty")
     for baseline in record.contexts:
