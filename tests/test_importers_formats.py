@@ -18,6 +18,7 @@ from trajscope.format import (
     Passage,
     Question,
     ReadStep,
+    RecordError,
     Run,
     SearchStep,
     SemanticSearchStep,
@@ -129,7 +130,7 @@ def test_tool_map_override_turns_an_unknown_tool_into_a_search():
 
 
 def test_mapped_jsonl_with_yaml_mapping():
-    q = Question(question_id="m-1", text="Capital of Peru?", gold_answer="Lima")
+    q = Question(question_id="m-1", text="Capital of Peru?", gold_answer="Lima", aliases=["Lima, Peru"])
     assert got(F / "mapped.jsonl", mapping=F / "mapped.yaml") == [expected("mapped", "mapped.jsonl", q, [
         SearchStep(tool_name="web", args={"q": "Peru capital"}, query="Peru capital",
                    observation="Lima is the capital of Peru.", tokens_in=120, tokens_out=9),
@@ -238,6 +239,17 @@ def test_otel_genai_otlp_with_tool_map_override():
         FinalStep(answer="Leonardo da Vinci", tokens_in=210, tokens_out=8),
     ], run={"model": "gpt-4o"}, final_answer="Leonardo da Vinci", end_reason="final",
         started_at="2023-11-14T22:13:20Z", finished_at="2023-11-14T22:13:22.100000Z", metadata={"trace_id": trace})]
+
+
+def test_tool_map_file(tmp_path):
+    from ingest.importers import load_tool_map
+
+    (tmp_path / "tools.yaml").write_text("calculator: search\n")
+    assert load_tool_map(tmp_path / "tools.yaml") == {"calculator": "search"}
+    (tmp_path / "bad.yaml").write_text("calculator: compute\n")
+    with pytest.raises(RecordError) as info:
+        load_tool_map(tmp_path / "bad.yaml")
+    assert info.value.field == "calculator"
 
 
 @pytest.mark.parametrize("file, fmt", [

@@ -17,7 +17,7 @@ from ._context import ImportContext, default_run_id
 from ._detect import detect_format
 from ._inspect import SCORER_JUDGES, import_inspect
 from ._mapped import import_mapped
-from ._mapping import Mapping, load_mapping
+from ._mapping import Mapping, load_mapping, load_tool_map
 from ._openinference import import_openinference
 from ._otel_genai import import_otel_genai
 from ._questions import QuestionBook
@@ -86,5 +86,5 @@ def import_file(path: Path, *, format: str | None = None, mapping: Path | None =
 
 __all__ = [
     "ARAG_MAPPING", "CANONICAL_ACTIONS", "DEFAULT_TOOL_MAP", "FORMATS", "SCORER_JUDGES", "Importer", "Mapping",
-    "QuestionBook", "RecordError", "detect_format", "import_arag", "import_file", "load_mapping",
+    "QuestionBook", "RecordError", "detect_format", "import_arag", "import_file", "load_mapping", "load_tool_map",
 ]

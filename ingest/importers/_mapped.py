@@ -98,6 +98,9 @@ def mapped_trajectory(ctx: ImportContext, m: Mapping, record: Any, where: Where,
         raise where.error("question id must be a non-empty string or an integer", id_path)
     question = ctx.question(where, source_id=str(qid), index=position,
                             text=_text(record, m.question, where), gold=_text(record, m.gold, where))
+    _, aliases = _get(record, m.aliases)
+    if isinstance(aliases, list) and ctx.questions is None:
+        question.aliases = [a for a in aliases if isinstance(a, str) and a != question.gold_answer]
     steps_path, raw_steps = _get(record, m.steps)
     steps: list[Step] = []
     seen: set[str] = set()

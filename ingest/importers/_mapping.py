@@ -100,3 +100,18 @@ def load_mapping(path: Path) -> Mapping:
         line = getattr(exc, "lineno", None) or (mark.line + 1 if mark is not None else 1)
         raise RecordError(path, line, None, f"mapping file is not valid YAML/JSON: {exc}") from None
     return mapping_from_dict(spec, path)
+
+
+def load_tool_map(path: Path) -> dict[str, str]:
+    """A `--tool-map` file: YAML/JSON object of source tool name -> canonical action."""
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        spec = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise RecordError(path, 1, None, f"tool map is not valid YAML/JSON: {exc}") from None
+    if not isinstance(spec, dict):
+        raise RecordError(path, 1, None, "a tool map must be an object of tool name -> action")
+    for name, action in spec.items():
+        if action not in CANONICAL_ACTIONS:
+            raise RecordError(path, 1, str(name), f"{action!r} is not one of {', '.join(CANONICAL_ACTIONS)}")
+    return {str(k): v for k, v in spec.items()}
