@@ -1,0 +1,58 @@
+"""Resolving a RunSpec into the objects an episode needs: questions, corpus, controller, retriever."""
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from trajscope.format import Chunk, Question
+
+from ._context import Controller
+from ._spec import RunSpec
+
+
+@dataclass
+class RunInputs:
+    """Everything a run consumes besides the model; tests and benchmarks build one directly."""
+
+    dataset_name: str
+    questions: Sequence[Question]
+    corpus: Mapping[str, Chunk]
+    controller: Controller
+    retriever: Any = None
+    make_environment: Callable[..., Any] = field(default=lambda **_: None)
+    retriever_settings: dict[str, Any] = field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=4)
+def _dataset_and_retriever(dataset: str, kind: str, top_k: int) -> tuple[Any, dict[str, Chunk], Any]:
+    # Shared across the runs of one matrix: loading the corpus and the encoder once is what matters.
+    from engine.retrieval import build_retriever
+    from ingest.datasets import load_dataset, load_demo
+
+    loaded = load_demo() if dataset == "demo" else load_dataset(dataset)
+    corpus = {c.chunk_id: c for c in loaded.chunks}
+    return loaded, corpus, build_retriever(loaded.chunks, kind=kind, top_k=top_k)  # type: ignore[arg-type]
+
+
+def prepare_inputs(spec: RunSpec) -> RunInputs:
+    """Load the dataset, build the retriever and the environment factory, and get the controller."""
+    from engine.controllers import get_controller
+    from engine.environment import ToolEnvironment
+
+    dataset, corpus, retriever = _dataset_and_retriever(spec.dataset, spec.retriever, spec.top_k)
+    env_defaults = {"top_k": spec.top_k}
+
+    def make_environment(**overrides: Any) -> Any:
+        return ToolEnvironment(corpus, retriever, **{**env_defaults, **overrides})
+
+    return RunInputs(
+        dataset_name=dataset.name,
+        questions=dataset.questions,
+        corpus=corpus,
+        controller=get_controller(spec.controller, spec.condition, **spec.params),
+        retriever=retriever,
+        make_environment=make_environment,
+        retriever_settings={"kind": spec.retriever, "top_k": spec.top_k},
+    )

@@ -1,0 +1,178 @@
+"""execute_run: bounded-concurrency episodes, a durable resumable log, judgments and live ingest."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from trajscope.format import Question, RetrieverSettings, Run, Trajectory
+
+from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
+
+from ._context import EpisodeContext
+from ._inputs import RunInputs, prepare_inputs
+from ._log import TrajectoryLog, recover_log
+from ._outcome import error_trajectory, judges_available, normalise, trajectory_cost, utc_now, with_judgments
+from ._progress import RunProgress
+from ._selection import select_questions
+from ._spec import RunSpec
+from ._warehouse_sink import WarehouseSink
+
+
+class RunSetupError(RuntimeError):
+    """The run could not start (bad spec, nothing to resume, unreadable log)."""
+
+
+@dataclass
+class RunSummary:
+    """What one invocation of a run did."""
+
+    run_id: str
+    log_path: Path
+    n_selected: int
+    n_skipped: int
+    n_completed: int
+    n_errors: int
+    cost_usd: float
+    elapsed_s: float
+    truncated_bytes: int = 0
+    n_ingested: int = 0
+    ingest_error: str | None = None
+    judged: bool = False
+    model_requests: int = 0
+    cache_hits: int = 0
+
+    def line(self) -> str:
+        """A one-line human summary."""
+        text = (f"{self.run_id}: {self.n_completed} new, {self.n_skipped} resumed, {self.n_errors} errors, "
+                f"${self.cost_usd:.4f}, {self.elapsed_s:.1f}s -> {self.log_path}")
+        if self.ingest_error:
+            text += f" (warehouse: {self.ingest_error})"
+        return text
+
+
+def model_config_for(spec: RunSpec) -> ModelConfig:
+    """The ModelConfig a spec asks for."""
+    return resolve_model(
+        spec.model, base_url=spec.base_url, temperature=spec.temperature, max_tokens=spec.max_tokens,
+        reasoning_effort=spec.reasoning_effort, protocol=spec.protocol, timeout_s=spec.timeout_s,
+    )
+
+
+def code_version() -> str:
+    """Package version plus the git commit of the source tree when there is one."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        text = version("trajscope")
+    except PackageNotFoundError:
+        text = "unknown"
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        sha = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(__file__).parent,
+                             capture_output=True, text=True, timeout=5).stdout.strip()
+        if sha:
+            text += f"+g{sha}"
+    return text
+
+
+def _run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig) -> Run:
+    retriever = RetrieverSettings(**{k: v for k, v in inputs.retriever_settings.items()
+                                     if k in RetrieverSettings.__struct_fields__})
+    return Run(
+        run_id=spec.resolved_run_id(), source="engine", dataset=inputs.dataset_name,
+        controller=spec.controller, condition=spec.condition, intervention=spec.condition,
+        model=config.name, model_settings=config.settings(), retriever=retriever, seed=spec.seed,
+        code_version=code_version(), started_at=utc_now(),
+        config={"params": spec.params, "n": spec.n, "dataset_source": spec.dataset,
+                "controller_name": getattr(inputs.controller, "name", spec.controller)},
+    )
+
+
+async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
+                            model_config: ModelConfig | None = None) -> RunSummary:
+    """Run (or resume) one RunSpec; every selected question ends up exactly once in the log."""
+    inputs = inputs or await asyncio.to_thread(prepare_inputs, spec)
+    config = model_config or model_config_for(spec)
+    if config.local and not config.base_url:
+        async with LocalModelServer() as server:
+            return await execute_run_async(spec, inputs, model_config=config.with_overrides(base_url=server.base_url))
+
+    started = time.perf_counter()
+    log_path = spec.log_path()
+    if spec.require_resume and not log_path.exists():
+        raise RunSetupError(f"nothing to resume: {log_path} does not exist")
+    state = recover_log(log_path)
+    selected = select_questions(inputs.questions, spec.n, spec.seed, spec.question_ids)
+    done = state.done_ids
+    todo = [q for q in selected if q.question_id not in done]
+    run = state.run or _run_record(spec, inputs, config)
+
+    cache = ResponseCache(spec.cache_path or default_cache_path()) if spec.cache else None
+    model = ChatModel(config, cache=cache)
+    ctx = EpisodeContext(model=model, run=run, make_environment=inputs.make_environment,
+                         retriever=inputs.retriever, corpus=inputs.corpus, params=dict(spec.params))
+    log = TrajectoryLog(log_path)
+    sink = WarehouseSink(spec.db_path, spec.ingest_batch)
+    progress = RunProgress(len(selected), initial=len(selected) - len(todo), desc=run.run_id, enabled=spec.progress)
+    semaphore = asyncio.Semaphore(spec.concurrency)
+    errors = 0
+
+    async def episode(question: Question) -> None:
+        nonlocal errors
+        async with semaphore:
+            trajectory = await _run_episode(inputs, question, ctx, spec.episode_timeout_s)
+            await log.append(trajectory)
+        failed = trajectory.end_reason == "error"
+        errors += int(failed)
+        progress.advance(trajectory_cost(trajectory), failed)
+        await sink.add([trajectory])
+
+    try:
+        # Earlier lines may predate a kill that beat their ingest; re-ingesting them is idempotent.
+        await sink.add([t for t in state.trajectories if t.question.question_id in {q.question_id for q in selected}])
+        await asyncio.gather(*(episode(q) for q in todo))
+        for attempt in range(3):
+            await sink.flush()
+            if not sink.pending:
+                break
+            await asyncio.sleep(1.0 * (attempt + 1))
+    finally:
+        progress.close()
+        log.close()
+        await model.close()
+        if cache is not None:
+            cache.close()
+
+    return RunSummary(
+        run_id=run.run_id, log_path=log_path, n_selected=len(selected), n_skipped=len(selected) - len(todo),
+        n_completed=len(todo), n_errors=errors, cost_usd=progress.cost_usd,
+        elapsed_s=time.perf_counter() - started, truncated_bytes=state.truncated_bytes,
+        n_ingested=sink.ingested, ingest_error=sink.last_error, judged=judges_available(),
+        model_requests=model.usage.requests, cache_hits=model.usage.cache_hits,
+    )
+
+
+async def _run_episode(inputs: RunInputs, question: Question, ctx: EpisodeContext, timeout_s: float | None) -> Trajectory:
+    started_at = utc_now()
+    try:
+        episode = inputs.controller.run(question, ctx)
+        result: Any = await (asyncio.wait_for(episode, timeout_s) if timeout_s else episode)
+        trajectory = normalise(result, ctx.run, question, started_at)
+    except Exception as exc:  # noqa: BLE001 - a failed episode is a recorded trajectory, never a crashed run
+        trajectory = error_trajectory(ctx.run, question, exc, started_at)
+    try:
+        return with_judgments(trajectory)
+    except Exception as exc:  # noqa: BLE001 - a judge bug must not lose the trajectory
+        note = {**trajectory.metadata, "judge_error": f"{type(exc).__name__}: {exc}"}
+        return msgspec.structs.replace(trajectory, metadata=note)
+
+
+def execute_run(spec: RunSpec, inputs: RunInputs | None = None, *, model_config: ModelConfig | None = None) -> RunSummary:
+    """Synchronous wrapper around execute_run_async."""
+    return asyncio.run(execute_run_async(spec, inputs, model_config=model_config))

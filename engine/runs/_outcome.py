@@ -1,0 +1,86 @@
+"""Turning a controller's result (or its exception) into the canonical trajectory that is logged."""
+from __future__ import annotations
+
+import datetime as dt
+import traceback
+from typing import Any
+
+import msgspec
+
+from trajscope.format import ErrorStep, Judgment, Question, Run, Trajectory, make_trajectory_id
+
+from engine.llm import ModelError
+
+
+def utc_now() -> str:
+    """ISO 8601 UTC timestamp."""
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def error_type_of(exc: BaseException) -> str:
+    """`model_error:<kind>` for model failures, `timeout` for an episode timeout, else the class name."""
+    if isinstance(exc, ModelError):
+        return f"model_error:{exc.kind}"
+    if isinstance(exc, TimeoutError):
+        return "episode_timeout"
+    return type(exc).__name__
+
+
+def error_trajectory(run: Run, question: Question, exc: BaseException, started_at: str) -> Trajectory:
+    """A recorded failure: one ErrorStep, end_reason "error"; the run goes on."""
+    message = str(exc) or type(exc).__name__
+    frames = traceback.format_exception(type(exc), exc, exc.__traceback__, limit=-4)
+    return Trajectory(
+        trajectory_id=make_trajectory_id(run.run_id, question.question_id),
+        run=run,
+        question=question,
+        steps=[ErrorStep(error_type=error_type_of(exc), message=message[:4000])],
+        end_reason="error",
+        error=f"{error_type_of(exc)}: {message[:1000]}",
+        started_at=started_at,
+        finished_at=utc_now(),
+        metadata={"traceback_tail": "".join(frames)[-2000:]},
+    )
+
+
+def normalise(trajectory: Any, run: Run, question: Question, started_at: str) -> Trajectory:
+    """The controller's trajectory with the run's identity enforced (so resume and ingest stay exact)."""
+    if not isinstance(trajectory, Trajectory):
+        raise TypeError(f"controller returned {type(trajectory).__name__}, not a Trajectory")
+    return msgspec.structs.replace(
+        trajectory,
+        trajectory_id=make_trajectory_id(run.run_id, question.question_id),
+        run=run,
+        started_at=trajectory.started_at or started_at,
+        finished_at=trajectory.finished_at or utc_now(),
+    )
+
+
+def _scorer() -> Any | None:
+    try:
+        from engine.judges import score_answer
+    except ImportError:
+        return None
+    return score_answer
+
+
+def with_judgments(trajectory: Trajectory) -> Trajectory:
+    """Attach em / f1 / contain from engine.judges when the controller did not; unchanged if absent."""
+    score_answer = _scorer()
+    if score_answer is None or trajectory.judgments:
+        return trajectory
+    question = trajectory.question
+    judgments: list[Judgment] = list(score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases)))
+    return msgspec.structs.replace(trajectory, judgments=judgments)
+
+
+def judges_available() -> bool:
+    """Whether engine.judges can be imported."""
+    return _scorer() is not None
+
+
+def trajectory_cost(trajectory: Trajectory) -> float:
+    """The run's own total when given, else the sum of step costs."""
+    if trajectory.total_cost_usd is not None:
+        return trajectory.total_cost_usd
+    return sum(s.cost_usd or 0.0 for s in trajectory.steps)
