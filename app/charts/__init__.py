@@ -3,9 +3,11 @@ from ._export import chart_to_png, chart_to_svg
 from ._figures import (
     failure_plane_chart,
     grouped_bar_chart,
+    interval_chart,
     stacked_share_chart,
 )
 
 __all__ = [
-    "chart_to_png", "chart_to_svg", "failure_plane_chart", "grouped_bar_chart", "stacked_share_chart",
+    "chart_to_png", "chart_to_svg", "failure_plane_chart", "grouped_bar_chart", "interval_chart",
+    "stacked_share_chart",
 ]

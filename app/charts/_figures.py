@@ -59,3 +59,21 @@ def grouped_bar_chart(df: pl.DataFrame, *, x: str, y: str, group: str, x_title: 
                         scale=alt.Scale(scheme=_PALETTE)),
         tooltip=[group, x, alt.Tooltip(f"{y}:Q", format=".3f")],
     ).properties(width=alt.Step(28), height=300, title=title)
+
+
+def interval_chart(df: pl.DataFrame, *, prefix: str, category: str, group: str, title: str,
+                   unit: str) -> alt.LayerChart:
+    """A point estimate with its CI bar per category, coloured by group (columns <prefix>_pts/_low/_high)."""
+    base = alt.Chart(df).encode(
+        y=alt.Y(f"{category}:N", title=None),
+        yOffset=alt.YOffset(f"{group}:N"),
+        color=alt.Color(f"{group}:N", scale=alt.Scale(scheme=_PALETTE), title=group),
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X(f"{prefix}_low:Q", title=unit), x2=f"{prefix}_high:Q")
+    dots = base.mark_point(filled=True, size=70).encode(
+        x=f"{prefix}_pts:Q",
+        tooltip=[category, group, alt.Tooltip(f"{prefix}_pts:Q", format=".2f"),
+                 alt.Tooltip(f"{prefix}_low:Q", format=".2f"), alt.Tooltip(f"{prefix}_high:Q", format=".2f")])
+    zero = alt.Chart(pl.DataFrame({"x": [0.0]})).mark_rule(color="#999", strokeDash=[4, 3]).encode(x="x:Q")
+    return alt.layer(zero, bars, dots).properties(width=520, title=title)

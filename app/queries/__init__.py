@@ -1,6 +1,6 @@
 """The SQL text of every page's tables and figures, built from warehouse views with literal values."""
 from ._breakdowns import failure_breakdown_sql, hop_breakdown_sql, type_breakdown_sql
-from ._plane import failure_plane_sql, plane_failures_sql
+from ._plane import failure_plane_sql, plane_arrows_sql, plane_failures_sql
 from ._replay import (
     question_choices_sql,
     replay_candidates_sql,
@@ -14,12 +14,14 @@ from ._replay import (
     replay_steps_sql,
     run_choices_sql,
 )
-from ._runs import RunFilters, run_filter_options_sql, run_trajectories_sql, runs_sql
+from ._runs import (
+    RunFilters, run_filter_options_sql, run_trajectories_sql, runs_sql, transition_questions_sql,
+)
 
 __all__ = [
     "RunFilters", "failure_breakdown_sql", "failure_plane_sql", "hop_breakdown_sql",
-    "plane_failures_sql", "question_choices_sql", "replay_candidates_sql", "replay_evidence_sql", "replay_header_sql",
+    "plane_arrows_sql", "plane_failures_sql", "question_choices_sql", "replay_candidates_sql", "replay_evidence_sql", "replay_header_sql",
     "replay_judgments_sql", "replay_labels_sql", "replay_peers_sql", "replay_reads_sql",
     "replay_register_sql", "replay_steps_sql", "run_choices_sql", "run_filter_options_sql", "run_trajectories_sql",
-    "runs_sql", "type_breakdown_sql",
+    "runs_sql", "transition_questions_sql", "type_breakdown_sql",
 ]

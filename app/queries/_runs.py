@@ -55,3 +55,18 @@ FROM trajectory_facts
 WHERE run_id = {sql_literal(run_id)}
 ORDER BY question_id
 LIMIT {int(limit)}"""
+
+
+def transition_questions_sql(run_a: str, run_b: str, question_ids: list[str]) -> str:
+    """The paired trajectories of some questions, linked to their side-by-side replay."""
+    ids = ", ".join(sql_literal(q) for q in question_ids) or "NULL"
+    return f"""SELECT a.question_id,
+       './replay?trajectory=' || url_encode(a.trajectory_id) || '&vs=' || url_encode(b.trajectory_id)
+           AS side_by_side,
+       q.text AS question, q.gold_answer, a.final_answer AS answer_a, b.final_answer AS answer_b
+FROM trajectories a
+JOIN trajectories b ON b.question_id = a.question_id AND b.dataset = a.dataset
+LEFT JOIN questions q ON q.dataset = a.dataset AND q.question_id = a.question_id
+WHERE a.run_id = {sql_literal(run_a)} AND b.run_id = {sql_literal(run_b)}
+  AND a.question_id IN ({ids})
+ORDER BY a.question_id"""

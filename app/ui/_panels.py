@@ -1,7 +1,7 @@
 """A table or figure with its "Show SQL" expander and its downloads."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import altair as alt
 import polars as pl
@@ -53,10 +53,19 @@ def table_panel(
         table_exports(result.df, key=key, stem=stem)
 
 
-def figure_panel(chart: alt.TopLevelMixin, result: QueryResult, *, key: str, stem: str) -> None:
-    """An Altair figure, its SQL, and PNG / SVG downloads."""
-    st.altair_chart(chart, key=f"{key}-chart")
-    sql_expander(result.sql, seconds=result.seconds)
+def figure_panel(
+    chart: alt.TopLevelMixin,
+    results: QueryResult | Sequence[QueryResult],
+    *,
+    key: str,
+    stem: str,
+    selectable: bool = False,
+) -> object:
+    """An Altair figure, the SQL of every query it draws, and PNG / SVG downloads; returns the selection."""
+    event = st.altair_chart(chart, key=f"{key}-chart",
+                            **({"on_select": "rerun"} if selectable else {}))
+    for result in [results] if isinstance(results, QueryResult) else results:
+        sql_expander(result.sql, seconds=result.seconds)
     png, svg, _ = st.columns([1, 1, 4], gap="small")
     png.download_button("PNG", data=lambda: chart_to_png(chart), file_name=f"{stem}.png",
                         mime="image/png", key=f"{key}-png", on_click="ignore",
@@ -64,3 +73,4 @@ def figure_panel(chart: alt.TopLevelMixin, result: QueryResult, *, key: str, ste
     svg.download_button("SVG", data=lambda: chart_to_svg(chart), file_name=f"{stem}.svg",
                         mime="image/svg+xml", key=f"{key}-svg", on_click="ignore",
                         icon=":material/image:", width="stretch")
+    return event

@@ -1,0 +1,66 @@
+"""Intervention audit: the answer-presence audit's tables and its causal and insertion plots."""
+from __future__ import annotations
+
+import duckdb
+import streamlit as st
+
+from app.access import read_connection
+from app.charts import chart_to_png, chart_to_svg, interval_chart
+from app.ui import app_config, fetch, fill_warehouse_help, not_available, page_header, table_exports
+from warehouse import WarehouseBusy
+
+page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
+            "rewritten context? Remove vs placebo on the 1→1 stratum, insertion on 0→0, and the "
+            "sentinel panel.")
+
+PLOTS = {"causal": ("delta_causal", "Causal delta (remove − placebo), 1→1 stratum"),
+         "insertion": ("prepend", "Insertion of the gold in the 0→0 bucket (prepend)")}
+
+try:
+    from warehouse.audit import report_tables
+except ImportError:  # the audit analysis is another part of the warehouse
+    report_tables = None
+
+config = app_config()
+counts = fetch("SELECT count(*) AS n_records FROM audit_records") if config.db_path.exists() else None
+if not config.db_path.exists():
+    fill_warehouse_help(config, exists=False)
+elif report_tables is None:
+    not_available("The audit report", "`warehouse.audit.report_tables`")
+elif counts is not None and counts.df["n_records"][0] == 0:
+    st.info("No audit records in this warehouse yet. Run the audit with `trajscope audit ...` and "
+            "load its log; the tables and plots appear here.", icon="🧪")
+elif counts is not None:
+    try:
+        with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
+            tables = report_tables(con)
+    except WarehouseBusy as exc:
+        st.warning(str(exc), icon="⏳")
+        tables = []
+    except duckdb.Error as exc:
+        st.error(f"The audit tables failed: {str(exc).splitlines()[0]}", icon="⚠️")
+        tables = []
+    by_name = {t.name: t for t in tables}
+    plots = st.columns(len(PLOTS), gap="large")
+    for column, (name, (prefix, title)) in zip(plots, PLOTS.items()):
+        table = by_name.get(name)
+        if table is None or f"{prefix}_pts" not in table.frame.columns or table.frame.height == 0:
+            continue
+        with column:
+            chart = interval_chart(table.frame.drop_nulls(f"{prefix}_pts"), prefix=prefix,
+                                   category="cell", group="baseline", title=title, unit="F1 points")
+            st.altair_chart(chart, key=f"audit-{name}-chart")
+            p, s, _ = st.columns([1, 1, 3])
+            p.download_button("PNG", data=lambda chart=chart: chart_to_png(chart),
+                              file_name=f"audit-{name}.png", mime="image/png", key=f"audit-{name}-png",
+                              on_click="ignore", icon=":material/image:")
+            s.download_button("SVG", data=lambda chart=chart: chart_to_svg(chart),
+                              file_name=f"audit-{name}.svg", mime="image/svg+xml",
+                              key=f"audit-{name}-svg", on_click="ignore", icon=":material/image:")
+    for table in tables:
+        st.subheader(table.caption)
+        st.dataframe(table.frame, hide_index=True, key=f"audit-{table.name}")
+        with st.expander("Show source"):
+            st.caption(f"warehouse.audit.report_tables(['{table.name}']): the bootstrap runs in Python "
+                       "over the audit_* views (SQL console: `SELECT * FROM audit_paired`).")
+        table_exports(table.frame, key=f"audit-{table.name}-x", stem=f"audit-{table.name}")

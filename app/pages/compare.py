@@ -1,0 +1,120 @@
+"""Compare: two runs paired on question ids; delta with CI, McNemar, transitions, stratified odds ratio."""
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import streamlit as st
+
+from app.access import read_connection
+from app.queries import run_choices_sql, transition_questions_sql
+from app.ui import (
+    app_config, fetch, not_available, page_header, require_warehouse, set_url, sql_expander,
+    table_exports, table_panel, url_value,
+)
+from warehouse import WarehouseBusy
+
+page_header("Compare", "Two runs on the same question ids: accuracy delta with a bootstrap CI, exact "
+            "McNemar, the transition table, per-stratum statistics and the read-exposure-stratified "
+            "odds ratio of post-gold-read failures.")
+
+CELLS = {"b_only": "Fixed by B (A wrong → B right)", "a_only": "Broken by B (A right → B wrong)",
+         "both_right": "Right under both", "both_wrong": "Wrong under both"}
+
+try:
+    from warehouse.queries import (
+        METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
+    )
+    from warehouse.stats import UnpairedComparison
+except ImportError:  # the typed comparison queries are another part of the warehouse
+    compare_runs = None
+
+state = require_warehouse()
+if state and compare_runs is None:
+    not_available("Paired comparison", "`warehouse.queries.compare_runs`")
+elif state:
+    runs = fetch(run_choices_sql())
+    if runs is not None and runs.df.height < 2:
+        st.info("Comparing needs at least two runs in the warehouse.")
+    elif runs is not None:
+        run_ids = runs.df["run_id"].to_list()
+        a_default, b_default = url_value("a"), url_value("b")
+        c1, c2, c3, c4 = st.columns(4)
+        run_a = c1.selectbox("Run A (reference)", run_ids, key="compare-a",
+                             index=run_ids.index(a_default) if a_default in run_ids else 0)
+        run_b = c2.selectbox("Run B", run_ids, key="compare-b",
+                             index=run_ids.index(b_default) if b_default in run_ids else 1)
+        metric = c3.selectbox("Outcome", METRICS, key="compare-metric",
+                              index=METRICS.index(url_value("metric") or "correct"))
+        strata_options = [None, *STRATA]
+        strata = c4.selectbox("Stratify by", strata_options, key="compare-strata",
+                              index=strata_options.index(url_value("strata")) if url_value("strata") in STRATA else 0,
+                              format_func=lambda s: "—" if s is None else s)
+        for key, value in (("a", run_a), ("b", run_b), ("metric", metric if metric != "correct" else None),
+                           ("strata", strata)):
+            set_url(key, value)
+        config = app_config()
+        comparison = odds = None
+        try:
+            with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
+                comparison = compare_runs(con, run_a, run_b, metric=metric, strata=strata)
+                if "failure_rg" in state.views:
+                    odds = post_read_odds_ratio(con, run_a, run_b)
+        except (UnpairedComparison, QueryError) as exc:
+            st.warning(str(exc), icon="🔗")
+        except WarehouseBusy as exc:
+            st.warning(str(exc), icon="⏳")
+        except duckdb.Error as exc:
+            st.error(f"The comparison query failed: {str(exc).splitlines()[0]}", icon="⚠️")
+        if comparison is not None:
+            overall = comparison.overall
+            st.info(f"B against A — {comparison.pairing}.", icon="🔗")
+            m = st.columns(5)
+            m[0].metric("Paired questions", f"{overall.n:,}")
+            m[1].metric(f"A · {metric}", f"{overall.accuracy_a:.1%}")
+            m[2].metric(f"B · {metric}", f"{overall.accuracy_b:.1%}", delta=f"{overall.delta * 100:+.1f} pts")
+            m[3].metric("95% CI of delta", f"[{overall.bootstrap.low * 100:+.1f}, {overall.bootstrap.high * 100:+.1f}]")
+            m[4].metric("McNemar exact p", f"{overall.mcnemar.exact_p:.3g}" if overall.mcnemar else "n/a (not 0/1)")
+            frame = comparison_frame(comparison)
+            st.dataframe(frame, hide_index=True, key="compare-frame", column_config={
+                c: st.column_config.NumberColumn(format="percent") for c in ("acc_a", "acc_b", "delta", "ci_low", "ci_high")})
+            with st.expander("Show SQL"):
+                st.code(comparison.sql, language="sql")
+                st.caption(f"with $run_a = '{run_a}', $run_b = '{run_b}'; statistics by "
+                           "warehouse.queries.compare_runs over these rows")
+            table_exports(frame, key="compare", stem=f"compare-{run_a}-vs-{run_b}")
+
+            transitions = overall.transitions
+            if transitions is not None:
+                st.subheader("Transition table")
+                table = pl.DataFrame({
+                    "": ["A right", "A wrong"],
+                    "B right": [len(transitions.both_right), len(transitions.b_only)],
+                    "B wrong": [len(transitions.a_only), len(transitions.both_wrong)],
+                })
+                left, right = st.columns([1, 2], gap="large")
+                left.dataframe(table, hide_index=True, key="compare-transitions")
+                cell_default = url_value("cell") or "b_only"
+                cell = right.radio("List the questions of", list(CELLS), format_func=CELLS.get,
+                                   key="compare-cell",
+                                   index=list(CELLS).index(cell_default) if cell_default in CELLS else 0)
+                set_url("cell", cell if cell != "b_only" else None)
+                ids = getattr(transitions, cell)
+                if ids:
+                    questions = fetch(transition_questions_sql(run_a, run_b, ids))
+                    if questions is not None:
+                        table_panel(questions, key="compare-questions", stem=f"{cell}-{run_a}-vs-{run_b}",
+                                    column_config={"side_by_side": st.column_config.LinkColumn(
+                                        "Replay A | B", display_text="open ↗")})
+                else:
+                    st.caption("No questions in this cell.")
+            if odds is not None:
+                st.subheader("Post-gold-read failures, stratified by read exposure")
+                if odds.result is None:
+                    st.caption("No informative stratum: the odds ratio is undefined here.")
+                else:
+                    r = odds.result
+                    o = st.columns(3)
+                    o[0].metric("Mantel-Haenszel OR", f"{r.odds_ratio:.2f}")
+                    o[1].metric(f"{r.confidence:.0%} CI", f"[{r.ci_low:.2f}, {r.ci_high:.2f}]")
+                    o[2].metric("CMH p", f"{r.cmh_p:.3g}")
+                sql_expander(odds.sql)

@@ -1,0 +1,92 @@
+"""Export: any named view or table to CSV, Parquet, LaTeX (booktabs) or Markdown; a figure to PNG/SVG."""
+from __future__ import annotations
+
+import altair as alt
+import polars as pl
+import streamlit as st
+
+from app.charts import chart_to_png, chart_to_svg
+from app.console import ForbiddenStatement, check_statement
+from app.ui import fetch, page_header, require_warehouse, set_url, sql_expander, url_value
+from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
+
+page_header("Export", "Any view or table for the paper: CSV, Parquet, LaTeX (booktabs), Markdown; and a "
+            "figure of it as PNG or SVG. Every figure on the other pages has its own PNG/SVG buttons.")
+
+TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events",
+          "judgments", "chunks")
+FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet"),
+           "LaTeX (booktabs)": ("tex", "application/x-tex"), "Markdown": ("md", "text/markdown")}
+
+
+def _render(df: pl.DataFrame, fmt: str, caption: str) -> bytes:
+    if fmt == "CSV":
+        return to_csv(df).encode()
+    if fmt == "Parquet":
+        return to_parquet(df)
+    if fmt == "Markdown":
+        return to_markdown(df).encode()
+    return to_latex(df, caption=caption).encode()
+
+
+state = require_warehouse()
+if state:
+    sources = [*sorted(state.views), *TABLES]
+    current = url_value("source")
+    source = st.selectbox("View or table", sources,
+                          index=sources.index(current) if current in sources else 0, key="export-source")
+    set_url("source", source)
+    left, right = st.columns([3, 1])
+    where = left.text_input("Filter (optional SQL condition)", value=url_value("where") or "",
+                            key="export-where", placeholder="e.g. dataset = 'hotpotqa'")
+    limit = right.number_input("Row limit", min_value=1, max_value=1_000_000,
+                               value=int(url_value("limit") or 100_000), step=1000, key="export-limit")
+    set_url("where", where.strip() or None)
+    set_url("limit", None if limit == 100_000 else str(limit))
+    condition = f"\nWHERE {where.strip()}" if where.strip() else ""
+    sql = f'SELECT *\nFROM "{source}"{condition}\nLIMIT {int(limit)}'
+    try:
+        check_statement(sql)
+    except ForbiddenStatement as exc:
+        st.error(f"Refused: {exc}", icon="🛑")
+        result = None
+    else:
+        result = fetch(sql)
+    if result is not None:
+        st.markdown(f"**{result.df.height:,} row(s)** of `{source}`")
+        st.dataframe(result.df.head(1000), hide_index=True, height=320, key="export-preview")
+        sql_expander(result.sql, seconds=result.seconds)
+        fmt = st.radio("Table format", list(FORMATS), horizontal=True, key="export-format")
+        ext, mime = FORMATS[fmt]
+        st.download_button(
+            f"Download {fmt}", data=lambda: _render(result.df, fmt, f"{source} (trajscope)"),
+            file_name=f"{source}.{ext}", mime=mime, type="primary", key="export-download",
+            on_click="ignore", icon=":material/download:",
+        )
+
+        st.divider()
+        st.subheader("Figure of this table")
+        numeric = [c for c, t in result.df.schema.items() if t.is_numeric()]
+        if not numeric or result.df.height == 0:
+            st.caption("This table has no numeric column to draw.")
+        else:
+            columns = result.df.columns
+            c1, c2, c3, c4 = st.columns(4)
+            mark = c1.selectbox("Mark", ["bar", "point", "line"], key="export-mark")
+            x = c2.selectbox("x", columns, key="export-x")
+            y = c3.selectbox("y", numeric, index=len(numeric) - 1, key="export-y")
+            color = c4.selectbox("Colour", [None, *columns], key="export-color",
+                                 format_func=lambda c: "—" if c is None else c)
+            data = result.df.head(5000)
+            chart = getattr(alt.Chart(data), f"mark_{mark}")().encode(
+                x=alt.X(x), y=alt.Y(y), **({"color": alt.Color(color)} if color else {}),
+                tooltip=list(dict.fromkeys([x, y, *( [color] if color else [])])),
+            ).properties(width=600, height=320, title=f"{y} by {x} ({source})")
+            st.altair_chart(chart, key="export-chart")
+            p, s, _ = st.columns([1, 1, 4])
+            p.download_button("PNG", data=lambda: chart_to_png(chart), file_name=f"{source}.png",
+                              mime="image/png", key="export-png", on_click="ignore",
+                              icon=":material/image:", width="stretch")
+            s.download_button("SVG", data=lambda: chart_to_svg(chart), file_name=f"{source}.svg",
+                              mime="image/svg+xml", key="export-svg", on_click="ignore",
+                              icon=":material/image:", width="stretch")

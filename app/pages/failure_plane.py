@@ -1,0 +1,72 @@
+"""Failure plane: P_disc against P_post per run, arrows from each baseline to its interventions."""
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from app.charts import failure_plane_chart
+from app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
+from app.ui import (
+    fetch, figure_panel, not_available, page_header, require_warehouse, set_url, table_exports,
+    table_panel, url_list, url_value,
+)
+
+page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
+            "post-gold-read failures (P_post) as shares of each run's trajectories. Click a point, or "
+            "pick a run below, to list its failures.")
+
+state = require_warehouse()
+if state and "failure_plane" not in state.views:
+    not_available("The failure plane", "the `failure_plane` view (warehouse migration with the "
+                  "failure taxonomies; re-ingest to install it)")
+elif state:
+    c1, c2 = st.columns([1, 3])
+    extractors = ["regex", "spacy"]
+    extractor = c1.radio("Entity extractor", extractors, horizontal=True, key="plane-extractor",
+                         index=extractors.index(url_value("extractor") or "regex"))
+    set_url("extractor", extractor if extractor != "regex" else None)
+    points = fetch(failure_plane_sql(extractor, []))
+    if points is not None and points.df.height:
+        all_datasets = sorted(d for d in points.df["dataset"].unique().to_list() if d is not None)
+        datasets = c2.multiselect("Datasets", all_datasets, key="plane-datasets", placeholder="All",
+                                  default=[d for d in url_list("dataset") if d in all_datasets])
+        set_url("dataset", datasets)
+        shown = datasets or all_datasets
+        arrows = fetch(plane_arrows_sql(extractor, shown))
+        picked = None
+        if arrows is not None:
+            grid = st.columns(2)
+            for index, dataset in enumerate(shown):
+                with grid[index % 2]:
+                    chart = failure_plane_chart(
+                        points.df.filter(pl.col("dataset") == dataset),
+                        arrows.df.filter(pl.col("dataset") == dataset), title=dataset)
+                    event = figure_panel(chart, [points, arrows], key=f"plane-{dataset}",
+                                         stem=f"failure-plane-{dataset}-{extractor}", selectable=True)
+                    chosen = (event.selection.get("run") or []) if event is not None else []
+                    if chosen:
+                        picked = chosen[0].get("run_id")
+        with st.expander("The plane as a table"):
+            st.dataframe(points.df, hide_index=True,
+                         column_config={"p_disc": st.column_config.NumberColumn(format="percent"),
+                                        "p_post": st.column_config.NumberColumn(format="percent")})
+            table_exports(points.df, key="plane-table", stem=f"failure-plane-{extractor}")
+        st.divider()
+        run_ids = points.df["run_id"].to_list()
+        current = picked or url_value("run")
+        run_id = st.selectbox("Failures of run", run_ids, key="plane-run",
+                              index=run_ids.index(current) if current in run_ids else None,
+                              placeholder="Choose a run (or click its point)")
+        if picked and picked != run_id:
+            run_id = picked
+        set_url("run", run_id)
+        if run_id:
+            failures = fetch(plane_failures_sql(run_id, extractor))
+            if failures is not None:
+                st.markdown(f"**{failures.df.height} wrong trajectories of `{run_id}`**, labelled by "
+                            f"the Read-Gate taxonomy ({extractor} extractor)")
+                table_panel(failures, key="plane-failures", stem=f"failures-{run_id}",
+                            column_config={"replay": st.column_config.LinkColumn(
+                                "Replay", display_text="open ↗")})
+    elif points is not None:
+        st.info("No runs in the failure plane yet.")

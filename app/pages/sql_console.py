@@ -1,0 +1,50 @@
+"""SQL console: read-only, sandboxed queries against the warehouse with a time limit and a row cap."""
+from __future__ import annotations
+
+import duckdb
+import streamlit as st
+
+from app.console import ForbiddenStatement, QueryTimeout, run_console_query
+from app.ui import app_config, page_header, require_warehouse, set_url, sql_expander, table_exports, url_value
+from warehouse import WarehouseBusy, load_views
+
+page_header("SQL console", "Read-only SQL over the warehouse's tables and named views. No writes, no "
+            "server files, no network, no extensions.")
+
+config = app_config()
+state = require_warehouse()
+if state:
+    with st.expander(f"Named views ({len(state.views)}) and tables"):
+        descriptions = {v.name: v.description for v in load_views()}
+        st.dataframe(
+            [{"view": name, "description": descriptions.get(name, "")} for name in sorted(state.views)],
+            hide_index=True, width="stretch",
+        )
+        st.caption("Tables: runs, questions, chunks, trajectories, steps, candidates, reads, "
+                   "register_events, judgments.")
+    default = url_value("sql") or "SELECT * FROM run_summary ORDER BY run_id LIMIT 50"
+    with st.form("console-form"):
+        sql = st.text_area("SQL", value=default, height=160, key="console-sql")
+        submitted = st.form_submit_button("Run query", type="primary", icon=":material/play_arrow:")
+    st.caption(f"Limits: {config.sql_timeout_s:g} s per query, {config.sql_row_cap:,} rows shown and "
+               "downloaded. Only SELECT (and EXPLAIN) statements run.")
+    if submitted:
+        set_url("sql", sql.strip())
+    if submitted or url_value("sql"):
+        try:
+            result = run_console_query(config.db_path, sql, timeout_s=config.sql_timeout_s,
+                                       row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s)
+        except ForbiddenStatement as exc:
+            st.error(f"Refused: {exc}", icon="🛑")
+        except QueryTimeout as exc:
+            st.error(f"Stopped: {exc}", icon="⏱️")
+        except WarehouseBusy as exc:
+            st.warning(str(exc), icon="⏳")
+        except duckdb.Error as exc:
+            st.error(f"Query failed: {str(exc).splitlines()[0]}", icon="⚠️")
+        else:
+            note = f" — showing the first {config.sql_row_cap:,} (row cap)" if result.truncated else ""
+            st.markdown(f"**{result.df.height:,} row(s){note}** in {result.seconds * 1000:.0f} ms")
+            st.dataframe(result.df, hide_index=True, key="console-result")
+            sql_expander(result.sql)
+            table_exports(result.df, key="console", stem="query")

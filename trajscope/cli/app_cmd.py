@@ -1,0 +1,73 @@
+"""`trajscope app`: serve the Streamlit dashboard on 127.0.0.1 over one warehouse file."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+
+from warehouse import default_db_path
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@click.command("app")
+@click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Warehouse file (default: $TRAJSCOPE_DB or ./trajscope.duckdb). It may not exist "
+                   "yet: the dashboard then explains how to fill it, and its Upload page creates it.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
+              help="Port on 127.0.0.1.")
+@click.option("--max-upload-mb", type=click.IntRange(1, 100_000), default=200, show_default=True,
+              help="Largest log the Upload page accepts.")
+@click.option("--sql-timeout", type=click.FloatRange(0.1, 3600), default=10.0, show_default=True,
+              help="Seconds a SQL console query may run before it is interrupted.")
+@click.option("--row-cap", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True,
+              help="Most rows the SQL console shows and downloads.")
+def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, row_cap: int) -> None:
+    """Serve the dashboard on http://127.0.0.1:PORT (read-only over the warehouse; Ctrl-C stops it).
+
+    Pages: Runs, Failure plane, Breakdowns, Trajectory replay, Compare, Intervention audit,
+    Upload, SQL console and Export. Every view keeps its state in the URL, so links can be shared.
+    """
+    db_path = (db or default_db_path()).resolve()
+    if db_path.exists() and db_path.is_dir():
+        raise click.ClickException(f"{db_path}: is a directory, not a warehouse file")
+    if not _port_free(port):
+        raise click.ClickException(f"port {port} on 127.0.0.1 is already in use; pass --port N")
+    main = Path(__file__).resolve().parents[2] / "app" / "main.py"
+    if not main.is_file():
+        raise click.ClickException(f"{main}: the dashboard's entry script is missing from this install")
+    env = {
+        **os.environ,
+        "TRAJSCOPE_DB": str(db_path),
+        "TRAJSCOPE_APP_MAX_UPLOAD_MB": str(max_upload_mb),
+        "TRAJSCOPE_APP_SQL_TIMEOUT_S": str(sql_timeout),
+        "TRAJSCOPE_APP_SQL_ROW_CAP": str(row_cap),
+        # The repo root on the path, so `app` imports the same way as in tests.
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(main.parents[1]), os.environ.get("PYTHONPATH")])),
+    }
+    args = [
+        sys.executable, "-m", "streamlit", "run", str(main),
+        "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+        "--server.maxUploadSize", str(max_upload_mb), "--server.fileWatcherType", "none",
+        "--browser.gatherUsageStats", "false", "--global.developmentMode", "false",
+        "--client.toolbarMode", "minimal",
+    ]
+    state = "" if db_path.exists() else " (not created yet)"
+    click.echo(f"trajscope dashboard on http://127.0.0.1:{port}  —  warehouse {db_path}{state}")
+    try:
+        code = subprocess.call(args, env=env)
+    except KeyboardInterrupt:
+        code = 0
+    if code not in (0, -2, 130):
+        raise click.ClickException(f"the Streamlit server exited with status {code}")
