@@ -18,12 +18,16 @@ DEFAULT_SENTINEL = "[MASK]"
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(AuditRecord)
 _PATH_RE = re.compile(r"at `\$(.*)`")
+_UNKNOWN_RE = re.compile(r"unknown field `([^`]+)`")
 
 
 def _field_of(error: Exception) -> tuple[str | None, str]:
     text = str(error)
     m = _PATH_RE.search(text)
     field = m.group(1).lstrip(".") if m else None
+    unknown = _UNKNOWN_RE.search(text)
+    if unknown:  # msgspec points at the enclosing object; name the offending field itself
+        field = f"{field}.{unknown.group(1)}" if field else unknown.group(1)
     return (field or None), _PATH_RE.sub("", text).rstrip(" -")
 
 
@@ -75,7 +79,7 @@ def decode_audit_record(data: bytes | str, *, path: str | Path = "<input>", line
         record = _decoder.decode(data)
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         field, message = _field_of(exc)
-        if isinstance(exc, msgspec.DecodeError) and "malformed" in message.lower():
+        if not isinstance(exc, msgspec.ValidationError):  # a syntax error, not a schema error
             message = f"not valid JSON ({message})"
         raise RecordError(path, line, field, message) from None
     return _check(record, path, line)
