@@ -29,9 +29,9 @@ class RunInputs:
 def _dataset_and_retriever(dataset: str, kind: str, top_k: int) -> tuple[Any, dict[str, Chunk], Any]:
     # Shared across the runs of one matrix: loading the corpus and the encoder once is what matters.
     from engine.retrieval import build_retriever
-    from ingest.datasets import load_dataset, load_demo
+    from ingest.datasets import load_dataset
 
-    loaded = load_demo() if dataset == "demo" else load_dataset(dataset)
+    loaded = load_dataset(dataset)  # a path, or a known name such as "demo"
     corpus = {c.chunk_id: c for c in loaded.chunks}
     return loaded, corpus, build_retriever(loaded.chunks, kind=kind, top_k=top_k)  # type: ignore[arg-type]
 

@@ -1,0 +1,124 @@
+"""`trajscope run`: run a controller over a dataset (or a run matrix), logging every trajectory."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+
+def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r}: expected KEY=VALUE", param_hint="--param")
+        params[key.strip()] = yaml.safe_load(value)  # typed: 2 -> int, true -> bool, [a, b] -> list
+    return params
+
+
+@click.command("run")
+@click.option("--dataset", help="'demo' or a dataset path (see `trajscope data list`).")
+@click.option("--controller", help="Controller name, e.g. read_gate, arag, execution_rag, direct, vanilla_rag.")
+@click.option("--condition", help="Condition of the controller, e.g. baseline, read_gate, register (default: its own).")
+@click.option("--model", default=None, help="'local' (embedded SmolLM2, default), 'mock:<url>', or a model name "
+              "served at --base-url / $OPENAI_BASE_URL with the key in $OPENAI_API_KEY.")
+@click.option("--base-url", help="OpenAI-compatible endpoint root (default $OPENAI_BASE_URL, else OpenAI).")
+@click.option("--n", "n", type=click.IntRange(min=1), help="Number of questions (seeded sample); default all.")
+@click.option("--seed", type=int, default=None, help="Seed of the question sample (default 0).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Episodes in flight at once (default 4).")
+@click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
+              help="Warehouse to ingest into as trajectories finish (default $TRAJSCOPE_DB or ./trajscope.duckdb).")
+@click.option("--no-ingest", is_flag=True, help="Only write the JSONL log.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Log directory (default ./runs).")
+@click.option("--resume", is_flag=True, help="Require an existing log to continue (a rerun resumes anyway).")
+@click.option("--run-id", help="Explicit run id (default: derived from the settings).")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Controller parameter override (repeatable).")
+@click.option("--temperature", type=float, help="Sampling temperature (default: the model config's, 0).")
+@click.option("--max-tokens", type=int, help="Max output tokens per call.")
+@click.option("--reasoning-effort", help="Passed through to reasoning models (low / medium / high).")
+@click.option("--protocol", type=click.Choice(["tools", "json"]), help="Action protocol (default: json for local, tools otherwise).")
+@click.option("--timeout", "timeout_s", type=float, help="Per-request timeout in seconds (default 60).")
+@click.option("--episode-timeout", "episode_timeout_s", type=float, help="Give up on one question after this many seconds.")
+@click.option("--retriever", type=click.Choice(["hybrid", "bm25", "dense"]), default=None, help="Retriever (default hybrid).")
+@click.option("--top-k", type=int, default=None, help="Search results per query (default 5).")
+@click.option("--no-cache", is_flag=True, help="Do not use the on-disk response cache.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), help="Response cache file (default $TRAJSCOPE_CACHE/llm_responses.sqlite).")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (JSON/YAML: model -> [usd_per_1k_in, usd_per_1k_out]).")
+@click.option("--matrix", type=click.Path(exists=True, dir_okay=False), help="Run-matrix YAML: shared settings plus a `runs:` list; "
+              "every run uses the same question ids.")
+@click.option("--no-progress", is_flag=True, help="No progress bar.")
+def command(**options: Any) -> None:
+    """Run an agent controller over a dataset and log every trajectory.
+
+    Each finished trajectory is appended to <out>/<run_id>.jsonl (flushed and fsync'd) and ingested
+    into the warehouse in small batches. Starting the same run again resumes it: finished question ids
+    are skipped. Failures of a question (model errors after retries, controller bugs) are logged as
+    error trajectories; the run goes on.
+
+    \b
+    Examples:
+      trajscope run --dataset demo --controller read_gate --condition read_gate --n 20
+      trajscope run --dataset data/hotpot --controller execution_rag --model gpt-4o-mini --concurrency 16
+      trajscope run --matrix matrix.yaml
+    """
+    from engine.llm import LocalModelError
+    from engine.runs import LogCorrupt, MatrixError, RunSetupError, RunSpec, execute_matrix, load_matrix
+
+    if options["prices"]:
+        os.environ["TRAJSCOPE_PRICES"] = options["prices"]
+    shared = _shared_settings(options)
+    try:
+        if options["matrix"]:
+            if options["dataset"] or options["controller"]:
+                raise click.UsageError("--matrix takes dataset and controllers from the file; drop --dataset/--controller")
+            specs = load_matrix(options["matrix"], **shared)
+        else:
+            if not options["dataset"] or not options["controller"]:
+                raise click.UsageError("--dataset and --controller are required (or use --matrix FILE)")
+            specs = [RunSpec(dataset=options["dataset"], controller=options["controller"],
+                             condition=options["condition"], n=options["n"], run_id=options["run_id"],
+                             params=_params(options["params"]), **shared)]
+        for spec in specs:
+            spec.condition = spec.condition or _default_condition(spec.controller)
+            if options["no_ingest"]:
+                spec.db_path = None
+            elif spec.db_path is None:
+                from warehouse import default_db_path
+
+                spec.db_path = Path(default_db_path())
+        summaries = execute_matrix(specs, on_done=lambda s: click.echo(s.line()))
+    except (RunSetupError, MatrixError, LogCorrupt, LocalModelError, ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(str(exc)) from None
+    if any(s.n_errors for s in summaries):
+        click.echo(f"{sum(s.n_errors for s in summaries)} question(s) ended in a recorded error "
+                   "(see the `error` field / the warehouse).", err=True)
+
+
+def _default_condition(controller: str) -> str | None:
+    # Recorded explicitly so the run id and the Run record name the condition that actually ran.
+    from engine.controllers import CONTROLLERS
+
+    spec = CONTROLLERS.get(controller)
+    if spec is None:
+        raise click.ClickException(f"unknown controller {controller!r}; choose one of: {', '.join(CONTROLLERS)}")
+    return spec.default_condition
+
+
+def _shared_settings(options: dict[str, Any]) -> dict[str, Any]:
+    names = ("model", "base_url", "seed", "concurrency", "db_path", "out_dir", "temperature", "max_tokens",
+             "reasoning_effort", "protocol", "timeout_s", "episode_timeout_s", "retriever", "top_k", "cache_path")
+    shared = {k: options[k] for k in names if options.get(k) is not None}
+    if options["no_cache"]:
+        shared["cache"] = False
+    if options["resume"]:
+        shared["require_resume"] = True
+    if options["no_progress"]:
+        shared["progress"] = False
+    if options["no_ingest"]:
+        shared["db_path"] = None
+    if options.get("matrix") and options["params"]:
+        shared["params"] = _params(options["params"])
+    return shared
