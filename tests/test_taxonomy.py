@@ -237,3 +237,20 @@ def test_hop_breakdown_evidence_recall(db):
     # recall: 5 half-retrieved trajectories (0.5) and 2 fully retrieved (1.0); no_gold has none.
     assert row[:7] == (8, 7, 2, 2, 1, 1, 1)
     assert row[7] == pytest.approx((5 * 0.5 + 2 * 1.0) / 7)
+
+
+def test_extractor_kappa_equals_sklearn_on_the_stored_labels(db):
+    from sklearn.metrics import cohen_kappa_score
+
+    from warehouse.queries import extractor_agreement
+
+    with open_warehouse(db) as con:
+        result = extractor_agreement(con)
+        pairs = con.execute(
+            "SELECT x.is_discipline, y.is_discipline FROM failure_rg x JOIN failure_rg y USING (trajectory_id) "
+            "WHERE x.extractor = 'regex' AND y.extractor = 'spacy'"
+        ).fetchall()
+    assert result.agreement.n == len(pairs) == 8 + 7 + 7
+    expected = cohen_kappa_score([p[0] for p in pairs], [p[1] for p in pairs])
+    assert result.agreement.kappa == pytest.approx(expected, abs=1e-9)
+    assert result.agreement.kappa < 1.0  # rg_extractors_differ disagrees

@@ -166,9 +166,13 @@ def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, 
 
 async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[tuple]:
     todo = [i for i in inputs if judge.model_name not in i.llm_models]
-    verdicts = await judge.judge_many(
-        [EquivalenceItem(i.question or "", i.gold, i.aliases, i.final_answer) for i in todo]
-    )
+    try:
+        verdicts = await judge.judge_many(
+            [EquivalenceItem(i.question or "", i.gold, i.aliases, i.final_answer) for i in todo]
+        )
+    finally:
+        # The HTTP pool belongs to this event loop, which ends with the pass.
+        await judge.model.close()
     rows = []
     for item, verdict in zip(todo, verdicts, strict=True):
         if verdict.equivalent is None:
@@ -231,7 +235,10 @@ def judge_run(
     llm_judge: LLMJudge | None = None,
     extractors: Sequence[str] = ("regex", "spacy"),
 ) -> JudgeReport:
-    """Judge one run: missing em/f1/contain, optional LLM verdicts, entity coverage, answer checks."""
+    """Judge one run: missing em/f1/contain, optional LLM verdicts, entity coverage, answer checks.
+
+    The LLM judge's model client is closed when the pass ends: use a fresh LLMJudge per pass.
+    """
     from warehouse import open_warehouse
 
     start = time.perf_counter()

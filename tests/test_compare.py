@@ -1,0 +1,174 @@
+"""`trajscope compare` and `trajscope judge` end to end: printed numbers equal the SQL views'."""
+from __future__ import annotations
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.contingency_tables import StratifiedTable, mcnemar
+
+from engine.judges import judge_run
+from engine.mock_llm import MockLLMServer, reply_json
+from fixtures.forensics.builders import final, read, search, trajectory
+from trajscope.cli import main
+from trajscope.format import Run
+from warehouse import ingest_trajectories, open_warehouse
+from warehouse.queries import efficiency_frontier, extractor_agreement, judge_agreement, post_read_odds_ratio
+
+N_QUESTIONS = 40
+
+
+def _run(run_id: str, seed: int, p_right: float, p_read: float, qids: range) -> list:
+    rng = np.random.default_rng(seed)
+    run = Run(run_id=run_id, dataset="hotpotqa", condition=run_id)
+    records = []
+    for i in qids:
+        gold_chunk = (f"c{i}", f"Person {i} was born in City{i}.")
+        steps = [search((gold_chunk[0], f"Person {i} biography"))]
+        if rng.random() < p_read:
+            steps.append(read(gold_chunk))
+        answer = f"City{i}" if rng.random() < p_right else f"Town{i}"
+        steps.append(final(answer))
+        records.append(trajectory(
+            run, f"q{i:03d}", f"Where was Person {i} born?", f"City{i}", steps,
+            gold_chunks=(gold_chunk[0],), question_type="bridge" if i % 3 else "comparison",
+            cost=0.001 * (1 + len(steps)),
+        ))
+    return records
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory):
+    path = tmp_path_factory.mktemp("compare") / "wh.duckdb"
+    records = (
+        _run("base", 1, 0.45, 0.4, range(N_QUESTIONS))
+        + _run("gate", 2, 0.65, 1.0, range(N_QUESTIONS))
+        + _run("partial", 3, 0.5, 0.5, range(20, N_QUESTIONS + 10))
+        + _run("other", 4, 0.5, 0.5, range(100, 110))
+    )
+    ingest_trajectories(path, records)
+    for run_id in ("base", "gate", "partial", "other"):
+        judge_run(path, run_id, extractors=("regex",))
+    return path
+
+
+def _compare_csv(db, *args) -> list[dict[str, str]]:
+    result = CliRunner().invoke(main, ["compare", *args, "--format", "csv", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    return list(csv.DictReader(io.StringIO(result.stdout)))
+
+
+def _sql(db, query: str, params=None):
+    with open_warehouse(db) as con:
+        return con.execute(query, params or []).fetchall()
+
+
+def test_compare_numbers_equal_the_views(db):
+    (row,) = _compare_csv(db, "base", "gate")
+    acc = dict(_sql(db, "SELECT run_id, contain_acc FROM run_summary WHERE run_id IN ('base', 'gate')"))
+    a_only, b_only, both_wrong = _sql(db, """
+        SELECT count(*) FILTER (a.contain = 1 AND b.contain = 0), count(*) FILTER (a.contain = 0 AND b.contain = 1),
+               count(*) FILTER (a.contain = 0 AND b.contain = 0)
+        FROM trajectory_facts a JOIN trajectory_facts b USING (question_id)
+        WHERE a.run_id = 'base' AND b.run_id = 'gate'""")[0]
+    assert row["stratum"] == "all" and int(row["n"]) == N_QUESTIONS
+    assert float(row["acc_a"]) == pytest.approx(acc["base"], abs=1e-12)
+    assert float(row["acc_b"]) == pytest.approx(acc["gate"], abs=1e-12)
+    assert float(row["delta"]) == pytest.approx(acc["gate"] - acc["base"], abs=1e-12)
+    assert (int(row["a_only"]), int(row["b_only"])) == (a_only, b_only)
+    table = np.array([[N_QUESTIONS - a_only - b_only - both_wrong, a_only], [b_only, both_wrong]])
+    assert float(row["mcnemar_exact_p"]) == pytest.approx(mcnemar(table, exact=True).pvalue, abs=1e-9)
+    assert float(row["mcnemar_chi2_p"]) == pytest.approx(mcnemar(table, exact=False).pvalue, abs=1e-9)
+    assert float(row["ci_low"]) <= float(row["delta"]) <= float(row["ci_high"])
+
+
+def test_compare_strata_rows_equal_type_breakdown(db):
+    rows = _compare_csv(db, "base", "gate", "--strata", "question_type")
+    assert [r["stratum"] for r in rows] == ["all", "bridge", "comparison"]
+    by_type = {(run, qt): (n, acc) for run, qt, n, acc in _sql(
+        db, "SELECT run_id, question_type, n, contain_acc FROM type_breakdown WHERE run_id IN ('base', 'gate')")}
+    for row in rows[1:]:
+        n, acc_a = by_type[("base", row["stratum"])]
+        assert int(row["n"]) == n
+        assert float(row["acc_a"]) == pytest.approx(acc_a, abs=1e-12)
+        assert float(row["acc_b"]) == pytest.approx(by_type[("gate", row["stratum"])][1], abs=1e-12)
+
+
+def test_zero_read_rescue_uses_the_baseline_zero_read_subset(db):
+    (row,) = _compare_csv(db, "base", "gate", "--zero-read")
+    n_zero, acc = _sql(db, "SELECT count(*), avg(contain) FROM trajectory_facts WHERE run_id = 'base' AND read_count = 0")[0]
+    assert int(row["n"]) == n_zero > 0
+    assert float(row["acc_a"]) == pytest.approx(acc, abs=1e-12)
+
+
+def test_partial_overlap_is_labelled_and_unpaired_runs_are_refused(db):
+    result = CliRunner().invoke(main, ["compare", "base", "partial", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "paired on the 20 shared question ids; 20 only in A and 10 only in B are excluded" in result.output
+    refused = CliRunner().invoke(main, ["compare", "base", "other", "--db", str(db)])
+    assert refused.exit_code != 0
+    assert "no shared question ids" in refused.output and "Traceback" not in refused.output
+    missing = CliRunner().invoke(main, ["compare", "base", "nope", "--db", str(db)])
+    assert missing.exit_code != 0 and "no trajectories for run 'nope'" in missing.output
+
+
+def test_compare_markdown_and_latex_render_the_same_delta(db):
+    (row,) = _compare_csv(db, "base", "gate")
+    delta = f"{float(row['delta']):.3f}"
+    for fmt in ("markdown", "latex"):
+        result = CliRunner().invoke(main, ["compare", "base", "gate", "--format", fmt, "--db", str(db)])
+        assert result.exit_code == 0 and delta in result.output
+
+
+def test_judge_command_with_mock_llm_and_agreement(db, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+
+    def responder(request):
+        prediction = request.text().split("Predicted answer:")[1].split("\n")[0]
+        # A judge that disagrees with Contain-Acc on questions 0-4, to give kappa something to measure.
+        question = request.text().split("Question: Where was Person ")[1].split(" ")[0]
+        right = "City" in prediction
+        return reply_json({"equivalent": (not right) if int(question) < 5 else right, "rationale": "mock"})
+
+    with MockLLMServer(responder) as server:
+        result = CliRunner().invoke(main, ["judge", "gate", "--judge", server.model_spec, "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert f"{N_QUESTIONS} mock verdicts added (0 failed)" in result.output
+    pairs = _sql(db, """SELECT l.score, c.score FROM judgments l JOIN judgments c USING (trajectory_id)
+                        WHERE l.judge = 'llm' AND c.judge = 'contain' AND trajectory_id LIKE 'gate::%'""")
+    with open_warehouse(db) as con:
+        agreement = judge_agreement(con, "llm:mock", "contain", run_id="gate").agreement
+    assert agreement.n == N_QUESTIONS
+    assert agreement.kappa == pytest.approx(cohen_kappa_score([p[0] for p in pairs], [p[1] for p in pairs]), abs=1e-9)
+    # A second pass finds every trajectory judged by that model already.
+    with MockLLMServer(responder) as server:
+        again = CliRunner().invoke(main, ["judge", "gate", "--judge", server.model_spec, "--db", str(db)])
+        assert server.chat_requests == []
+    assert "0 mock verdicts added" in again.output
+
+
+def test_post_read_odds_ratio_tables_come_from_failure_rg(db):
+    with open_warehouse(db) as con:
+        result = post_read_odds_ratio(con, "base", "partial")
+    n_post = _sql(db, "SELECT count(*) FROM failure_rg WHERE extractor = 'regex' AND label = 'post_gold_read' "
+                      "AND run_id IN ('base', 'partial')")[0][0]
+    assert sum(t[0][0] + t[1][0] for t in result.tables.values()) == n_post
+    stack = np.array([result.tables[k] for k in sorted(result.tables)], dtype=float)
+    ref = StratifiedTable(np.transpose(stack, (1, 2, 0)))
+    assert result.result.odds_ratio == pytest.approx(ref.oddsratio_pooled, abs=1e-9)
+
+
+def test_efficiency_frontier_matches_run_efficiency(db):
+    with open_warehouse(db) as con:
+        frontier = efficiency_frontier(con, ["base", "gate"])
+        agreement = extractor_agreement(con, "base")
+    rows = dict((r[0], r[1:]) for r in _sql(db, "SELECT run_id, accuracy, retrieved_tokens FROM run_efficiency"))
+    for point in frontier.points:
+        assert (point.accuracy, point.retrieved_tokens) == pytest.approx(rows[point.run_id])
+    # gate reads more (more retrieved tokens) and is more accurate: both are Pareto-optimal.
+    assert [p.on_frontier for p in frontier.points] == [True, True]
+    # Only the regex extractor was run: there is no spaCy labelling to agree with.
+    assert agreement.agreement is None

@@ -1,0 +1,73 @@
+"""`trajscope compare`: paired statistics between two runs on the same question ids, as a paper table."""
+from __future__ import annotations
+
+import click
+
+from ._options import db_option
+
+
+@click.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--metric", type=click.Choice(["contain", "em", "f1", "llm", "correct"]), default="contain",
+              show_default=True,
+              help="Per-question outcome; 'correct' is the papers' criterion (LLM verdict, else Contain-Acc).")
+@click.option("--strata", type=click.Choice(["dataset", "question_type", "hop_count", "a_zero_read"]),
+              default=None, help="Add one row per value of this question column (a_zero_read: A read nothing).")
+@click.option("--zero-read", "zero_read", is_flag=True,
+              help="Zero-read rescue: only the questions run A finalised without reading.")
+@click.option("--margin", type=float, default=None,
+              help="Add a TOST equivalence test with this margin on the accuracy delta (e.g. 0.02).")
+@click.option("--resamples", type=click.IntRange(100, 1_000_000), default=1000, show_default=True,
+              help="Paired bootstrap resamples.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Bootstrap seed.")
+@click.option("--format", "fmt", type=click.Choice(["markdown", "latex", "csv"]), default="markdown",
+              show_default=True, help="Output table format.")
+@click.option("--digits", type=click.IntRange(1, 17), default=3, show_default=True,
+              help="Decimal places (markdown and latex; csv prints full precision).")
+@db_option
+def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fmt, digits, db_path) -> None:
+    """Compare RUN_B against RUN_A, paired by question id.
+
+    Prints accuracy under A and B, the delta (B - A) with a 95% paired bootstrap CI, the
+    transition counts (a_only: right under A only; b_only: right under B only) and McNemar's exact
+    and continuity-corrected chi-square p-values, overall and per stratum. Questions only one run
+    answered are excluded and the header says how many; runs with no shared question are refused.
+
+    Example: trajscope compare baseline readgate --strata question_type --format latex
+    """
+    from pathlib import Path
+
+    import duckdb
+
+    from warehouse import WarehouseBusy, open_warehouse
+    from warehouse.export import to_csv, to_latex, to_markdown
+    from warehouse.queries import QueryError, compare_runs, comparison_frame
+    from warehouse.stats import UnpairedComparison
+
+    if not Path(db_path).exists():
+        raise click.ClickException(f"{db_path}: no warehouse here; create one with `trajscope ingest LOG --db {db_path}`")
+    try:
+        # A write open, held for this one query, so views added by newer code are installed.
+        with open_warehouse(db_path) as con:
+            comparison = compare_runs(
+                con, run_a, run_b, metric=metric, strata=strata, margin=margin,
+                subset="a_zero_read" if zero_read else None, n_resamples=resamples, seed=seed,
+            )
+    except (QueryError, UnpairedComparison, WarehouseBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    except duckdb.Error as exc:
+        raise click.ClickException(f"{db_path}: query failed: {exc}") from None
+    frame = comparison_frame(comparison)
+    note = (f"{run_b} vs {run_a} ({metric}): {comparison.pairing}; delta = B - A with a 95% paired "
+            f"bootstrap CI ({resamples} resamples, seed {seed})")
+    if margin is not None:
+        note += f"; TOST equivalence margin +/-{margin}"
+    if fmt == "csv":
+        click.echo(note, err=True)
+        click.echo(to_csv(frame), nl=False)
+    elif fmt == "latex":
+        click.echo(to_latex(frame, caption=note, float_digits=digits), nl=False)
+    else:
+        click.echo(note + "\n")
+        click.echo(to_markdown(frame, float_digits=digits), nl=False)

@@ -1,0 +1,22 @@
+"""Typed query functions for the dashboard and CLI: each runs named views and returns a dataclass
+carrying the SQL it ran (for a "Show SQL" expander)."""
+from ._compare import Comparison, PairedStatistics, compare_runs, zero_read_rescue
+from ._forensics import (
+    EfficiencyFrontier,
+    EfficiencyPoint,
+    LabelAgreement,
+    StratifiedOddsRatio,
+    efficiency_frontier,
+    extractor_agreement,
+    judge_agreement,
+    post_read_odds_ratio,
+)
+from ._outcomes import METRICS, STRATA, QueryError, paired_outcomes_sql
+from ._table import comparison_frame
+
+__all__ = [
+    "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint", "LabelAgreement",
+    "PairedStatistics", "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame",
+    "efficiency_frontier", "extractor_agreement", "judge_agreement", "paired_outcomes_sql",
+    "post_read_odds_ratio", "zero_read_rescue",
+]

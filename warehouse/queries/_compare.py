@@ -1,0 +1,144 @@
+"""compare_runs: the paired comparison of two runs (accuracy delta, bootstrap CI, McNemar, TOST, strata)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from warehouse.stats import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    BootstrapCI,
+    McNemarResult,
+    TOSTResult,
+    TransitionTable,
+    UnpairedComparison,
+    mcnemar_test,
+    paired_bootstrap_delta,
+    tost_paired,
+    transition_table,
+)
+
+from ._outcomes import STRATA, QueryError, paired_outcomes_sql, require_run, run_question_ids_sql
+
+
+@dataclass(frozen=True)
+class PairedStatistics:
+    """Paired statistics of one slice (all questions, or one stratum)."""
+
+    stratum: str
+    n: int
+    accuracy_a: float
+    accuracy_b: float
+    delta: float
+    bootstrap: BootstrapCI
+    mcnemar: McNemarResult | None  # None for a non-binary metric (F1)
+    transitions: TransitionTable | None
+    tost: TOSTResult | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Run B against run A on the question ids both answered; `sql` is what fetched the outcomes."""
+
+    run_a: str
+    run_b: str
+    metric: str
+    pairing: str
+    only_a: list[str]
+    only_b: list[str]
+    overall: PairedStatistics
+    strata_column: str | None
+    strata: list[PairedStatistics] = field(default_factory=list)
+    sql: str = ""
+
+
+def _statistics(stratum: str, ids: list[str], a: np.ndarray, b: np.ndarray, *, binary: bool,
+                margin: float | None, n_resamples: int, seed: int) -> PairedStatistics:
+    transitions = transition_table(ids, a, b) if binary else None
+    mcnemar = (
+        mcnemar_test(len(transitions.a_only), len(transitions.b_only)) if transitions is not None else None
+    )
+    tost = tost_paired(a, b, margin) if margin is not None and a.size >= 2 else None
+    return PairedStatistics(
+        stratum=stratum,
+        n=int(a.size),
+        accuracy_a=float(a.mean()),
+        accuracy_b=float(b.mean()),
+        delta=float((b - a).mean()),
+        bootstrap=paired_bootstrap_delta(a, b, n_resamples=n_resamples, seed=seed),
+        mcnemar=mcnemar,
+        transitions=transitions,
+        tost=tost,
+    )
+
+
+def compare_runs(
+    con: Any,
+    run_a: str,
+    run_b: str,
+    *,
+    metric: str = "contain",
+    strata: str | None = None,
+    margin: float | None = None,
+    subset: str | None = None,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> Comparison:
+    """Paired comparison of B against A under metric; subset "a_zero_read" keeps questions A read nothing for.
+
+    Questions only one run answered are excluded and listed (the pairing note says so); runs with no
+    shared question id raise UnpairedComparison. Questions lacking a score under metric are excluded too.
+    """
+    if strata is not None and strata not in STRATA:
+        raise QueryError(f"unknown strata column {strata!r}; choose one of {', '.join(STRATA)}")
+    if subset not in (None, "a_zero_read"):
+        raise QueryError(f"unknown subset {subset!r}; the only subset is 'a_zero_read'")
+    require_run(con, run_a)
+    require_run(con, run_b)
+    sql = paired_outcomes_sql(metric)
+    if subset == "a_zero_read":
+        sql = f"SELECT * FROM ({sql}) WHERE a_zero_read"
+    cursor = con.execute(sql, {"run_a": run_a, "run_b": run_b})
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    ids_a = {r[0] for r in con.execute(run_question_ids_sql(), {"run": run_a}).fetchall()}
+    ids_b = {r[0] for r in con.execute(run_question_ids_sql(), {"run": run_b}).fetchall()}
+    scored = [r for r in rows if r["outcome_a"] is not None and r["outcome_b"] is not None]
+    if not scored:
+        what = "no shared question ids" if not rows else f"no shared question scored under {metric!r}"
+        raise UnpairedComparison(f"runs {run_a!r} and {run_b!r}: {what}; a paired comparison is impossible")
+    ids = [r["question_id"] for r in scored]
+    a = np.array([r["outcome_a"] for r in scored], dtype=float)
+    b = np.array([r["outcome_b"] for r in scored], dtype=float)
+    binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
+    paired_ids = set(ids)
+    only_a, only_b = sorted(ids_a - paired_ids), sorted(ids_b - paired_ids)
+    if subset == "a_zero_read":
+        note = f"paired on the {len(ids)} questions run A answered without reading (zero-read rescue subset)"
+    elif not only_a and not only_b:
+        note = f"paired on all {len(ids)} question ids"
+    else:
+        note = (f"paired on the {len(ids)} shared question ids; {len(only_a)} only in A and "
+                f"{len(only_b)} only in B are excluded")
+    options = dict(binary=binary, margin=margin, n_resamples=n_resamples, seed=seed)
+    overall = _statistics("all", ids, a, b, **options)
+    sliced: list[PairedStatistics] = []
+    if strata is not None:
+        keys = np.array(["(none)" if r[strata] is None else str(r[strata]) for r in scored], dtype=object)
+        for key in sorted(set(keys.tolist()), key=lambda k: (len(k), k)):
+            mask = keys == key
+            sliced.append(_statistics(key, [i for i, m in zip(ids, mask) if m], a[mask], b[mask], **options))
+    return Comparison(run_a, run_b, metric, note, only_a, only_b, overall, strata, sliced, sql)
+
+
+def zero_read_rescue(con: Any, run_a: str, run_b: str, *, metric: str = "contain", **options: Any) -> Comparison:
+    """Read-Gate's rescue analysis: B against A on the questions where A finalised with no read.
+
+    A self-selected subset: its delta is the rescue capacity, not a population effect.
+    """
+    return compare_runs(con, run_a, run_b, metric=metric, subset="a_zero_read", **options)
+
+
+__all__ = ["Comparison", "PairedStatistics", "compare_runs", "zero_read_rescue"]

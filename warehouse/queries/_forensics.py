@@ -1,0 +1,158 @@
+"""Typed queries over the failure views: post-read odds ratio, extractor and judge agreement, efficiency."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from warehouse.stats import Agreement, MantelHaenszelResult, cohen_kappa, mantel_haenszel, pareto_frontier
+
+from ._outcomes import QueryError, require_run
+
+POST_READ_STRATA_SQL = """
+-- Post-gold-read failure by condition, among trajectories that read at least one passage,
+-- stratified by read exposure (distinct passages read: 1, 2, 3, 4+).
+SELECT least(f.passages_read, 4) AS read_exposure,
+       f.run_id = $run_b AS is_b,
+       count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
+       count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
+FROM trajectory_facts f
+LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
+WHERE f.run_id IN ($run_a, $run_b) AND f.passages_read > 0
+GROUP BY ALL
+ORDER BY read_exposure, is_b DESC
+"""
+
+
+@dataclass(frozen=True)
+class StratifiedOddsRatio:
+    """Mantel-Haenszel OR of post-gold-read failure (B vs A) across read-exposure strata."""
+
+    run_a: str
+    run_b: str
+    extractor: str
+    tables: dict[int, list[list[int]]]  # read exposure -> [[B post, B other], [A post, A other]]
+    result: MantelHaenszelResult | None  # None when no stratum is informative
+    sql: str
+
+
+def post_read_odds_ratio(con: Any, run_a: str, run_b: str, *, extractor: str = "regex") -> StratifiedOddsRatio:
+    """Read-Gate Table 4: does B raise post-gold-read failure once read exposure is held fixed?"""
+    require_run(con, run_a)
+    require_run(con, run_b)
+    rows = con.execute(POST_READ_STRATA_SQL, {"run_a": run_a, "run_b": run_b, "extractor": extractor}).fetchall()
+    tables: dict[int, list[list[int]]] = {}
+    for exposure, is_b, post, other in rows:
+        table = tables.setdefault(int(exposure), [[0, 0], [0, 0]])
+        table[0 if is_b else 1] = [int(post), int(other)]
+    stack = np.array([tables[k] for k in sorted(tables)], dtype=float)
+    try:
+        result = mantel_haenszel(stack) if stack.size else None
+    except ValueError:
+        result = None
+    return StratifiedOddsRatio(run_a, run_b, extractor, tables, result, POST_READ_STRATA_SQL)
+
+
+EXTRACTOR_AGREEMENT_SQL = """
+SELECT x.trajectory_id, x.is_discipline AS regex_discipline, y.is_discipline AS spacy_discipline
+FROM failure_rg x
+JOIN failure_rg y ON y.trajectory_id = x.trajectory_id AND y.extractor = 'spacy'
+WHERE x.extractor = 'regex' AND x.coverage_computed AND y.coverage_computed
+  AND ($run IS NULL OR x.run_id = $run)
+ORDER BY x.trajectory_id
+"""
+
+
+@dataclass(frozen=True)
+class LabelAgreement:
+    """Cohen's kappa between two labelings of the same trajectories."""
+
+    what: str
+    agreement: Agreement | None  # None when there is nothing to compare
+    sql: str
+
+
+def extractor_agreement(con: Any, run_id: str | None = None) -> LabelAgreement:
+    """Kappa between the regex and spaCy discipline indicators over wrong trajectories that both
+    extractors' coverage was computed for (by `trajscope judge`)."""
+    rows = con.execute(EXTRACTOR_AGREEMENT_SQL, {"run": run_id}).fetchall()
+    agreement = cohen_kappa([r[1] for r in rows], [r[2] for r in rows]) if rows else None
+    return LabelAgreement("discipline indicator: regex vs spaCy", agreement, EXTRACTOR_AGREEMENT_SQL)
+
+
+JUDGE_AGREEMENT_SQL = """
+WITH verdicts AS (
+    SELECT trajectory_id,
+           CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater,
+           arg_max(score, created_at) AS score
+    FROM judgments
+    GROUP BY ALL
+)
+SELECT x.trajectory_id, x.score >= 0.5 AS a_says_right, y.score >= 0.5 AS b_says_right
+FROM verdicts x
+JOIN verdicts y ON y.trajectory_id = x.trajectory_id AND y.rater = $rater_b
+JOIN trajectories t ON t.trajectory_id = x.trajectory_id
+WHERE x.rater = $rater_a AND ($run IS NULL OR t.run_id = $run)
+ORDER BY x.trajectory_id
+"""
+
+
+def judge_agreement(con: Any, rater_a: str, rater_b: str = "contain", *, run_id: str | None = None) -> LabelAgreement:
+    """Kappa between two judges: "contain", "em", or "llm:<judge model>" (verdicts at >= 0.5)."""
+    rows = con.execute(JUDGE_AGREEMENT_SQL, {"rater_a": rater_a, "rater_b": rater_b, "run": run_id}).fetchall()
+    agreement = cohen_kappa([r[1] for r in rows], [r[2] for r in rows]) if rows else None
+    return LabelAgreement(f"{rater_a} vs {rater_b}", agreement, JUDGE_AGREEMENT_SQL)
+
+
+EFFICIENCY_SQL = "SELECT * FROM run_efficiency WHERE $runs IS NULL OR list_contains($runs, run_id) ORDER BY run_id"
+
+
+@dataclass(frozen=True)
+class EfficiencyPoint:
+    """One run's accuracy and cost per question, and whether it is on the Pareto frontier."""
+
+    run_id: str
+    n: int
+    accuracy: float | None
+    retrieved_tokens: float | None
+    tokens_per_question: float | None
+    cost_per_question: float | None
+    on_frontier: bool
+
+
+@dataclass(frozen=True)
+class EfficiencyFrontier:
+    """Accuracy against retrieved tokens per question across runs."""
+
+    points: list[EfficiencyPoint]
+    sql: str
+
+
+def efficiency_frontier(con: Any, run_ids: list[str] | None = None) -> EfficiencyFrontier:
+    """Every run's accuracy vs retrieved tokens per question, flagging the Pareto-optimal runs."""
+    cursor = con.execute(EFFICIENCY_SQL, {"runs": run_ids})
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    if run_ids and len(rows) < len(set(run_ids)):
+        missing = sorted(set(run_ids) - {r["run_id"] for r in rows})
+        raise QueryError(f"no trajectories for run(s) {', '.join(missing)}")
+    usable = [r for r in rows if r["accuracy"] is not None and r["retrieved_tokens"] is not None]
+    mask = pareto_frontier(
+        np.array([r["retrieved_tokens"] for r in usable], dtype=float),
+        np.array([r["accuracy"] for r in usable], dtype=float),
+    ) if usable else np.array([], dtype=bool)
+    frontier = {r["run_id"] for r, m in zip(usable, mask) if m}
+    points = [
+        EfficiencyPoint(r["run_id"], int(r["n"]), r["accuracy"], r["retrieved_tokens"],
+                        r["tokens_per_question"], r["cost_per_question"], r["run_id"] in frontier)
+        for r in rows
+    ]
+    return EfficiencyFrontier(points, EFFICIENCY_SQL)
+
+
+__all__ = [
+    "EXTRACTOR_AGREEMENT_SQL", "EfficiencyFrontier", "EfficiencyPoint", "JUDGE_AGREEMENT_SQL",
+    "LabelAgreement", "POST_READ_STRATA_SQL", "StratifiedOddsRatio", "efficiency_frontier",
+    "extractor_agreement", "judge_agreement", "post_read_odds_ratio",
+]

@@ -1,0 +1,26 @@
+-- One row per run: accuracy (papers' criterion), retrieved tokens per question (new read passages + snippets, about 4 characters a token), model tokens and cost per question.
+CREATE OR REPLACE VIEW run_efficiency AS
+WITH read_chars AS (
+    SELECT r.trajectory_id, sum(length(coalesce(r.text, c.text))) AS n_chars
+    FROM reads r
+    JOIN trajectories t ON t.trajectory_id = r.trajectory_id
+    LEFT JOIN chunks c ON c.dataset = t.dataset AND c.chunk_id = r.chunk_id
+    WHERE r.is_new IS NULL OR r.is_new
+    GROUP BY r.trajectory_id
+),
+snippet_chars AS (
+    SELECT trajectory_id, sum(length(snippet)) AS n_chars FROM candidates GROUP BY trajectory_id
+)
+SELECT f.run_id,
+       count(*)                                                          AS n,
+       avg(CASE WHEN f.correct THEN 1.0 WHEN NOT f.correct THEN 0.0 END) AS accuracy,
+       avg(f.contain)                                                    AS contain_acc,
+       avg(f.llm)                                                        AS llm_acc,
+       avg(coalesce(rc.n_chars, 0) + coalesce(sc.n_chars, 0)) / 4.0      AS retrieved_tokens,
+       avg(coalesce(f.tokens_in, 0) + coalesce(f.tokens_out, 0))         AS tokens_per_question,
+       avg(f.cost_usd)                                                   AS cost_per_question,
+       sum(f.cost_usd)                                                   AS total_cost_usd
+FROM trajectory_forensics f
+LEFT JOIN read_chars rc USING (trajectory_id)
+LEFT JOIN snippet_chars sc USING (trajectory_id)
+GROUP BY f.run_id;
