@@ -41,33 +41,35 @@ class PairedOutcomes:
         )
 
 
-def _as_mapping(ids: Sequence[str], values: Sequence[float], side: str) -> dict[str, float]:
-    mapping: dict[str, float] = {}
-    for qid, value in zip(ids, values, strict=True):
-        if qid in mapping:
-            raise UnpairedComparison(f"run {side} has question id {qid!r} more than once")
-        mapping[qid] = float(value)
-    return mapping
+def _unique_ids(ids: Sequence[str], values: Sequence[float], side: str) -> tuple[np.ndarray, np.ndarray]:
+    id_array = np.asarray(ids, dtype=str)
+    value_array = np.asarray(values, dtype=float)
+    if id_array.shape != value_array.shape:
+        raise ValueError(f"run {side}: {id_array.size} question ids but {value_array.size} outcomes")
+    unique, counts = np.unique(id_array, return_counts=True)
+    if (counts > 1).any():
+        raise UnpairedComparison(f"run {side} has question id {unique[counts > 1][0]!r} more than once")
+    return id_array, value_array
 
 
 def pair_outcomes(
     ids_a: Sequence[str], values_a: Sequence[float], ids_b: Sequence[str], values_b: Sequence[float]
 ) -> PairedOutcomes:
     """Outcomes of A and B matched by question id; raises UnpairedComparison if none are shared."""
-    map_a = _as_mapping(ids_a, values_a, "A")
-    map_b = _as_mapping(ids_b, values_b, "B")
-    shared = sorted(map_a.keys() & map_b.keys())
-    if not shared:
+    id_a, val_a = _unique_ids(ids_a, values_a, "A")
+    id_b, val_b = _unique_ids(ids_b, values_b, "B")
+    shared, index_a, index_b = np.intersect1d(id_a, id_b, assume_unique=True, return_indices=True)
+    if shared.size == 0:
         raise UnpairedComparison(
             "the two runs share no question ids: a paired comparison is impossible "
             "(compare runs over the same questions)"
         )
     return PairedOutcomes(
-        question_ids=shared,
-        a=np.fromiter((map_a[q] for q in shared), dtype=float, count=len(shared)),
-        b=np.fromiter((map_b[q] for q in shared), dtype=float, count=len(shared)),
-        only_a=sorted(map_a.keys() - map_b.keys()),
-        only_b=sorted(map_b.keys() - map_a.keys()),
+        question_ids=shared.tolist(),
+        a=val_a[index_a],
+        b=val_b[index_b],
+        only_a=np.setdiff1d(id_a, shared, assume_unique=True).tolist(),
+        only_b=np.setdiff1d(id_b, shared, assume_unique=True).tolist(),
     )
 
 
