@@ -172,3 +172,22 @@ def test_efficiency_frontier_matches_run_efficiency(db):
     assert [p.on_frontier for p in frontier.points] == [True, True]
     # Only the regex extractor was run: there is no spaCy labelling to agree with.
     assert agreement.agreement is None
+
+
+def test_compare_margin_adds_tost_equal_to_statsmodels(db):
+    from statsmodels.stats.weightstats import ttost_paired
+
+    (row,) = _compare_csv(db, "base", "gate", "--margin", "0.3")
+    pairs = _sql(db, """SELECT a.contain, b.contain FROM trajectory_facts a JOIN trajectory_facts b USING (question_id)
+                        WHERE a.run_id = 'base' AND b.run_id = 'gate' ORDER BY question_id""")
+    a, b = np.array(pairs, dtype=float).T
+    assert float(row["tost_p"]) == pytest.approx(ttost_paired(b, a, -0.3, 0.3)[0], abs=1e-9)
+    assert row["equivalent"] in ("true", "false")
+
+
+def test_judge_command_errors_are_one_line(db, tmp_path):
+    unknown = CliRunner().invoke(main, ["judge", "no-such-run", "--db", str(db)])
+    assert unknown.exit_code != 0 and "no run 'no-such-run'" in unknown.output
+    assert "Traceback" not in unknown.output
+    missing = CliRunner().invoke(main, ["judge", "base", "--db", str(tmp_path / "absent.duckdb")])
+    assert missing.exit_code != 0 and "no warehouse here" in missing.output
