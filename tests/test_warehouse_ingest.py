@@ -146,3 +146,23 @@ def test_sandbox_refuses_writes_and_files(tmp_path):
         for sql in forbidden:
             with pytest.raises(duckdb.Error):
                 con.execute(sql).fetchall()
+
+
+def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
+    trajs = fixture_trajectories()
+    twice = trajs + [fixture_trajectories()[0]]  # a repeated id across batches keeps the last copy
+    twice[-1].final_answer = "last copy"
+    log = write_log(tmp_path / "a.jsonl", twice)
+    whole = tmp_path / "whole.duckdb"
+    ingest_paths(whole, [log])
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)  # one or two records per batch
+    manifest = _loader.validate_log(log, workdir=tmp_path)
+    assert len(manifest.batches) >= 3
+    batched = tmp_path / "batched.duckdb"
+    report = ingest_paths(batched, [log])
+    assert report.new == 4 and report.records == 5
+    assert counts(batched) == counts(whole)
+    with open_readonly(batched) as con:
+        assert read_trajectory(con, trajs[0].trajectory_id).final_answer == "last copy"
+        for t in trajs[1:]:
+            assert read_trajectory(con, t.trajectory_id) == t

@@ -60,7 +60,11 @@ def open_warehouse(
 
     path = Path(path) if path else default_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
-    con = _connect_retrying(path, timeout_s, config={"memory_limit": memory_limit})
+    # Insertion order is never relied on (positions are explicit columns); dropping it lets
+    # DuckDB stream large loads within the memory limit.
+    con = _connect_retrying(
+        path, timeout_s, config={"memory_limit": memory_limit, "preserve_insertion_order": False}
+    )
     try:
         migrate(con)
         yield con

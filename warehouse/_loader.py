@@ -40,54 +40,108 @@ class IngestReport:
         )
 
 
+_BATCH_BYTES = 48 * 1024 * 1024
+
+
 @dataclass
-class _Manifest:
-    """Per file: the last occurrence of each trajectory id and its canonical-content hash."""
+class _Batch:
+    """A slice of a log copied to a temporary file, with the trajectories whose last copy it holds."""
 
     path: Path
     ids: list[str] = field(default_factory=list)
     hashes: list[str] = field(default_factory=list)
+    line_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Manifest:
+    """A validated log: record count and its batches (empty when validated without a workdir)."""
+
+    path: Path
     records: int = 0
+    batches: list[_Batch] = field(default_factory=list)
 
 
-def _record_hash(trajectory: Trajectory) -> str:
-    return hashlib.blake2b(encode(trajectory), digest_size=16).hexdigest()
+def _line_hash(raw: bytes) -> str:
+    # Hash of the line as written: identical records hash alike, so a re-ingest is detected as
+    # unchanged without re-encoding every record.
+    return hashlib.blake2b(raw.strip(), digest_size=16).hexdigest()
 
 
-def validate_log(path: str | Path, *, progress: bool | None = None) -> _Manifest:
-    """Stream-validate a canonical JSONL log; raises RecordError at the first bad line."""
+def validate_log(
+    path: str | Path, *, progress: bool | None = None, workdir: str | Path | None = None,
+    batch_bytes: int | None = None,
+) -> _Manifest:
+    """Stream-validate a canonical JSONL log (RecordError at the first bad line).
+
+    With a workdir, the lines are also split into batch files of about batch_bytes, so loading
+    needs memory for one batch, never for the whole file.
+    """
     path = Path(path)
+    batch_bytes = batch_bytes or _BATCH_BYTES
     if not path.exists():
         raise RecordError(path, 0, None, "file not found")
     size = path.stat().st_size
     show = progress if progress is not None else size >= _PROGRESS_MIN_BYTES
-    latest: dict[str, str] = {}
+    latest: dict[str, tuple[int, int, str]] = {}  # id -> (batch, line within batch, hash)
     manifest = _Manifest(path)
-    with open(path, "rb") as fh, tqdm(
-        total=size, unit="B", unit_scale=True, desc=f"validate {path.name}", disable=not show, leave=False
-    ) as bar:
-        for lineno, raw in enumerate(fh, start=1):
-            bar.update(len(raw))
-            if not raw.strip():
-                continue
-            trajectory = decode_trajectory(raw, path=path, line=lineno)
-            latest.pop(trajectory.trajectory_id, None)  # re-insert so dict order = last occurrence
-            latest[trajectory.trajectory_id] = _record_hash(trajectory)
-            manifest.records += 1
-    manifest.ids = list(latest)
-    manifest.hashes = list(latest.values())
+    duplicates = False
+    out = None
+    written = 0
+    try:
+        with open(path, "rb") as fh, tqdm(
+            total=size, unit="B", unit_scale=True, desc=f"validate {path.name}", disable=not show,
+            leave=False,
+        ) as bar:
+            for lineno, raw in enumerate(fh, start=1):
+                bar.update(len(raw))
+                if not raw.strip():
+                    continue
+                trajectory = decode_trajectory(raw, path=path, line=lineno)
+                manifest.records += 1
+                tid = trajectory.trajectory_id
+                if workdir is None:
+                    continue
+                if out is None or written >= batch_bytes:
+                    if out is not None:
+                        out.close()
+                    batch = _Batch(Path(workdir) / f"{path.name}.{len(manifest.batches):05d}.jsonl")
+                    manifest.batches.append(batch)
+                    out = open(batch.path, "wb")
+                    written = 0
+                duplicates |= tid in latest
+                latest[tid] = (len(manifest.batches) - 1, len(batch.line_ids), _line_hash(raw))
+                batch.line_ids.append(tid)
+                out.write(raw.rstrip(b"\r\n") + b"\n")
+                written += len(raw)
+    finally:
+        if out is not None:
+            out.close()
+    for tid, (b, _, digest) in latest.items():
+        manifest.batches[b].ids.append(tid)
+        manifest.batches[b].hashes.append(digest)
+    if duplicates:
+        _keep_last_occurrences(manifest, latest)
     return manifest
+
+
+def _keep_last_occurrences(manifest: _Manifest, latest: dict[str, tuple[int, int, str]]) -> None:
+    # A log that repeats a trajectory id (a rerun appended to it) keeps its last copy only.
+    for b, batch in enumerate(manifest.batches):
+        kept = batch.path.with_suffix(".dedup.jsonl")
+        with open(batch.path, "rb") as src, open(kept, "wb") as dst:
+            for i, raw in enumerate(src):
+                if latest[batch.line_ids[i]][:2] == (b, i):
+                    dst.write(raw)
+        os.replace(kept, batch.path)
 
 
 _STAGE_SQL = """
 CREATE OR REPLACE TEMP TABLE stage AS
-SELECT * EXCLUDE (ord) FROM (
-    SELECT row_number() OVER () AS ord, *
-    FROM read_json($path, format = 'newline_delimited', columns = {columns},
-                   maximum_object_size = 268435456)
-)
+SELECT *
+FROM read_json($path, format = 'newline_delimited', columns = {columns},
+               maximum_object_size = 67108864)
 WHERE trajectory_id IN (SELECT trajectory_id FROM incoming_changed)
-QUALIFY row_number() OVER (PARTITION BY trajectory_id ORDER BY ord DESC) = 1
 """
 
 _INSERT_SQL = [
@@ -149,8 +203,8 @@ _INSERT_SQL = [
 _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments")
 
 
-def _load_manifest(con: duckdb.DuckDBPyConnection, manifest: _Manifest, report: IngestReport) -> None:
-    incoming = pa.table({"trajectory_id": manifest.ids, "record_hash": manifest.hashes})
+def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, report: IngestReport) -> None:
+    incoming = pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes})
     con.register("incoming_arrow", incoming)
     con.execute(
         """CREATE OR REPLACE TEMP TABLE incoming_changed AS
@@ -162,15 +216,14 @@ def _load_manifest(con: duckdb.DuckDBPyConnection, manifest: _Manifest, report: 
     con.unregister("incoming_arrow")
     changed, existed = con.execute(
         "SELECT count(*), count(*) FILTER (existed) FROM incoming_changed"
-    ).fetchone()
-    report.records += manifest.records
-    report.unchanged += len(manifest.ids) - changed
+    ).fetchall()[0]
+    report.unchanged += len(batch.ids) - changed
     report.new += changed - existed
     report.replaced += existed
     if not changed:
         return
-    for table in _CHILD_TABLES:
-        if existed:
+    if existed:
+        for table in _CHILD_TABLES:
             con.execute(
                 f"DELETE FROM {table} WHERE trajectory_id IN "
                 "(SELECT trajectory_id FROM incoming_changed WHERE existed)"
@@ -178,11 +231,11 @@ def _load_manifest(con: duckdb.DuckDBPyConnection, manifest: _Manifest, report: 
     columns = "{" + ", ".join(
         f"'{name}': '{type_}'" for name, type_ in read_json_columns(Trajectory).items()
     ) + "}"
-    con.execute(_STAGE_SQL.format(columns=columns), {"path": str(manifest.path)})
+    con.execute(_STAGE_SQL.format(columns=columns), {"path": str(batch.path)})
     for sql in _INSERT_SQL:
-        params = {"source_file": str(manifest.path)} if "$source_file" in sql else None
+        params = {"source_file": str(source)} if "$source_file" in sql else None
         con.execute(sql, params)
-    for temp in ("stage", "stage_steps", "stage_questions"):
+    for temp in ("stage", "stage_steps", "stage_questions", "incoming_changed"):
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
 
@@ -191,17 +244,22 @@ def ingest_paths(
 ) -> IngestReport:
     """Validate every file first, then load all of them in one transaction (all or nothing)."""
     start = time.perf_counter()
-    manifests = [validate_log(p, progress=progress) for p in paths]
     report = IngestReport(files=[str(p) for p in paths])
-    with open_warehouse(db_path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
-            for manifest in manifests:
-                _load_manifest(con, manifest, report)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
+    with tempfile.TemporaryDirectory(prefix="trajscope-batches-") as workdir:
+        manifests = [validate_log(p, progress=progress, workdir=workdir) for p in paths]
+        report.records = sum(m.records for m in manifests)
+        batches = [(b, m.path) for m in manifests for b in m.batches]
+        with open_warehouse(db_path) as con:
+            con.execute("BEGIN TRANSACTION")
+            try:
+                for batch, source in tqdm(batches, desc="load", unit="batch",
+                                          disable=not (progress or (progress is None and len(batches) > 1)),
+                                          leave=False):
+                    _load_batch(con, batch, source, report)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
     report.seconds = time.perf_counter() - start
     return report
 

@@ -33,10 +33,10 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
     """Highest applied migration number (0 for an empty file)."""
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not exists:
         return 0
-    return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+    return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchall()[0][0]
 
 
 def latest_schema_version() -> int:
@@ -124,10 +124,10 @@ def _views_hash() -> str:
 def _views_stale(con: duckdb.DuckDBPyConnection) -> bool:
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'views_state'"
-    ).fetchone()[0]
+    ).fetchall()[0][0]
     if not exists:
         return True
-    row = con.execute("SELECT views_hash FROM views_state").fetchone()
+    row = con.execute("SELECT views_hash FROM views_state").fetchall()[0]
     return row is None or row[0] != _views_hash()
 
 

@@ -1,0 +1,51 @@
+# trajscope — `make demo` runs the main job on the embedded default; `make test` runs the tests.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.setup-stamp
+DB     ?= demo.duckdb
+
+.PHONY: setup browser test test-fast demo app bench schema clean
+
+setup: $(STAMP)
+
+# torch goes first, pinned: 2.13.0 is the CPU build on local disk here, whereas an unpinned torch
+# (pulled in by sentence-transformers) would fetch a multi-GB CUDA build.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# Debian's Chromium drives the end-to-end dashboard test (Playwright's own browser download is not
+# reachable from these machines).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+
+test: setup browser
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+test-fast: setup
+	$(BIN)/python -m pytest -q -m "not slow"
+
+demo: setup
+	$(BIN)/trajscope demo --db $(DB)
+
+app: setup
+	$(BIN)/trajscope app --db $(DB)
+
+bench: setup
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/retrieval.py
+	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/stats.py
+	$(BIN)/python bench/app.py
+
+schema: setup
+	$(BIN)/trajscope schema > trajscope/format/trajectory.v1.schema.json
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache
