@@ -11,6 +11,7 @@ from ingest.importers import FORMATS, detect_format, import_file
 from trajscope.format import (
     Candidate,
     ErrorStep,
+    ToolStep,
     FinalStep,
     ForcedAnswerStep,
     Judgment,
@@ -50,8 +51,7 @@ def test_react_fireact_chat_list_joined_to_questions_by_index():
             SearchStep(tool_name="search", args={"query": "Louvre"}, query="Louvre",
                        observation="The Louvre is a museum in Paris.", thought="I should search the Louvre.",
                        raw="Thought: I should search the Louvre.\nAction: search[Louvre]"),
-            ErrorStep(tool_name="click", args={"argument": "Louvre - Wikipedia"}, error_type="unmapped_tool",
-                      message="tool 'click' has no canonical action (add it to the tool map)",
+            ToolStep(tool_name="click", args={"argument": "Louvre - Wikipedia"},
                       observation="('click', 'Louvre - Wikipedia') generated an exception: Unknown tool name: click",
                       thought="Open the page.",
                       raw="Thought: Open the page.\nAction: click[Louvre - Wikipedia]\nAction: search[Louvre city]"),
@@ -113,9 +113,7 @@ def test_arag_predictions():
         expected("arag", "arag_predictions.jsonl", q2, [
             SemanticSearchStep(tool_name="semantic_search", args={"query": "Alien release year"},
                                query="Alien release year", observation="1. Alien (film) ... released 1979"),
-            ErrorStep(tool_name="calculator", args={"expression": "1979+1"}, observation="1980",
-                      error_type="unmapped_tool",
-                      message="tool 'calculator' has no canonical action (add it to the tool map)"),
+            ToolStep(tool_name="calculator", args={"expression": "1979+1"}, observation="1980"),
             ForcedAnswerStep(answer="1980"),
         ], final_answer="1980", end_reason="forced_answer", total_cost_usd=0.0,
             judgments=[Judgment(judge="contain", score=0.0)],

@@ -7,7 +7,7 @@ from typing import Any
 
 from trajscope.format import (
     Candidate,
-    ErrorStep,
+    ToolStep,
     FinalStep,
     KeywordSearchStep,
     Passage,
@@ -119,7 +119,7 @@ def make_step(
     answer: str | None = None,
     **common: Any,
 ) -> Step:
-    """One canonical step; a tool with no canonical action becomes an `unmapped_tool` error step."""
+    """One canonical step; a tool with no canonical action becomes a generic `tool` step."""
     base = dict(tool_name=tool_name, args=args, observation=observation, **common)
     if action in _SEARCH_TYPES:
         return _SEARCH_TYPES[action](**base, query=query if query is not None else query_of(args),
@@ -129,8 +129,7 @@ def make_step(
         return ReadStep(**base, chunk_ids=ids, passages=passages or [])
     if action == "final":
         return FinalStep(**base, answer=answer if answer is not None else answer_of(args))
-    return ErrorStep(**base, error_type="unmapped_tool",
-                     message=f"tool {tool_name!r} has no canonical action (add it to the tool map)")
+    return ToolStep(**base)
 
 
 def parse_arguments(value: Any, where: Where) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from ._steps import (
     SemanticSearchStep,
     Step,
     StepBase,
+    ToolStep,
     step_kind,
 )
 from ._trajectory import Trajectory, make_trajectory_id
@@ -49,6 +50,6 @@ __all__ = [
     "FinalStep", "ForcedAnswerStep", "GateRejectionStep", "Judgment", "KeywordSearchStep",
     "ModelSettings", "Passage", "Question", "ReadStep", "RecordError", "RegisterEvent",
     "RegisterUpdateStep", "RetrieverSettings", "Run", "SearchStep", "SemanticSearchStep", "Step",
-    "StepBase", "Trajectory", "decode_trajectory", "encode", "iter_trajectories", "json_schema",
+    "StepBase", "ToolStep", "Trajectory", "decode_trajectory", "encode", "iter_trajectories", "json_schema",
     "json_schema_text", "make_trajectory_id", "step_kind", "to_builtins", "write_jsonl",
 ]

@@ -101,6 +101,10 @@ class ForcedAnswerStep(StepBase, tag="forced_answer", kw_only=True):
     answer: str | None = None
 
 
+class ToolStep(StepBase, tag="tool", kw_only=True):
+    """A call to a tool with no canonical action (calculator, click, ...): name, args, observation."""
+
+
 class ErrorStep(StepBase, tag="error", kw_only=True):
     """A failure: model error, malformed action, tool error."""
 
@@ -119,6 +123,7 @@ Step = Union[
     RegisterUpdateStep,
     BudgetNudgeStep,
     ForcedAnswerStep,
+    ToolStep,
     ErrorStep,
 ]
 

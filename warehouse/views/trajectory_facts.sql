@@ -4,7 +4,7 @@ WITH step_counts AS (
     SELECT trajectory_id,
            count(*) FILTER (kind IN ('search', 'keyword_search', 'semantic_search')) AS search_count,
            count(*) FILTER (kind = 'read')                                            AS read_count,
-           count(*) FILTER (kind IN ('search', 'keyword_search', 'semantic_search', 'read', 'final')) AS agent_actions,
+           count(*) FILTER (kind IN ('search', 'keyword_search', 'semantic_search', 'read', 'final', 'tool')) AS agent_actions,
            count(*) FILTER (kind = 'gate_rejection')                                  AS gate_rejections,
            count(*) FILTER (kind = 'context_injection')                               AS injections,
            count(*) FILTER (kind = 'error')                                           AS errors,
