@@ -135,3 +135,15 @@ def test_fit_history_elides_oldest_observations_first():
     assert contents[:2] == ["s", "q"] and contents[-1] == "x" * 400
     assert contents[3] == ELIDED and messages[3]["content"] == "x" * 400
     assert fit_history(messages, None) is messages
+
+
+def test_the_embedded_model_gets_a_history_limit_by_default():
+    from types import SimpleNamespace
+
+    from engine.controllers._base import LOCAL_HISTORY_TOKENS, history_limit
+
+    local = SimpleNamespace(model=SimpleNamespace(config=SimpleNamespace(local=True)))
+    remote = SimpleNamespace(model=SimpleNamespace(config=SimpleNamespace(local=False)))
+    assert history_limit(local, {"max_history_tokens": None}) == LOCAL_HISTORY_TOKENS
+    assert history_limit(remote, {"max_history_tokens": None}) is None
+    assert history_limit(local, {"max_history_tokens": 900}) == 900

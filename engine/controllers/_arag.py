@@ -8,7 +8,14 @@ from trajscope.format import Question
 from engine.prompts import render_prompt
 
 from ._actions import ActionSpace
-from ._base import ControllerBase, EpisodeResult, decoding_overrides, open_environment, resolve_protocol
+from ._base import (
+    ControllerBase,
+    EpisodeResult,
+    decoding_overrides,
+    history_limit,
+    open_environment,
+    resolve_protocol,
+)
 from ._recorder import TrajectoryRecorder
 from ._tool_loop import LoopSettings, ToolLoop
 
@@ -49,7 +56,7 @@ class ARAGController(ControllerBase):
             settings=LoopSettings(
                 max_turns=params["max_loops"], max_invalid_actions=params["max_invalid_actions"],
                 forced_answer_prompt="force_final_answer", decoding=decoding_overrides(params),
-                max_history_tokens=params["max_history_tokens"],
+                max_history_tokens=history_limit(ctx, params),
             ),
         )
         return await loop.run([

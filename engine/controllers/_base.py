@@ -89,6 +89,17 @@ def decoding_overrides(params: Mapping[str, Any], key: str = "temperature") -> d
     return {} if value is None else {"temperature": value}
 
 
+# The embedded model serves a 4,096-token window; leave room for the schema and the reply.
+LOCAL_HISTORY_TOKENS = 2500
+
+
+def history_limit(ctx: Any, params: Mapping[str, Any]) -> int | None:
+    """The `max_history_tokens` parameter, else a safe default for the embedded model, else no limit."""
+    if params.get("max_history_tokens") is not None:
+        return int(params["max_history_tokens"])
+    return LOCAL_HISTORY_TOKENS if getattr(getattr(ctx.model, "config", None), "local", False) else None
+
+
 def open_environment(ctx: Any, **options: Any) -> Any:
     """A fresh ToolEnvironment for this episode, configured for the controller's tool set."""
     return ctx.make_environment(**options)

@@ -8,7 +8,14 @@ from trajscope.format import Question
 from engine.prompts import load_prompt, render_prompt
 
 from ._actions import ActionSpace
-from ._base import ControllerBase, EpisodeResult, decoding_overrides, open_environment, resolve_protocol
+from ._base import (
+    ControllerBase,
+    EpisodeResult,
+    decoding_overrides,
+    history_limit,
+    open_environment,
+    resolve_protocol,
+)
 from ._gates import GATE_SETS
 from ._recorder import TrajectoryRecorder
 from ._tool_loop import LoopSettings, ToolLoop
@@ -63,7 +70,7 @@ class ReadGateController(ControllerBase):
                 max_turns=params["max_turns"], gates=GATE_SETS[params["gate"]],
                 correction_cap=params["correction_cap"], max_invalid_actions=params["max_invalid_actions"],
                 forced_answer_prompt="turn_cap_answer", decoding=decoding_overrides(params),
-                max_history_tokens=params["max_history_tokens"],
+                max_history_tokens=history_limit(ctx, params),
             ),
         )
         return await loop.run([
