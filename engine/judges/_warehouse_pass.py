@@ -213,11 +213,16 @@ def write_judge_results(
         con.execute("INSERT INTO entity_coverage BY NAME SELECT * FROM coverage_rows")
         con.execute("INSERT INTO answer_checks BY NAME SELECT * FROM answer_rows")
         if judgment_rows:
-            con.executemany(
+            names = ("trajectory_id", "judge", "score", "judge_model", "rationale")
+            con.register("judgment_rows", pa.table(
+                {name: pa.array([r[k] for r in judgment_rows], pa.float64() if name == "score" else pa.string())
+                 for k, name in enumerate(names)}
+            ))
+            con.execute(
                 "INSERT INTO judgments (trajectory_id, judge, score, judge_model, rationale, origin) "
-                "VALUES (?, ?, ?, ?, ?, 'judge')",
-                judgment_rows,
+                "SELECT trajectory_id, judge, score, judge_model, rationale, 'judge' FROM judgment_rows"
             )
+            con.unregister("judgment_rows")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
