@@ -114,7 +114,7 @@ def test_full_gate_puts_the_read_predicate_first():
 def test_context_injection_appends_the_top_passage_without_a_read():
     with mock_server() as server:
         server.enqueue(SEARCH, final())
-        traj = run_controller(get_controller("read_gate", "ctx_inject"), server)
+        traj = run_controller(get_controller("read_gate", "context_injection"), server)
         second = server.chat_requests[1]
     assert kinds(traj) == ["search", "context_injection", "final"]
     injected = traj.steps[1]

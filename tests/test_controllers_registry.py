@@ -24,7 +24,7 @@ from engine.prompts import available_prompts, render_prompt
 def test_registry_lists_every_controller_with_its_conditions():
     table = {s.name: list(s.conditions) for s in list_controllers()}
     assert table == {
-        "read_gate": ["baseline", "read_gate", "ctx_inject", "strict_prompt", "lowev", "full"],
+        "read_gate": ["baseline", "read_gate", "context_injection", "strict_prompt", "lowev", "full"],
         "arag": ["baseline"],
         "execution_rag": ["register", "question_only_init", "no_updates"],
         "direct": ["baseline"],

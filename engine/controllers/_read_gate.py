@@ -31,7 +31,7 @@ class ReadGateController(ControllerBase):
     conditions = {
         "baseline": {"gate": "none"},
         "read_gate": {"gate": "read"},
-        "ctx_inject": {"gate": "none", "inject_top_passage": True},
+        "context_injection": {"gate": "none", "inject_top_passage": True},
         "strict_prompt": {"gate": "none", "strict_prompt": True},
         "lowev": {"gate": "lowev"},
         "full": {"gate": "full"},
