@@ -9,24 +9,24 @@ st.set_page_config(page_title="trajscope", page_icon=":material/troubleshoot:", 
 
 PAGES = {
     "Explore": [
-        st.Page("pages/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs",
+        st.Page("page_scripts/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs",
                 default=True),
-        st.Page("pages/failure_plane.py", title="Failure plane", icon=":material/scatter_plot:",
+        st.Page("page_scripts/failure_plane.py", title="Failure plane", icon=":material/scatter_plot:",
                 url_path="failure_plane"),
-        st.Page("pages/breakdowns.py", title="Breakdowns", icon=":material/stacked_bar_chart:",
+        st.Page("page_scripts/breakdowns.py", title="Breakdowns", icon=":material/stacked_bar_chart:",
                 url_path="breakdowns"),
-        st.Page("pages/replay.py", title="Trajectory replay", icon=":material/replay:",
+        st.Page("page_scripts/replay.py", title="Trajectory replay", icon=":material/replay:",
                 url_path="replay"),
-        st.Page("pages/compare.py", title="Compare", icon=":material/compare_arrows:",
+        st.Page("page_scripts/compare.py", title="Compare", icon=":material/compare_arrows:",
                 url_path="compare"),
-        st.Page("pages/audit.py", title="Intervention audit", icon=":material/science:",
+        st.Page("page_scripts/audit.py", title="Intervention audit", icon=":material/science:",
                 url_path="audit"),
     ],
     "Data": [
-        st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
-        st.Page("pages/sql_console.py", title="SQL console", icon=":material/terminal:",
+        st.Page("page_scripts/upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
+        st.Page("page_scripts/sql_console.py", title="SQL console", icon=":material/terminal:",
                 url_path="sql"),
-        st.Page("pages/export.py", title="Export", icon=":material/download:", url_path="export"),
+        st.Page("page_scripts/export.py", title="Export", icon=":material/download:", url_path="export"),
     ],
 }
 

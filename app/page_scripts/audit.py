@@ -5,8 +5,8 @@ import duckdb
 import streamlit as st
 
 from app.access import read_connection
-from app.charts import chart_to_png, chart_to_svg, interval_chart
-from app.ui import app_config, fetch, fill_warehouse_help, not_available, page_header, table_exports
+from app.charts import interval_chart
+from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, not_available, page_header, table_exports
 from warehouse import WarehouseBusy
 
 page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
@@ -29,16 +29,16 @@ elif report_tables is None:
     not_available("The audit report", "`warehouse.audit.report_tables`")
 elif counts is not None and counts.df["n_records"][0] == 0:
     st.info("No audit records in this warehouse yet. Run the audit with `trajscope audit ...` and "
-            "load its log; the tables and plots appear here.", icon="🧪")
+            "load its log; the tables and plots appear here.", icon=":material/science:")
 elif counts is not None:
     try:
         with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
             tables = report_tables(con)
     except WarehouseBusy as exc:
-        st.warning(str(exc), icon="⏳")
+        st.warning(str(exc), icon=":material/hourglass_top:")
         tables = []
     except duckdb.Error as exc:
-        st.error(f"The audit tables failed: {str(exc).splitlines()[0]}", icon="⚠️")
+        st.error(f"The audit tables failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
         tables = []
     by_name = {t.name: t for t in tables}
     plots = st.columns(len(PLOTS), gap="large")
@@ -50,13 +50,7 @@ elif counts is not None:
             chart = interval_chart(table.frame.drop_nulls(f"{prefix}_pts"), prefix=prefix,
                                    category="cell", group="baseline", title=title, unit="F1 points")
             st.altair_chart(chart, key=f"audit-{name}-chart")
-            p, s, _ = st.columns([1, 1, 3])
-            p.download_button("PNG", data=lambda chart=chart: chart_to_png(chart),
-                              file_name=f"audit-{name}.png", mime="image/png", key=f"audit-{name}-png",
-                              on_click="ignore", icon=":material/image:")
-            s.download_button("SVG", data=lambda chart=chart: chart_to_svg(chart),
-                              file_name=f"audit-{name}.svg", mime="image/svg+xml",
-                              key=f"audit-{name}-svg", on_click="ignore", icon=":material/image:")
+            figure_downloads(chart, key=f"audit-{name}", stem=f"audit-{name}")
     for table in tables:
         st.subheader(table.caption)
         st.dataframe(table.frame, hide_index=True, key=f"audit-{table.name}")

@@ -60,14 +60,14 @@ elif state:
                 if "failure_rg" in state.views:
                     odds = post_read_odds_ratio(con, run_a, run_b)
         except (UnpairedComparison, QueryError) as exc:
-            st.warning(str(exc), icon="🔗")
+            st.warning(str(exc), icon=":material/link:")
         except WarehouseBusy as exc:
-            st.warning(str(exc), icon="⏳")
+            st.warning(str(exc), icon=":material/hourglass_top:")
         except duckdb.Error as exc:
-            st.error(f"The comparison query failed: {str(exc).splitlines()[0]}", icon="⚠️")
+            st.error(f"The comparison query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
         if comparison is not None:
             overall = comparison.overall
-            st.info(f"B against A — {comparison.pairing}.", icon="🔗")
+            st.info(f"B against A — {comparison.pairing}.", icon=":material/link:")
             m = st.columns(5)
             m[0].metric("Paired questions", f"{overall.n:,}")
             m[1].metric(f"A · {metric}", f"{overall.accuracy_a:.1%}")

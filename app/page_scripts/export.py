@@ -5,9 +5,8 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from app.charts import chart_to_png, chart_to_svg
 from app.console import ForbiddenStatement, check_statement
-from app.ui import fetch, page_header, require_warehouse, set_url, sql_expander, url_value
+from app.ui import fetch, figure_downloads, page_header, require_warehouse, set_url, sql_expander, url_value
 from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
 page_header("Export", "Any view or table for the paper: CSV, Parquet, LaTeX (booktabs), Markdown; and a "
@@ -48,7 +47,7 @@ if state:
     try:
         check_statement(sql)
     except ForbiddenStatement as exc:
-        st.error(f"Refused: {exc}", icon="🛑")
+        st.error(f"Refused: {exc}", icon=":material/block:")
         result = None
     else:
         result = fetch(sql)

@@ -36,7 +36,7 @@ if state:
 
     if trajectory_id is None:
         st.info("Pick a trajectory above, or open one from the Runs, Failure plane or Compare page. "
-                "The URL (`?trajectory=...`) reopens the same replay.", icon="👆")
+                "The URL (`?trajectory=...`) reopens the same replay.", icon=":material/arrow_upward:")
     else:
         peers = fetch(replay_peers_sql(trajectory_id))
         other = url_value("vs")
@@ -66,4 +66,4 @@ if state:
                 found = render_trajectory(main)
             if not found:
                 st.warning(f"No trajectory `{trajectory_id}` in this warehouse. Pick one above.",
-                           icon="🔍")
+                           icon=":material/search:")

@@ -35,13 +35,13 @@ if state:
             result = run_console_query(config.db_path, sql, timeout_s=config.sql_timeout_s,
                                        row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s)
         except ForbiddenStatement as exc:
-            st.error(f"Refused: {exc}", icon="🛑")
+            st.error(f"Refused: {exc}", icon=":material/block:")
         except QueryTimeout as exc:
-            st.error(f"Stopped: {exc}", icon="⏱️")
+            st.error(f"Stopped: {exc}", icon=":material/timer:")
         except WarehouseBusy as exc:
-            st.warning(str(exc), icon="⏳")
+            st.warning(str(exc), icon=":material/hourglass_top:")
         except duckdb.Error as exc:
-            st.error(f"Query failed: {str(exc).splitlines()[0]}", icon="⚠️")
+            st.error(f"Query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
         else:
             note = f" — showing the first {config.sql_row_cap:,} (row cap)" if result.truncated else ""
             st.markdown(f"**{result.df.height:,} row(s){note}** in {result.seconds * 1000:.0f} ms")

@@ -28,7 +28,7 @@ if uploaded is not None:
     if len(data) > config.max_upload_mb * 1024 * 1024:
         st.error(f"{uploaded.name}: {len(data) / 1e6:.1f} MB is over the {config.max_upload_mb} MB "
                  "upload limit (`trajscope app --max-upload-mb N`); ingest it with `trajscope ingest`.",
-                 icon="🛑")
+                 icon=":material/block:")
     else:
         path = save_upload(uploaded.name, data)
         with st.spinner("Validating every record…"):
@@ -40,13 +40,13 @@ if uploaded is not None:
         c.metric("Errors", len(check.errors))
         if check.errors:
             st.error(f"{uploaded.name} did not validate; nothing was written. Fix the lines below."
-                     + (" (stopped at the first error)" if check.stopped_early else ""), icon="🛑")
+                     + (" (stopped at the first error)" if check.stopped_early else ""), icon=":material/block:")
             st.dataframe(check.error_table(), hide_index=True, width="stretch", key="upload-errors")
         elif check.records == 0:
-            st.warning(f"{uploaded.name} holds no trajectories.", icon="📭")
+            st.warning(f"{uploaded.name} holds no trajectories.", icon=":material/inbox:")
         else:
             st.success(f"{uploaded.name}: {check.records:,} valid trajectories in format "
-                       f"**{check.format}**.", icon="✅")
+                       f"**{check.format}**.", icon=":material/check_circle:")
         if check.preview:
             st.subheader("Preview")
             st.dataframe(check.preview_table(), hide_index=True, width="stretch", key="upload-preview")
@@ -56,7 +56,7 @@ if uploaded is not None:
                 with st.spinner("Ingesting (one transaction)…"):
                     report = ingest_upload(config.db_path, check, run_id=run_id)
             except (RecordError, WarehouseBusy) as exc:
-                st.error(f"Not ingested: {exc}", icon="🛑")
+                st.error(f"Not ingested: {exc}", icon=":material/block:")
             else:
-                st.success(f"Ingested into `{config.db_path}`: {report.summary()}", icon="📥")
-                st.page_link("pages/runs.py", label="See the runs", icon=":material/table_rows:")
+                st.success(f"Ingested into `{config.db_path}`: {report.summary()}", icon=":material/inbox:")
+                st.page_link("page_scripts/runs.py", label="See the runs", icon=":material/table_rows:")

@@ -16,9 +16,11 @@ from app.ui import fetch_many, sql_expander
 
 _GOLD_STYLE = "background-color: rgba(255, 196, 0, 0.28)"
 _KIND_ICON = {
-    "search": "🔎", "keyword_search": "🔤", "semantic_search": "🧭", "read": "📖", "final": "🏁",
-    "gate_rejection": "⛔", "context_injection": "💉", "register_update": "📋", "budget_nudge": "⏱️",
-    "forced_answer": "⏹️", "error": "💥",
+    "search": ":material/search:", "keyword_search": ":material/text_fields:",
+    "semantic_search": ":material/explore:", "read": ":material/menu_book:", "final": ":material/flag:",
+    "gate_rejection": ":material/block:", "context_injection": ":material/input:",
+    "register_update": ":material/checklist:", "budget_nudge": ":material/timer:",
+    "forced_answer": ":material/stop_circle:", "error": ":material/error:",
 }
 
 
@@ -56,6 +58,10 @@ def _verdict(value: float | None) -> str:
     return f"{value:.2f}"
 
 
+def _count(value: float | None) -> str:
+    return "—" if value is None else f"{int(value):,}"
+
+
 def _render_header(row: dict, labels: QueryResult | None) -> None:
     st.markdown(f"#### {row['question'] or '(question text not recorded)'}")
     meta = (f"`{row['trajectory_id']}` · run `{row['run_id']}` · {row['dataset']} · "
@@ -70,9 +76,9 @@ def _render_header(row: dict, labels: QueryResult | None) -> None:
     if correct is None:
         right.markdown(f"**Final answer:** {answer}")
     elif correct >= 0.5:
-        right.success(f"**Final answer:** {answer}", icon="✅")
+        right.success(f"**Final answer:** {answer}", icon=":material/check_circle:")
     else:
-        right.error(f"**Final answer:** {answer}", icon="❌")
+        right.error(f"**Final answer:** {answer}", icon=":material/cancel:")
     metrics = st.columns(8)
     for column, (label, value) in zip(metrics, [
         ("EM", _verdict(row["em"])), ("F1", _verdict(row["f1"])), ("Contain", _verdict(row["contain"])),
@@ -83,7 +89,8 @@ def _render_header(row: dict, labels: QueryResult | None) -> None:
     st.caption(
         f"type {row['question_type'] or '—'} · {row['hop_count'] or '—'} hops · gold passages "
         f"{', '.join(row['gold_chunk_ids'] or []) or '—'} · gate rejections {row['gate_rejections']} · "
-        f"injections {row['injections']} · tokens {row['tokens_in']} in / {row['tokens_out']} out · "
+        f"injections {row['injections']} · tokens {_count(row['tokens_in'])} in / "
+        f"{_count(row['tokens_out'])} out · "
         f"cost ${row['cost_usd'] or 0:.5f}"
     )
     if labels is not None and labels.df.height:
@@ -131,7 +138,7 @@ def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, regi
                                         "is_gold": st.column_config.CheckboxColumn("gold")})
         passages = reads.filter(pl.col("step_index") == index)
         for passage in passages.iter_rows(named=True):
-            badge = " 🟨 **gold**" if passage["is_gold"] else ""
+            badge = " :orange-badge[gold]" if passage["is_gold"] else ""
             again = "" if passage["is_new"] else " (re-read)"
             via = "injected" if passage["via"] == "context_injection" else "read"
             text = passage["text"] or ""

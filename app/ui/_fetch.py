@@ -19,9 +19,9 @@ def fetch(sql: str) -> QueryResult | None:
     except WarehouseMissing:
         fill_warehouse_help(config, exists=False)
     except WarehouseBusy as exc:
-        st.warning(f"{exc}", icon="⏳")
+        st.warning(f"{exc}", icon=":material/hourglass_top:")
     except duckdb.Error as exc:
-        st.error(f"The warehouse query failed: {str(exc).splitlines()[0]}", icon="⚠️")
+        st.error(f"The warehouse query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
         st.code(sql, language="sql")
     return None
 
@@ -34,9 +34,9 @@ def fetch_many(named_sql: dict[str, str]) -> dict[str, QueryResult] | None:
     except WarehouseMissing:
         fill_warehouse_help(config, exists=False)
     except WarehouseBusy as exc:
-        st.warning(f"{exc}", icon="⏳")
+        st.warning(f"{exc}", icon=":material/hourglass_top:")
     except duckdb.Error as exc:
-        st.error(f"A warehouse query failed: {str(exc).splitlines()[0]}", icon="⚠️")
+        st.error(f"A warehouse query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
     return None
 
 
@@ -46,7 +46,7 @@ def require_warehouse() -> WarehouseState | None:
     try:
         state = warehouse_state(config.db_path, lock_wait_s=config.lock_wait_s)
     except WarehouseBusy as exc:
-        st.warning(f"{exc}", icon="⏳")
+        st.warning(f"{exc}", icon=":material/hourglass_top:")
         return None
     if state.empty:
         fill_warehouse_help(config, exists=state.exists)

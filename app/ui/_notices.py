@@ -9,7 +9,7 @@ from app.access import AppConfig
 def fill_warehouse_help(config: AppConfig, *, exists: bool) -> None:
     """Guidance for a missing or empty warehouse (never an error)."""
     what = "has no trajectories yet" if exists else "does not exist yet"
-    st.info(f"The warehouse `{config.db_path}` {what}. Fill it in any of these ways:", icon="📥")
+    st.info(f"The warehouse `{config.db_path}` {what}. Fill it in any of these ways:", icon=":material/inbox:")
     st.markdown(
         f"""
 - **Upload a log** on the *Upload* page (canonical JSONL or a supported external format).
@@ -25,4 +25,4 @@ Then reload this page.
 def not_available(what: str, needs: str) -> None:
     """A clear notice that a figure's warehouse view or query does not exist yet (no numbers faked)."""
     st.warning(f"**{what}: not available yet.** It needs {needs}, which this warehouse does not have.",
-               icon="🚧")
+               icon=":material/construction:")

@@ -28,12 +28,12 @@ def sql_expander(sql: str, *, seconds: float | None = None) -> None:
 
 def table_exports(df: pl.DataFrame, *, key: str, stem: str) -> None:
     """Download buttons: CSV, Parquet, LaTeX (booktabs) and Markdown, rendered only when clicked."""
-    columns = st.columns(len(_TABLE_FORMATS) + 2, gap="small")
-    for column, (label, ext, mime, render) in zip(columns, _TABLE_FORMATS):
-        column.download_button(
-            label, data=lambda render=render: render(df), file_name=f"{stem}.{ext}", mime=mime,
-            key=f"{key}-dl-{ext}", on_click="ignore", icon=":material/download:", width="stretch",
-        )
+    with st.container(horizontal=True, gap="small"):
+        for label, ext, mime, render in _TABLE_FORMATS:
+            st.download_button(
+                label, data=lambda render=render: render(df), file_name=f"{stem}.{ext}", mime=mime,
+                key=f"{key}-dl-{ext}", on_click="ignore", icon=":material/download:", width="content",
+            )
 
 
 def table_panel(
@@ -66,11 +66,16 @@ def figure_panel(
                             **({"on_select": "rerun"} if selectable else {}))
     for result in [results] if isinstance(results, QueryResult) else results:
         sql_expander(result.sql, seconds=result.seconds)
-    png, svg, _ = st.columns([1, 1, 4], gap="small")
-    png.download_button("PNG", data=lambda: chart_to_png(chart), file_name=f"{stem}.png",
-                        mime="image/png", key=f"{key}-png", on_click="ignore",
-                        icon=":material/image:", width="stretch")
-    svg.download_button("SVG", data=lambda: chart_to_svg(chart), file_name=f"{stem}.svg",
-                        mime="image/svg+xml", key=f"{key}-svg", on_click="ignore",
-                        icon=":material/image:", width="stretch")
+    figure_downloads(chart, key=key, stem=stem)
     return event
+
+
+def figure_downloads(chart: alt.TopLevelMixin, *, key: str, stem: str) -> None:
+    """PNG and SVG download buttons of a figure, rendered only when clicked."""
+    with st.container(horizontal=True, gap="small"):
+        st.download_button("PNG", data=lambda: chart_to_png(chart), file_name=f"{stem}.png",
+                           mime="image/png", key=f"{key}-png", on_click="ignore",
+                           width="content")
+        st.download_button("SVG", data=lambda: chart_to_svg(chart), file_name=f"{stem}.svg",
+                           mime="image/svg+xml", key=f"{key}-svg", on_click="ignore",
+                           width="content")

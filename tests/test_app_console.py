@@ -1,0 +1,86 @@
+"""The SQL console refuses every write, file/network read and escape, and stops a slow query."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
+
+from app_fixture_records import app_trajectories  # noqa: E402
+
+from app.console import ForbiddenStatement, QueryTimeout, check_statement, run_console_query  # noqa: E402
+from warehouse import ingest_trajectories  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("console") / "wh.duckdb"
+    ingest_trajectories(path, app_trajectories())
+    return path
+
+
+@pytest.mark.parametrize("sql, says", [
+    ("INSERT INTO runs (run_id) VALUES ('x')", "INSERT is not allowed"),
+    ("UPDATE runs SET model = 'x'", "UPDATE is not allowed"),
+    ("DELETE FROM runs", "DELETE is not allowed"),
+    ("DROP TABLE runs", "DROP is not allowed"),
+    ("CREATE TABLE t AS SELECT 1", "CREATE is not allowed"),
+    ("CREATE OR REPLACE VIEW run_summary AS SELECT 1", "CREATE is not allowed"),
+    ("COPY runs TO '/tmp/stolen.csv'", "COPY ... TO is not allowed"),
+    ("COPY (SELECT * FROM runs) TO '/tmp/stolen.parquet' (FORMAT parquet)", "COPY ... TO is not allowed"),
+    ("ATTACH '/tmp/other.duckdb' AS other", "ATTACH is not allowed"),
+    ("INSTALL httpfs", "INSTALL is not allowed"),
+    ("LOAD httpfs", "LOAD is not allowed"),
+    ("SET enable_external_access = true", "SET is not allowed"),
+    ("PRAGMA enable_profiling", "PRAGMA is not allowed"),
+    ("EXPORT DATABASE '/tmp/dump'", "EXPORT is not allowed"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "read_csv() reads files"),
+    ("SELECT * FROM read_text('/etc/hostname')", "read_text() reads files"),
+    ("SELECT * FROM glob('/etc/*')", "glob() reads files"),
+    ("select * from READ_PARQUET('https://example.com/x.parquet')", "READ_PARQUET() reads files"),
+    ("SELECT 1; DROP TABLE runs", "2 statements given"),
+    ("UPDATE EXTENSIONS", "not allowed"),
+    ("SELEC 1", "SQL syntax error"),
+    ("   ", "empty"),
+])
+def test_forbidden_statements_are_refused_before_running(db, sql, says):
+    with pytest.raises(ForbiddenStatement) as refused:
+        run_console_query(db, sql, timeout_s=5, row_cap=10)
+    assert says in str(refused.value)
+
+
+def test_refused_writes_leave_the_warehouse_unchanged(db):
+    for sql in ("DELETE FROM runs", "DROP TABLE runs"):
+        with pytest.raises(ForbiddenStatement):
+            run_console_query(db, sql, timeout_s=5, row_cap=10)
+    result = run_console_query(db, "SELECT count(*) AS n FROM runs", timeout_s=5, row_cap=10)
+    assert result.df["n"].to_list() == [3]
+
+
+def test_the_sandbox_refuses_a_file_read_the_check_cannot_see(db, tmp_path):
+    # A replacement scan (a quoted path in FROM) is not a function call: the sandbox stops it.
+    secret = tmp_path / "secret.csv"
+    secret.write_text("a\n1\n")
+    with pytest.raises(duckdb.Error):
+        run_console_query(db, f"SELECT * FROM '{secret}'", timeout_s=5, row_cap=10)
+
+
+def test_strings_and_comments_do_not_trigger_the_function_check():
+    assert check_statement("SELECT 'read_csv(' AS x -- glob(\n;") == "SELECT 'read_csv(' AS x -- glob("
+
+
+def test_a_query_past_the_time_limit_is_interrupted(db):
+    with pytest.raises(QueryTimeout, match="time limit of 0.5 s"):
+        run_console_query(db, "SELECT count(*) FROM range(1000000000) a, range(1000) b WHERE a.range % 7 = b.range",
+                          timeout_s=0.5, row_cap=10)
+
+
+def test_rows_are_capped_and_the_cap_is_reported(db):
+    result = run_console_query(db, "SELECT * FROM steps ORDER BY trajectory_id, step_index",
+                               timeout_s=5, row_cap=7)
+    assert result.df.height == 7 and result.truncated
+    whole = run_console_query(db, "SELECT count(*) AS n FROM steps", timeout_s=5, row_cap=7)
+    assert not whole.truncated and whole.df["n"][0] == 33  # steps in app_fixture_records
