@@ -79,3 +79,13 @@ def test_vanilla_rag_puts_the_top_k_passages_in_the_prompt(condition, k):
     assert all(CORPUS[c].text in prompt for c in expected)
     assert not any(isinstance(s, ReadStep) for s in traj.steps)
     assert final.answer == "Helen Pitts Douglass"
+
+
+def test_an_unparsable_json_answer_is_salvaged_and_recorded_as_malformed():
+    with mock_server() as server:
+        server.enqueue(reply_text("Helen Pitts Douglass"))
+        traj = run_controller(get_controller("direct"), server, protocol="json")
+    error, final = traj.steps
+    assert error.error_type == "malformed_answer" and error.message == "reply is not valid JSON"
+    assert error.tokens_in is None and final.tokens_in == 100  # the reply is charged once
+    assert final.answer == "Helen Pitts Douglass" and traj.end_reason == "final"

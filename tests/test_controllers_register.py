@@ -231,7 +231,7 @@ def test_malformed_register_replies_are_recorded_and_survived():
                 return reply_text("{not json")
             return super().__call__(request)
 
-    model = Broken([], [])
+    model = Broken([], [], json_answers=True)
     retriever = RoutedRetriever(CORPUS, lambda q: ["c1"] if q != QUESTION.text else ["c7"])
     with mock_server(model) as server:
         traj = run_controller(get_controller("execution_rag", "register", max_loops=3), server,

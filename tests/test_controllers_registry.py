@@ -147,3 +147,13 @@ def test_the_embedded_model_gets_a_history_limit_by_default():
     assert history_limit(local, {"max_history_tokens": None}) == LOCAL_HISTORY_TOKENS
     assert history_limit(remote, {"max_history_tokens": None}) is None
     assert history_limit(local, {"max_history_tokens": 900}) == 900
+
+
+@pytest.mark.parametrize(("name", "params", "message"), [
+    ("read_gate", {"gate": "soft"}, "unknown gate 'soft'"),
+    ("read_gate", {"max_turns": 0}, "max_turns must be at least 1"),
+    ("execution_rag", {"loop_search": "search"}, "loop_search must be semantic_search or keyword_search"),
+])
+def test_parameter_values_are_checked_when_the_controller_is_made(name, params, message):
+    with pytest.raises(ValueError, match=message):
+        get_controller(name, **params)

@@ -43,6 +43,10 @@ class ControllerBase:
             )
         self.condition = condition
         self.params: dict[str, Any] = {**self.defaults, **self.conditions[condition], **params}
+        self.check_params(self.params)
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Reject parameter values this controller cannot run with (ValueError)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(condition={self.condition!r})"
@@ -58,8 +62,9 @@ class ControllerBase:
         recorder.metadata["controller"] = self.name
         recorder.metadata["condition"] = self.condition
         try:
-            answer, end_reason, error = await self.episode(question, ctx, recorder,
-                                                           self.effective_params(ctx))
+            params = self.effective_params(ctx)
+            self.check_params(params)
+            answer, end_reason, error = await self.episode(question, ctx, recorder, params)
         except Exception as exc:  # a run must never crash on one question
             kind, message = describe_error(exc)
             recorder.add_error(kind, message)

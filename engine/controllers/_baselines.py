@@ -18,7 +18,7 @@ async def _answer(ctx: Any, params: dict[str, Any], recorder: TrajectoryRecorder
     completion = await ctx.model.complete([{"role": "user", "content": prompt}], **request,
                                           **decoding_overrides(params))
     answer, problem = protocol.parse_answer(completion)
-    recorder.add(FinalStep(tool_name="final", args={"answer": answer}, answer=answer, thought=problem), completion)
+    recorder.add_answer(FinalStep(tool_name="final", args={"answer": answer}, answer=answer), completion, problem)
     recorder.metadata["protocol"] = protocol.name
     return answer, "final", None
 

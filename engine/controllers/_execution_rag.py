@@ -196,11 +196,11 @@ class _Episode:
                                                    **decoding_overrides(self.params))
         answer, problem = self.protocol.parse_answer(completion)
         if forced:
-            self.recorder.add(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer"),
-                                               thought=problem), completion)
+            self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer")),
+                                     completion, problem)
             return answer, ("forced_answer" if answer else "budget"), None
-        self.recorder.add(FinalStep(tool_name="final", args={"answer": answer}, answer=answer, thought=problem),
-                          completion)
+        self.recorder.add_answer(FinalStep(tool_name="final", args={"answer": answer}, answer=answer),
+                                 completion, problem)
         return answer, "final", None
 
 
@@ -233,10 +233,14 @@ class ExecutionRAGController(ControllerBase):
         "protocol": None,
     }
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
-                      params: dict[str, Any]) -> EpisodeResult:
+    def check_params(self, params: dict[str, Any]) -> None:
         if params["loop_search"] not in ("semantic_search", "keyword_search"):
             raise ValueError(f"loop_search must be semantic_search or keyword_search, not {params['loop_search']!r}")
+        if int(params["max_loops"]) < 1 or int(params["max_items"]) < 1:
+            raise ValueError("max_loops and max_items must be at least 1")
+
+    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+                      params: dict[str, Any]) -> EpisodeResult:
         state = _Episode(question, ctx, recorder, params)
         recorder.metadata["protocol"] = state.protocol.name
         await state.initialise()

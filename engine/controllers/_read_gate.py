@@ -49,10 +49,14 @@ class ReadGateController(ControllerBase):
         "protocol": None,
     }
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
-                      params: dict[str, Any]) -> EpisodeResult:
+    def check_params(self, params: dict[str, Any]) -> None:
         if params["gate"] not in GATE_SETS:
             raise ValueError(f"unknown gate {params['gate']!r}; choose one of {', '.join(GATE_SETS)}")
+        if int(params["max_turns"]) < 1 or int(params["correction_cap"]) < 0:
+            raise ValueError("max_turns must be at least 1 and correction_cap at least 0")
+
+    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+                      params: dict[str, Any]) -> EpisodeResult:
         env = open_environment(ctx, toolset="read_gate", max_turns=params["max_turns"],
                                top_k=params["top_k"], inject_top_passage=params["inject_top_passage"])
         protocol = resolve_protocol(ctx, params)

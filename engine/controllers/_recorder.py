@@ -81,6 +81,13 @@ class TrajectoryRecorder:
             ErrorStep(error_type=error_type, message=message, observation=observation), completion
         )
 
+    def add_answer(self, step: StepBase, completion: Any, problem: str | None) -> int:
+        """Append an answer step; an answer that had to be salvaged is preceded by an ErrorStep saying why."""
+        if problem:
+            self.add(ErrorStep(error_type="malformed_answer", message=problem,
+                               raw=completion_raw_text(completion)))
+        return self.add(step, completion)
+
     def finish(self, *, final_answer: str | None, end_reason: str,
                error: str | None = None) -> Trajectory:
         """Seal the episode into its canonical Trajectory."""

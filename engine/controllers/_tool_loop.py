@@ -169,9 +169,7 @@ class ToolLoop:
                                self.settings.max_history_tokens)
         completion = await self.model.complete(messages, **request, **decoding)
         answer, problem = self.protocol.parse_answer(completion)
-        self.recorder.add(
-            ForcedAnswerStep(answer=answer, observation=prompt, thought=problem), completion
-        )
+        self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=prompt), completion, problem)
         self._note_counters()
         self.recorder.metadata["forced_at_turn"] = self.turns
         return answer, ("forced_answer" if answer else "budget"), None
