@@ -12,18 +12,20 @@ import pytest
 from engine.environment import ToolEnvironment, estimate_tokens, normalised_query
 from engine.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
 from trajscope.format import (
+    Chunk,
     ContextInjectionStep,
     ErrorStep,
     FinalStep,
     KeywordSearchStep,
+    Question,
     ReadStep,
+    Run,
     SearchStep,
     SemanticSearchStep,
     Trajectory,
     decode_trajectory,
     encode,
 )
-from trajscope.format import Chunk, Question, Run
 
 FIXTURE = Path("tests/fixtures/retrieval/corpus.json")
 CHUNKS = [Chunk(**row) for row in json.loads(FIXTURE.read_text())]

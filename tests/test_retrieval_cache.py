@@ -138,3 +138,21 @@ def test_default_cache_dir_honours_env(tmp_path: Path, monkeypatch: pytest.Monke
 def test_unknown_kind_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown retriever kind 'splade'"):
         build_retriever(chunks(), kind="splade", cache_dir=tmp_path)  # type: ignore[arg-type]
+
+
+def test_repeated_queries_are_encoded_once() -> None:
+    encoder = CountingHashEncoder()
+    dense = DenseRetriever(chunks(), "hash-64", encoder=encoder, query_cache_size=2)
+    base = encoder.encoded
+    first = dense.search("salt marshes")
+    assert dense.search_batch(["salt marshes", "salt marshes"])[1] == first
+    assert encoder.encoded == base + 1
+    dense.search("bridge")
+    dense.search("novel")  # evicts "salt marshes" (least recently used)
+    dense.search("salt marshes")
+    assert encoder.encoded == base + 4
+    uncached = DenseRetriever(chunks(), "hash-64", encoder=encoder, query_cache_size=0)
+    before = encoder.encoded
+    uncached.search("bridge")
+    uncached.search("bridge")
+    assert encoder.encoded == before + 2

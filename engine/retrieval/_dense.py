@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -47,12 +48,16 @@ class DenseRetriever:
         snippet_chars: int = DEFAULT_SNIPPET_CHARS,
         batch_size: int = 64,
         device: str = "cpu",
+        query_cache_size: int = 1024,
         _index: faiss.Index | None = None,
     ):
         self.corpus = as_indexed(chunks)
         self.model, self.device, self.batch_size = model, device, batch_size
         self.top_k, self.snippet_chars = top_k, snippet_chars
         self._encoder = encoder
+        # Agents and paired conditions repeat queries; encoding dominates query latency.
+        self.query_cache_size = query_cache_size
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
         if _index is None:
             if embeddings is None:
                 embeddings = self.embed([indexed_text(c) for c in self.corpus.chunks])
@@ -80,6 +85,19 @@ class DenseRetriever:
                                       normalize_embeddings=True, show_progress_bar=False)
         return normalise_rows(np.asarray(vectors).reshape(len(texts), -1))
 
+    def embed_queries(self, queries: list[str]) -> np.ndarray:
+        """Query embeddings, reusing the last query_cache_size distinct queries' vectors."""
+        missing = list(dict.fromkeys(q for q in queries if q not in self._query_vectors))
+        if missing:
+            for query, vector in zip(missing, self.embed(missing)):
+                self._query_vectors[query] = vector
+        for query in queries:
+            self._query_vectors.move_to_end(query)
+        vectors = np.stack([self._query_vectors[q] for q in queries])
+        while len(self._query_vectors) > self.query_cache_size:
+            self._query_vectors.popitem(last=False)
+        return vectors
+
     def embeddings(self) -> np.ndarray:
         """The indexed chunk embeddings, in corpus order."""
         return self.index.reconstruct_n(0, self.index.ntotal)
@@ -92,7 +110,7 @@ class DenseRetriever:
         if not queries:
             return []
         k = min(k or self.top_k, self.index.ntotal)
-        scores, rows = self.index.search(self.embed(queries), k)
+        scores, rows = self.index.search(self.embed_queries(queries), k)
         return [self._hits(s, r) for s, r in zip(scores, rows)]
 
     def _hits(self, scores: np.ndarray, rows: np.ndarray) -> list[Hit]:
@@ -123,7 +141,8 @@ class DenseRetriever:
     @classmethod
     def load(cls, directory: str | Path, chunks: IndexedCorpus | Iterable[Chunk] | Mapping[str, Chunk],
              model: str = DEFAULT_EMBEDDING_MODEL, *, encoder: Any = None, top_k: int = 5,
-             snippet_chars: int = DEFAULT_SNIPPET_CHARS, device: str = "cpu") -> DenseRetriever:
+             snippet_chars: int = DEFAULT_SNIPPET_CHARS, device: str = "cpu",
+             query_cache_size: int = 1024) -> DenseRetriever:
         """Load a saved index; raises ValueError when it was built from other chunks, another model or is damaged."""
         directory = Path(directory)
         corpus = as_indexed(chunks)
@@ -137,4 +156,4 @@ class DenseRetriever:
         if index.ntotal != len(corpus) or index.d != meta.get("dim") or index.metric_type != faiss.METRIC_INNER_PRODUCT:
             raise ValueError(f"{directory}: FAISS index does not match its metadata")
         return cls(corpus, model, encoder=encoder, top_k=top_k, snippet_chars=snippet_chars, device=device,
-                   _index=index)
+                   query_cache_size=query_cache_size, _index=index)

@@ -1,0 +1,147 @@
+"""Retrieval benchmark on the 2WikiMultiHopQA corpus (6,119 passages, 1,000 questions).
+
+Run from the repo root:  .venv/bin/python -m bench.retrieval [--cold] [--cache-dir DIR]
+Measures cold index build (with embedding), cached load, warm hybrid latency (p50/p95), recall@5 of
+gold passages (corpus titles equal to evidence subjects) for BM25, dense and RRF, and rank-bm25 vs
+bm25s query time. Prints measured numbers only; targets are shown next to them.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from engine.retrieval import (
+    HybridRetriever,
+    bm25_cache_key,
+    build_retriever,
+    default_cache_dir,
+    dense_cache_key,
+    index_corpus,
+    indexed_text,
+    load_encoder,
+    tokenize,
+)
+from trajscope.format import Chunk
+
+DATA = Path("../shared/data/2wikimultihopqa")
+
+
+def load_2wiki() -> tuple[list[Chunk], list[str], list[set[str]]]:
+    """Chunks (id = position), question texts, and per question the gold chunk ids by title."""
+    rows = json.loads((DATA / "corpus_6119.json").read_text())
+    chunks = [Chunk(chunk_id=f"2wiki-{i:05d}", title=r["title"], text=r["text"], dataset="2wiki")
+              for i, r in enumerate(rows)]
+    by_title = {c.title: c.chunk_id for c in chunks}
+    questions = json.loads((DATA / "questions_1000.json").read_text())
+    golds = [{by_title[s] for s, _, _ in q["evidence"] if s in by_title} for q in questions]
+    return chunks, [q["question"] for q in questions], golds
+
+
+def percentile_ms(samples: list[float], q: float) -> float:
+    return float(np.percentile(samples, q)) * 1000
+
+
+def timed(fn, *args):
+    start = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - start
+
+
+def recall_at_5(results: list[list], golds: list[set[str]]) -> tuple[float, float]:
+    """Mean fraction of gold passages in the top 5, and share of questions with all golds there."""
+    fractions, complete = [], []
+    for hits, gold in zip(results, golds):
+        if not gold:
+            continue
+        found = gold & {h.chunk_id for h in hits[:5]}
+        fractions.append(len(found) / len(gold))
+        complete.append(found == gold)
+    return float(np.mean(fractions)), float(np.mean(complete))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache-dir", type=Path, default=default_cache_dir())
+    parser.add_argument("--cold", action="store_true", help="delete this corpus's cache entries first")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads for query encoding")
+    args = parser.parse_args()
+
+    import torch
+
+    chunks, questions, golds = load_2wiki()
+    corpus = index_corpus(chunks)
+    entries = [args.cache_dir / "bm25" / bm25_cache_key(corpus),
+               args.cache_dir / "dense" / dense_cache_key(corpus, "all-MiniLM-L6-v2")]
+    rows: list[tuple[str, str, str]] = []
+    if args.cold:
+        for entry in entries:
+            shutil.rmtree(entry, ignore_errors=True)
+    if not all(e.exists() for e in entries):
+        encoder, t_model = timed(load_encoder)
+        retriever, t_cold = timed(build_retriever, corpus, "hybrid", args.cache_dir, None, 5, 60)
+        rows.append(("cold build: model load", f"{t_model:.2f} s", ""))
+        rows.append(("cold build: BM25 + embed 6,119 + FAISS", f"{t_cold:.1f} s", ""))
+    else:
+        rows.append(("cold build", "skipped (cached; pass --cold)", ""))
+
+    retriever, t_load = timed(build_retriever, corpus, "hybrid", args.cache_dir, None, 5, 60)
+    assert isinstance(retriever, HybridRetriever)
+    rows.append(("cached index load (BM25 + FAISS)", f"{t_load * 1000:.0f} ms", "<= 2 s"))
+    _, t_enc = timed(lambda: retriever.dense.encoder)
+    rows.append(("encoder load (first dense query; torch already imported when cold ran)", f"{t_enc:.2f} s", ""))
+
+    torch.set_num_threads(args.threads)
+    retriever.dense.query_cache_size = 0  # measure real encoding for every query
+    for q in questions[:20]:
+        retriever.search(q)
+    hybrid_t, enc_t, bm25_t = [], [], []
+    for q in questions:
+        _, t = timed(retriever.search, q)
+        hybrid_t.append(t)
+    for q in questions:
+        _, t = timed(retriever.dense.embed, [q])
+        enc_t.append(t)
+        _, t = timed(retriever.bm25.search, q, 50)
+        bm25_t.append(t)
+    rows.append(("warm hybrid search p50", f"{percentile_ms(hybrid_t, 50):.2f} ms", "<= 5 ms"))
+    rows.append(("warm hybrid search p95", f"{percentile_ms(hybrid_t, 95):.2f} ms", ""))
+    rows.append(("  of which query encoding p50", f"{percentile_ms(enc_t, 50):.2f} ms", ""))
+    rows.append(("  of which BM25 top-50 p50", f"{percentile_ms(bm25_t, 50):.3f} ms", ""))
+    retriever.dense.query_cache_size = 4096
+    retriever.dense.search_batch(questions)
+    cached_t = [timed(retriever.search, q)[1] for q in questions]
+    rows.append(("hybrid search p50, query vector cached", f"{percentile_ms(cached_t, 50):.2f} ms", ""))
+
+    bm25_res = retriever.bm25.search_batch(questions, 5)
+    dense_res = retriever.dense.search_batch(questions, 5)
+    hybrid_res = retriever.search_batch(questions, 5)
+    n_gold = sum(1 for g in golds if g)
+    for name, res in (("BM25", bm25_res), ("dense", dense_res), ("RRF hybrid", hybrid_res)):
+        mean, complete = recall_at_5(res, golds)
+        rows.append((f"recall@5 {name} ({n_gold} q with gold)", f"{mean:.3f} (all gold: {complete:.3f})", ""))
+
+    from rank_bm25 import BM25Okapi
+
+    reference = BM25Okapi([tokenize(indexed_text(c)) for c in chunks])
+    sample = questions[:200]
+    rank_t = [timed(lambda q: np.argsort(reference.get_scores(tokenize(q)))[::-1][:5], q)[1] for q in sample]
+    ours_t = [timed(retriever.bm25.search, q, 5)[1] for q in sample]
+    rows.append(("rank-bm25 top-5 query p50 (200 q)", f"{percentile_ms(rank_t, 50):.2f} ms", ""))
+    rows.append(("bm25s top-5 query p50 (200 q)", f"{percentile_ms(ours_t, 50):.3f} ms", ""))
+    rows.append(("rank-bm25 / bm25s median time", f"{statistics.median(rank_t) / statistics.median(ours_t):.0f}x", ""))
+
+    width = max(len(r[0]) for r in rows)
+    print(f"\n2WikiMultiHopQA: {len(chunks)} passages, {len(questions)} questions; torch threads {args.threads}")
+    print(f"{'measure'.ljust(width)}  {'measured':<32} target")
+    for name, value, target in rows:
+        print(f"{name.ljust(width)}  {value:<32} {target}")
+
+
+if __name__ == "__main__":
+    main()
