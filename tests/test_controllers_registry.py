@@ -157,3 +157,13 @@ def test_the_embedded_model_gets_a_history_limit_by_default():
 def test_parameter_values_are_checked_when_the_controller_is_made(name, params, message):
     with pytest.raises(ValueError, match=message):
         get_controller(name, **params)
+
+
+def test_no_prompt_offers_a_placeholder_value_a_small_model_could_copy():
+    # SmolLM2 answered "<short answer>" when a prompt showed that placeholder inside a JSON example.
+    import re
+
+    from engine.prompts import load_prompt
+
+    for name in available_prompts():
+        assert not re.search(r'"(?:<[^>"]*>|\.\.\.)"', load_prompt(name)), name
