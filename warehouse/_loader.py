@@ -164,16 +164,41 @@ _INSERT_SQL = [
        SELECT dataset, question_id, text, gold_answer, aliases, question_type, hop_count,
               gold_chunk_ids, gold_match
        FROM stage_questions""",
-    """INSERT INTO trajectories
-       SELECT s.trajectory_id, s.run.run_id, s.question.question_id,
-              coalesce(s.question.dataset, s.run.dataset, ''), s.question.dataset, s.schema_version, s.final_answer,
-              s.end_reason, s.error, s.started_at, s.finished_at, s.total_tokens_in,
-              s.total_tokens_out, s.total_cost_usd, s.total_latency_ms, s.metadata,
-              len(s.steps), i.record_hash, $source_file, current_timestamp
-       FROM stage s JOIN incoming_changed i USING (trajectory_id)""",
     """CREATE OR REPLACE TEMP TABLE stage_steps AS
        SELECT trajectory_id, unnest(range(len(steps))) AS step_index, unnest(steps) AS st
        FROM stage""",
+    """INSERT INTO trajectories
+       WITH agg AS (
+           SELECT trajectory_id,
+                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search')) AS search_count,
+                  count(*) FILTER (st.kind = 'read') AS read_count,
+                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search', 'read',
+                                               'final', 'tool')) AS agent_actions,
+                  count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
+                  count(*) FILTER (st.kind = 'context_injection') AS injections,
+                  count(*) FILTER (st.kind = 'error') AS error_steps,
+                  sum(st.tokens_in) AS tokens_in, sum(st.tokens_out) AS tokens_out,
+                  sum(st.cost_usd) AS cost_usd, sum(st.latency_ms) AS latency_ms
+           FROM stage_steps GROUP BY trajectory_id
+       ),
+       passages AS (
+           SELECT trajectory_id, count(DISTINCT p.chunk_id) AS passages_read
+           FROM (SELECT trajectory_id, unnest(st.passages) AS p FROM stage_steps
+                 WHERE st.kind = 'read' AND len(st.passages) > 0)
+           GROUP BY trajectory_id
+       )
+       SELECT s.trajectory_id, s.run.run_id, s.question.question_id,
+              coalesce(s.question.dataset, s.run.dataset, ''), s.question.dataset, s.schema_version,
+              s.final_answer, s.end_reason, s.error, s.started_at, s.finished_at, s.total_tokens_in,
+              s.total_tokens_out, s.total_cost_usd, s.total_latency_ms, s.metadata, len(s.steps),
+              coalesce(a.search_count, 0), coalesce(a.read_count, 0), coalesce(a.agent_actions, 0),
+              coalesce(a.gate_rejections, 0), coalesce(a.injections, 0), coalesce(a.error_steps, 0),
+              coalesce(p.passages_read, 0), a.tokens_in, a.tokens_out, a.cost_usd, a.latency_ms,
+              i.record_hash, $source_file, current_timestamp
+       FROM stage s
+       JOIN incoming_changed i USING (trajectory_id)
+       LEFT JOIN agg a USING (trajectory_id)
+       LEFT JOIN passages p USING (trajectory_id)""",
     """INSERT INTO steps
        SELECT trajectory_id, step_index, st.kind, st.tool_name, st.args, st.observation, st.raw,
               st.thought, st.tokens_in, st.tokens_out, st.latency_ms, st.cost_usd, st.query,

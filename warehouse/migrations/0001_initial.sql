@@ -64,6 +64,18 @@ CREATE TABLE trajectories (
     total_latency_ms  DOUBLE,
     metadata          JSON,
     n_steps           INTEGER,
+    -- Per-trajectory step aggregates, computed once at load so run-level views never scan steps.
+    search_count      INTEGER,
+    read_count        INTEGER,
+    agent_actions     INTEGER,
+    gate_rejections   INTEGER,
+    injections        INTEGER,
+    error_steps       INTEGER,
+    passages_read     INTEGER,
+    step_tokens_in    BIGINT,
+    step_tokens_out   BIGINT,
+    step_cost_usd     DOUBLE,
+    step_latency_ms   DOUBLE,
     record_hash       VARCHAR NOT NULL,
     source_file       VARCHAR,
     ingested_at       TIMESTAMPTZ DEFAULT current_timestamp
