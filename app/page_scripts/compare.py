@@ -20,6 +20,13 @@ page_header("Compare", "Two runs on the same question ids: accuracy delta with a
 CELLS = {"b_only": "Fixed by B (A wrong → B right)", "a_only": "Broken by B (A right → B wrong)",
          "both_right": "Right under both", "both_wrong": "Wrong under both"}
 
+
+
+def _number(value: float, spec: str) -> str:
+    # An undefined estimate (NaN: a zero cell) reads as "undefined", not "nan".
+    return "undefined" if value != value else format(value, spec)
+
+
 try:
     from warehouse.queries import (
         METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
@@ -114,7 +121,8 @@ elif state:
                 else:
                     r = odds.result
                     o = st.columns(3)
-                    o[0].metric("Mantel-Haenszel OR", f"{r.odds_ratio:.2f}")
-                    o[1].metric(f"{r.confidence:.0%} CI", f"[{r.ci_low:.2f}, {r.ci_high:.2f}]")
-                    o[2].metric("CMH p", f"{r.cmh_p:.3g}")
+                    o[0].metric("Mantel-Haenszel OR", _number(r.odds_ratio, ".2f"))
+                    o[1].metric(f"{r.confidence:.0%} CI",
+                                f"[{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]")
+                    o[2].metric("CMH p", _number(r.cmh_p, ".3g"))
                 sql_expander(odds.sql)

@@ -32,8 +32,9 @@ state = require_warehouse()
 if state:
     sources = [*sorted(state.views), *TABLES]
     current = url_value("source")
-    source = st.selectbox("View or table", sources,
-                          index=sources.index(current) if current in sources else 0, key="export-source")
+    fallback = "run_summary" if "run_summary" in sources else sources[0]
+    source = st.selectbox("View or table", sources, key="export-source",
+                          index=sources.index(current if current in sources else fallback))
     set_url("source", source)
     left, right = st.columns([3, 1])
     where = left.text_input("Filter (optional SQL condition)", value=url_value("where") or "",
@@ -53,7 +54,7 @@ if state:
         result = fetch(sql)
     if result is not None:
         st.markdown(f"**{result.df.height:,} row(s)** of `{source}`")
-        st.dataframe(result.df.head(1000), hide_index=True, height=320, key="export-preview")
+        st.dataframe(result.df.head(1000), hide_index=True, key="export-preview")
         sql_expander(result.sql, seconds=result.seconds)
         fmt = st.radio("Table format", list(FORMATS), horizontal=True, key="export-format")
         ext, mime = FORMATS[fmt]
