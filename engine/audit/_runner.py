@@ -220,8 +220,16 @@ async def audit_question(spec: AuditSpec, models: _Models, question: Question, p
                        metadata={"edits": edits, "n_passages": len(passages)})
 
 
+LOCAL_TIMEOUT_S = 900.0
+
+
 def _config_for(spec: AuditSpec, model_spec: str) -> ModelConfig:
-    return resolve_model(model_spec, base_url=spec.base_url, timeout_s=spec.timeout_s)
+    timeout = spec.timeout_s
+    if timeout is None and model_spec == "local":
+        # The embedded server answers one request at a time on the CPU: a queued 2,048-token compile
+        # can wait minutes, and a timeout would only resend it to the back of the same queue.
+        timeout = LOCAL_TIMEOUT_S
+    return resolve_model(model_spec, base_url=spec.base_url, timeout_s=timeout)
 
 
 @contextlib.asynccontextmanager
