@@ -260,3 +260,31 @@ def test_bootstrap_of_nothing_is_nan_and_of_a_constant_is_a_point():
     empty = paired_bootstrap([])
     assert empty.n == 0 and math.isnan(empty.mean) and not empty.ci_contains_zero
     assert paired_bootstrap([0.25] * 9) == Estimate(9, 0.25, 0.25, 0.25)
+
+
+PARITY = [  # (gold, compiled context): the SQL flag must equal the engine's has_answer on each
+    ("Washington D.C.", "He lived in washington d.c. for years."),
+    ("Washington D.C.", "He lived in WashingtonXDXCX for years."),
+    ("C++ (language)", "Written in c++ (LANGUAGE) mostly."),
+    ("Émile Zola", "A novel by ÉMILE ZOLA."),
+    ("  Oskar Bay ", "The OSKAR BAY port."),
+    ("a|b", "contains ab only"),
+]
+
+
+def test_sql_presence_flags_agree_with_the_engine(tmp_path):
+    from engine.audit import has_answer
+
+    records = [
+        AuditRecord(audit_id="p", question_id=f"p{i}", question="?", gold=gold,
+                    contexts={"b1": "nothing", "b2": context},
+                    outputs=[ReaderOutput(baseline="b1", f1=0.0), ReaderOutput(baseline="b2", f1=0.0)])
+        for i, (gold, context) in enumerate(PARITY)
+    ]
+    db = tmp_path / "parity.duckdb"
+    load_audit_records(db, records)
+    with open_readonly(db) as con:
+        flags = dict(con.execute("SELECT question_id, ans_in_compile FROM audit_buckets").fetchall())
+    expected = {f"p{i}": has_answer(context, gold) for i, (gold, context) in enumerate(PARITY)}
+    assert expected == {"p0": True, "p1": False, "p2": True, "p3": True, "p4": True, "p5": False}
+    assert flags == expected

@@ -2,8 +2,8 @@
 CREATE OR REPLACE VIEW audit_alias_check AS
 WITH masked AS (
     SELECT p.cell, p.audit_id, p.record_id, p.question_id, p.baseline, p.f1 AS f1_masked, p.f1_b1,
-           p.f1_base, trim(b.gold) AS gold, lower(trim(b.gold)) AS gold_lower,
-           string_split_regex(trim(b.gold), '\s+') AS words,
+           p.f1_base, b.gold_trimmed AS gold, lower(b.gold_trimmed) AS gold_lower,
+           string_split_regex(b.gold_trimmed, '\s+') AS words,
            -- records imported without the edited context: re-derive it exactly as the remove edit does
            lower(coalesce(p.context, regexp_replace(b.context, b.gold_regex, '[MASK]', 'g'))) AS masked_lower
     FROM audit_paired p
