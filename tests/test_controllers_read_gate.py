@@ -15,7 +15,6 @@ from trajscope.format import (
     ForcedAnswerStep,
     GateRejectionStep,
     ReadStep,
-    SearchStep,
     decode_trajectory,
     encode,
 )

@@ -2,206 +2,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
-from trajscope.format import (
-    BudgetNudgeStep,
-    Chunk,
-    FinalStep,
-    ForcedAnswerStep,
-    Question,
-    RegisterEvent,
-    RegisterUpdateStep,
-    SearchStep,
-)
+from trajscope.format import BudgetNudgeStep, Question, RegisterUpdateStep
 
-from engine.prompts import load_prompt, render_prompt
+from engine.prompts import render_prompt
 
-from ._actions import ActionProtocol, parse_json_object
-from ._base import ControllerBase, EpisodeResult, decoding_overrides, open_environment, resolve_protocol
+from ._base import ControllerBase, EpisodeResult
 from ._recorder import TrajectoryRecorder
-from ._register import (
-    STATUSES,
-    ItemChange,
-    Register,
-    apply_update,
-    compose_query,
-    initial_changes,
-    parse_sub_questions,
-    parse_update,
-    progress_delta,
-    select_active,
-)
-
-
-def init_schema(max_items: int) -> dict[str, Any]:
-    """JSON Schema of the initialisation reply."""
-    return {
-        "type": "object",
-        "properties": {"items": {
-            "type": "array", "minItems": 1, "maxItems": max_items,
-            "items": {"type": "object", "properties": {"sub_question": {"type": "string"}},
-                      "required": ["sub_question"]},
-        }},
-        "required": ["items"],
-    }
-
-
-UPDATE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "updates": {"type": "array", "items": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "status": {"type": "string", "enum": list(STATUSES)},
-                "note": {"type": "string"},
-                "supporting_chunk_ids": {"type": "array", "items": {"type": "string"}},
-                "reason": {"type": "string"},
-            },
-            "required": ["id", "status"],
-        }},
-        "new_items": {"type": "array", "items": {
-            "type": "object", "properties": {"sub_question": {"type": "string"}}, "required": ["sub_question"],
-        }},
-    },
-    "required": ["updates"],
-}
-
-
-class _Episode:
-    """The state of one ExecutionRAG episode: environment, register, exposed evidence, agent context."""
-
-    def __init__(self, question: Question, ctx: Any, recorder: TrajectoryRecorder, params: dict[str, Any]):
-        self.question, self.ctx, self.recorder, self.params = question, ctx, recorder, params
-        self.corpus: Mapping[str, Chunk] = ctx.corpus
-        # Two environment turns per loop (search, read) plus the seed's.
-        self.env = open_environment(ctx, toolset="arag", max_turns=2 * params["max_loops"] + 2,
-                                    top_k=params["top_k"], context_token_budget=params["context_token_budget"])
-        self.protocol: ActionProtocol = resolve_protocol(ctx, params)
-        self.exposed: list[str] = []
-        self.notes: list[str] = []  # progress deltas and nudges injected into the agent context
-        self.register = Register()
-        self.stalled: set[str] = set()  # items whose current query brought no new evidence
-
-    # -- model calls --------------------------------------------------------------------------------
-    async def structured(self, prompt: str, schema: dict[str, Any]) -> tuple[Any, dict[str, Any] | None, str | None]:
-        completion = await self.ctx.model.complete(
-            [{"role": "user", "content": prompt}], response_schema=schema,
-            **decoding_overrides(self.params, "structured_temperature"),
-        )
-        value, problem = parse_json_object(completion.text)
-        return completion, value, problem
-
-    # -- evidence -----------------------------------------------------------------------------------
-    def passages_text(self, chunk_ids: list[str]) -> str:
-        limit = self.params["max_passage_chars"]
-        lines = []
-        for chunk_id in chunk_ids:
-            chunk = self.corpus.get(chunk_id)
-            if chunk is None:
-                continue
-            text = chunk.text if limit is None or len(chunk.text) <= limit else chunk.text[:limit] + "…"
-            lines.append(f"[{chunk_id}]" + (f" {chunk.title}:" if chunk.title else "") + f" {text}")
-        return "\n".join(lines) or "(none)"
-
-    def context_text(self) -> str:
-        return "\n".join(self.notes[-self.params["max_context_notes"]:])
-
-    def retrieve(self, tool: str, query: str) -> list[str]:
-        """Run one search; read and expose the chunks not shown before (ΔC_t); returns them."""
-        args = {"keywords": query} if tool == "keyword_search" else {"query": query}
-        result = self.env.call(tool, args)
-        self.recorder.add(result.step)
-        for extra in result.extra_steps:
-            self.recorder.add(extra)
-        if not isinstance(result.step, SearchStep) or result.step.deduplicated:
-            return []
-        seen = set(self.exposed)
-        new_ids = [c.chunk_id for c in result.step.candidates if c.chunk_id not in seen]
-        if new_ids:
-            self.recorder.add(self.env.read(new_ids).step)
-            self.exposed.extend(new_ids)
-        return new_ids
-
-    # -- register -----------------------------------------------------------------------------------
-    def log_changes(self, changes: list[ItemChange], step_index: int) -> None:
-        for c in changes:
-            self.recorder.register_events.append(RegisterEvent(
-                item_id=c.item_id, step_index=step_index, sub_question=c.sub_question,
-                from_status=c.from_status, to_status=c.to_status, note=c.note or None, reason=c.reason,
-                supporting_chunk_ids=list(c.supporting_chunk_ids),
-            ))
-
-    async def initialise(self) -> None:
-        """Seed retrieval (unless question-only) and the model's initial register S_0."""
-        max_items = self.params["max_items"]
-        if self.params["seed_init"]:
-            seed_ids = self.retrieve("semantic_search", self.question.text)
-            prompt = render_prompt("register_init", question=self.question.text, max_items=max_items,
-                                   evidence=self.passages_text(seed_ids))
-        else:
-            prompt = render_prompt("register_init_question_only", question=self.question.text,
-                                   max_items=max_items)
-        completion, value, problem = await self.structured(prompt, init_schema(max_items))
-        items, problems = parse_sub_questions(value, max_items) if value is not None else ([], [problem or ""])
-        if not items:
-            # Without a usable register the question itself is the one requirement.
-            self.recorder.add_error("malformed_register_init", "; ".join(problems), completion)
-            completion, items = None, [self.question.text]
-        self.register = Register.initial(items)
-        index = self.recorder.add(RegisterUpdateStep(
-            phase="init", args={"seed_init": self.params["seed_init"], "problems": problems},
-            observation=render_prompt("register_state", register=self.register.render()),
-        ), completion)
-        self.log_changes(initial_changes(self.register), index)
-
-    async def update(self, item_id: str, query: str, new_ids: list[str]) -> list[ItemChange]:
-        """U(S_{t-1}, ΔC_t) by the model, then the invariants; returns the applied changes."""
-        prompt = render_prompt("register_update", question=self.question.text, register=self.register.render(),
-                               context=self.context_text(), evidence=self.passages_text(new_ids))
-        completion, value, problem = await self.structured(prompt, UPDATE_SCHEMA)
-        if value is None:
-            self.recorder.add_error("malformed_register_update", problem or "no update", completion)
-            return []
-        proposals, new_items, problems = parse_update(value)
-        outcome = apply_update(self.register, proposals, new_items, known_chunk_ids=set(self.exposed),
-                               max_items=2 * self.params["max_items"])
-        self.register = outcome.register
-        index = self.recorder.add(RegisterUpdateStep(
-            phase="update",
-            args={"item_id": item_id, "query": query, "violations": outcome.violations, "problems": problems},
-            observation=self.register.render(),
-        ), completion)
-        self.log_changes(outcome.changes, index)
-        self.recorder.metadata["invariant_violations"] = (
-            self.recorder.metadata.get("invariant_violations", 0) + len(outcome.violations))
-        return outcome.changes
-
-    # -- answers ------------------------------------------------------------------------------------
-    async def answer(self, *, forced: bool) -> EpisodeResult:
-        """G(q, S): from the register and its supporting passages; bounded when forced at the budget."""
-        limit = self.params["max_answer_passages"]
-        evidence = (self.register.supporting_chunk_ids() or self.exposed[-limit:])[:limit]
-        fields = dict(question=self.question.text, register=self.register.render(),
-                      context=self.context_text(), evidence=self.passages_text(evidence))
-        if forced:
-            prompt = render_prompt("register_forced_answer", force=load_prompt("force_final_answer"), **fields)
-        else:
-            prompt = render_prompt("register_answer", **fields)
-        suffix, request = self.protocol.answer_request()
-        prompt = f"{prompt}\n{suffix}" if suffix else prompt
-        completion = await self.ctx.model.complete([{"role": "user", "content": prompt}], **request,
-                                                   **decoding_overrides(self.params))
-        answer, problem = self.protocol.parse_answer(completion)
-        if forced:
-            self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer")),
-                                     completion, problem)
-            return answer, ("forced_answer" if answer else "budget"), None
-        self.recorder.add_answer(FinalStep(tool_name="final", args={"answer": answer}, answer=answer),
-                                 completion, problem)
-        return answer, "final", None
+from ._register import compose_query, progress_delta, select_active
+from ._register_episode import RegisterEpisode
 
 
 class ExecutionRAGController(ControllerBase):
@@ -241,7 +51,7 @@ class ExecutionRAGController(ControllerBase):
 
     async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
-        state = _Episode(question, ctx, recorder, params)
+        state = RegisterEpisode(question, ctx, recorder, params)
         recorder.metadata["protocol"] = state.protocol.name
         await state.initialise()
         if not params["iterative_updates"]:
@@ -278,7 +88,7 @@ class ExecutionRAGController(ControllerBase):
         recorder.metadata["loops"] = budget
         return await state.answer(forced=not state.register.is_clear)
 
-    async def _static(self, state: _Episode) -> EpisodeResult:
+    async def _static(self, state: RegisterEpisode) -> EpisodeResult:
         """No iterative updates: search once per initial item, then answer from what was found."""
         items = list(state.register.items.values())[: state.params["max_loops"]]
         for item in items:
