@@ -114,3 +114,33 @@ def test_run_id_is_deterministic_and_selection_is_paired():
     assert [q.question_id for q in select_questions(qs, None, 0, ["q007", "q001"])] == ["q007", "q001"]
     with pytest.raises(ValueError, match="q999"):
         select_questions(qs, None, 0, ["q999"])
+
+
+def test_a_busy_warehouse_never_stops_the_run_and_is_retried(mock_llm, tmp_path, monkeypatch):
+    import engine.runs._warehouse_sink as sink_module
+
+    mock_llm.responder = answer_from_question
+    calls: list[int] = []
+
+    def flaky_ingest(db_path, trajectories):
+        calls.append(len(trajectories))
+        if len(calls) <= 2:
+            raise RuntimeError("database is locked by another process")
+        received.extend(t.question.question_id for t in trajectories)
+
+    received: list[str] = []
+    monkeypatch.setattr(sink_module, "_ingest_function", lambda: flaky_ingest)
+    summary = execute_run(spec_for(mock_llm, tmp_path, db_path=tmp_path / "w.duckdb", ingest_batch=2,
+                                   concurrency=1), inputs(5))
+    assert summary.n_completed == 5 and summary.ingest_error is None and summary.n_ingested == 5
+    assert sorted(received) == [f"q{i:03d}" for i in range(5)]
+
+    monkeypatch.setattr(sink_module, "_ingest_function", lambda: (lambda db, ts: 1 / 0))
+    monkeypatch.setattr(sink_module.asyncio, "sleep", _no_sleep)
+    down = execute_run(spec_for(mock_llm, tmp_path, db_path=tmp_path / "w.duckdb", run_id="other"), inputs(3))
+    assert down.n_completed == 3 and len(logged(down)) == 3
+    assert down.n_ingested == 0 and "ZeroDivisionError" in down.ingest_error
+
+
+async def _no_sleep(seconds: float) -> None:
+    return None
