@@ -8,7 +8,7 @@ import streamlit as st
 from app.access import read_connection
 from app.queries import run_choices_sql, transition_questions_sql
 from app.ui import (
-    app_config, fetch, not_available, page_header, require_warehouse, set_url, sql_expander,
+    app_config, warehouse_stamp, fetch, not_available, page_header, require_warehouse, set_url, sql_expander,
     table_exports, table_panel, url_value,
 )
 from warehouse import WarehouseBusy
@@ -35,6 +35,20 @@ try:
 except ImportError:  # the typed comparison queries are another part of the warehouse
     compare_runs = None
 
+
+
+@st.cache_data(max_entries=64, show_spinner="Comparing…")
+def _compare(db_path: str, stamp: tuple[int, ...], run_a: str, run_b: str, metric: str,
+             strata: str | None, with_odds: bool):
+    # Cached per warehouse stamp: the statistics are recomputed only after the warehouse changes.
+    config = app_config()
+    with read_connection(db_path, lock_wait_s=config.lock_wait_s) as con:
+        comparison = compare_runs(con, run_a, run_b, metric=metric, strata=strata)
+        odds = post_read_odds_ratio(con, run_a, run_b) if with_odds else None
+    return comparison, odds
+
+
+config = app_config()
 state = require_warehouse()
 if state and compare_runs is None:
     not_available("Paired comparison", "`warehouse.queries.compare_runs`")
@@ -59,13 +73,10 @@ elif state:
         for key, value in (("a", run_a), ("b", run_b), ("metric", metric if metric != "correct" else None),
                            ("strata", strata)):
             set_url(key, value)
-        config = app_config()
         comparison = odds = None
         try:
-            with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
-                comparison = compare_runs(con, run_a, run_b, metric=metric, strata=strata)
-                if "failure_rg" in state.views:
-                    odds = post_read_odds_ratio(con, run_a, run_b)
+            comparison, odds = _compare(str(config.db_path), warehouse_stamp(config.db_path), run_a, run_b,
+                                        metric, strata, "failure_rg" in state.views)
         except (UnpairedComparison, QueryError) as exc:
             st.warning(str(exc), icon=":material/link:")
         except WarehouseBusy as exc:

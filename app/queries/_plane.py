@@ -30,13 +30,16 @@ ORDER BY label, question_id"""
 def plane_arrows_sql(extractor: str, datasets: list[str]) -> str:
     """Arrow end points: each baseline run to every other condition of the same dataset and model."""
     dataset_filter = (
-        f"\n  AND b.dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
+        f"\n  AND dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
     )
-    return f"""SELECT b.dataset, b.run_id AS from_run, i.run_id AS to_run, i.condition,
+    # MATERIALIZED: the plane is computed once, not once per side of the self-join.
+    return f"""WITH plane AS MATERIALIZED (
+    SELECT * FROM failure_plane WHERE extractor = {sql_literal(extractor)}{dataset_filter}
+)
+SELECT b.dataset, b.run_id AS from_run, i.run_id AS to_run, i.condition,
        b.p_post AS x, b.p_disc AS y, i.p_post AS x2, i.p_disc AS y2
-FROM failure_plane b
-JOIN failure_plane i ON i.dataset = b.dataset AND i.extractor = b.extractor
-                    AND i.model IS NOT DISTINCT FROM b.model AND i.run_id <> b.run_id
-                    AND i.condition IS DISTINCT FROM 'baseline'
-WHERE b.extractor = {sql_literal(extractor)} AND b.condition = 'baseline'{dataset_filter}
+FROM plane b
+JOIN plane i ON i.dataset = b.dataset AND i.model IS NOT DISTINCT FROM b.model
+            AND i.run_id <> b.run_id AND i.condition IS DISTINCT FROM 'baseline'
+WHERE b.condition = 'baseline'
 ORDER BY b.dataset, from_run, to_run"""

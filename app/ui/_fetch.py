@@ -4,18 +4,43 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from app.access import QueryResult, WarehouseState, run_queries, run_query, warehouse_state
+from pathlib import Path
+
+from app.access import QueryResult, WarehouseState, run_queries, warehouse_state
 from warehouse import WarehouseBusy, WarehouseMissing
 
 from ._layout import app_config
 from ._notices import fill_warehouse_help
 
 
+def warehouse_stamp(db_path: Path) -> tuple[int, ...]:
+    """Changes whenever the warehouse file (or its write-ahead log) is written."""
+    stamp: list[int] = []
+    for path in (db_path, db_path.with_name(db_path.name + ".wal")):
+        info = path.stat() if path.exists() else None
+        stamp += [info.st_mtime_ns, info.st_size] if info else [0, 0]
+    return tuple(stamp)
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cached(db_path: str, stamp: tuple[int, ...], named_sql: tuple[tuple[str, str], ...],
+            lock_wait_s: float) -> dict[str, QueryResult]:
+    # Keyed on the warehouse's stamp, so an ingest invalidates every cached result at once.
+    return run_queries(db_path, dict(named_sql), lock_wait_s=lock_wait_s)
+
+
+def cached_queries(named_sql: dict[str, str]) -> dict[str, QueryResult]:
+    """Run (or reuse, while the warehouse is unchanged) several queries on one short connection."""
+    config = app_config()
+    return _cached(str(config.db_path), warehouse_stamp(config.db_path), tuple(named_sql.items()),
+                   config.lock_wait_s)
+
+
 def fetch(sql: str) -> QueryResult | None:
     """Run sql on a fresh read-only connection; on failure show a one-line reason and return None."""
     config = app_config()
     try:
-        return run_query(config.db_path, sql, lock_wait_s=config.lock_wait_s)
+        return cached_queries({"q": sql})["q"]
     except WarehouseMissing:
         fill_warehouse_help(config, exists=False)
     except WarehouseBusy as exc:
@@ -30,7 +55,7 @@ def fetch_many(named_sql: dict[str, str]) -> dict[str, QueryResult] | None:
     """Run several queries on one short connection; on failure show why and return None."""
     config = app_config()
     try:
-        return run_queries(config.db_path, named_sql, lock_wait_s=config.lock_wait_s)
+        return cached_queries(named_sql)
     except WarehouseMissing:
         fill_warehouse_help(config, exists=False)
     except WarehouseBusy as exc:

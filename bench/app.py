@@ -1,0 +1,110 @@
+"""Dashboard benchmark: every page's warehouse queries on 100,000 synthetic trajectories (target < 1 s).
+
+    .venv/bin/python bench/app.py [--n 100000] [--db PATH]
+
+Times each page's queries the way the page runs them (fresh sandboxed read-only connections), cold
+(first run after open) and warm (best of three), and prints one row per page.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.access import read_connection, run_queries, warehouse_state  # noqa: E402
+from app.console import run_console_query  # noqa: E402
+from app.queries import (  # noqa: E402
+    RunFilters, failure_breakdown_sql, failure_plane_sql, hop_breakdown_sql, plane_arrows_sql,
+    plane_failures_sql, question_choices_sql, replay_peers_sql, run_choices_sql,
+    run_filter_options_sql, run_trajectories_sql, runs_sql, transition_questions_sql,
+    type_breakdown_sql,
+)
+from app.replay import replay_queries  # noqa: E402
+from bench.synthetic import write_synthetic_log  # noqa: E402
+from warehouse import ingest_paths  # noqa: E402
+
+TARGET_S = 1.0
+
+
+def _pages(db: Path) -> dict[str, Callable[[], object]]:
+    state = warehouse_state(db)
+    runs = run_queries(db, {"r": run_choices_sql()})["r"].df["run_id"].to_list()
+    run_a, run_b = runs[0], runs[1]
+    tid = run_queries(db, {"t": question_choices_sql(run_a, limit=1)})["t"].df["trajectory_id"][0]
+
+    def compare() -> None:
+        from warehouse.queries import compare_runs, post_read_odds_ratio
+
+        with read_connection(db) as con:
+            comparison = compare_runs(con, run_a, run_b)
+            post_read_odds_ratio(con, run_a, run_b)
+        ids = comparison.overall.transitions.b_only[:5000]
+        run_queries(db, {"cell": transition_questions_sql(run_a, run_b, ids)})
+
+    return {
+        "every page: warehouse state": lambda: warehouse_state(db),
+        "Runs": lambda: run_queries(db, {
+            "options": run_filter_options_sql(), "runs": runs_sql(RunFilters()),
+            "trajectories": run_trajectories_sql(run_a)}),
+        "Failure plane": lambda: run_queries(db, {
+            "points": failure_plane_sql("regex", []), "arrows": plane_arrows_sql("regex", []),
+            "failures": plane_failures_sql(run_a, "regex")}),
+        "Breakdowns": lambda: run_queries(db, {
+            "runs": run_choices_sql(),
+            "by_hop": failure_breakdown_sql(runs, "execution_rag", "hop_count"),
+            "by_type": failure_breakdown_sql(runs, "execution_rag", "question_type"),
+            "hops": hop_breakdown_sql(runs), "types": type_breakdown_sql(runs)}),
+        "Trajectory replay": lambda: run_queries(db, {
+            "runs": run_choices_sql(), "choices": question_choices_sql(run_a),
+            "peers": replay_peers_sql(tid),
+            **replay_queries(tid, with_labels={"failure_rg", "failure_erag"} <= state.views)}),
+        "Compare": compare,
+        "SQL console (run_summary)": lambda: run_console_query(
+            db, "SELECT * FROM run_summary", timeout_s=10, row_cap=10_000),
+        "Export (trajectory_facts, 100k rows)": lambda: run_queries(db, {
+            "export": "SELECT * FROM trajectory_facts LIMIT 100000"}),
+    }
+
+
+def _time(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=100_000, help="synthetic trajectories")
+    parser.add_argument("--db", type=Path, default=None, help="reuse (or create) this warehouse")
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="trajscope-bench-app-"))
+    db = args.db or folder / "bench.duckdb"
+    if not db.exists():
+        log = folder / "synthetic.jsonl"
+        t = time.perf_counter()
+        steps = write_synthetic_log(log, args.n, seed=0)
+        print(f"wrote {args.n:,} trajectories ({steps:,} steps) in {time.perf_counter() - t:.1f}s")
+        t = time.perf_counter()
+        ingest_paths(db, [log], progress=False)
+        print(f"ingested in {time.perf_counter() - t:.1f}s -> {db}")
+    state = warehouse_state(db)
+    print(f"warehouse: {state.n_trajectories:,} trajectories in {state.n_runs} runs\n")
+    print(f"{'page':40s} {'cold s':>8s} {'warm s':>8s}  < {TARGET_S:g} s")
+    worst = 0.0
+    for name, fn in _pages(db).items():
+        cold = _time(fn)
+        warm = min(_time(fn) for _ in range(3))
+        worst = max(worst, warm)
+        print(f"{name:40s} {cold:8.3f} {warm:8.3f}  {'yes' if warm < TARGET_S else 'NO'}")
+    print(f"\nslowest page (warm): {worst:.3f} s")
+    return 0 if worst < TARGET_S else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
