@@ -205,15 +205,41 @@ _INSERT_SQL = [
               st.deduplicated, st.chunk_ids, st.answer, st.gate, st.rejected_answer, st.reason,
               st.phase, st.message, st.error_type
        FROM stage_steps""",
-    """INSERT INTO candidates
+    """CREATE OR REPLACE TEMP TABLE stage_candidates AS
        SELECT trajectory_id, step_index, c.chunk_id, c.rank, c.score, c.retriever, c.snippet
        FROM (SELECT trajectory_id, step_index, unnest(st.candidates) AS c FROM stage_steps
              WHERE len(st.candidates) > 0)""",
-    """INSERT INTO reads
-       SELECT trajectory_id, step_index, passage_index, p.chunk_id, p.text, p.is_new, kind
+    """INSERT INTO candidates SELECT * FROM stage_candidates""",
+    """CREATE OR REPLACE TEMP TABLE stage_reads AS
+       SELECT trajectory_id, step_index, passage_index, p.chunk_id, p.text, p.is_new, kind AS via
        FROM (SELECT trajectory_id, step_index, st.kind AS kind,
                     unnest(range(len(st.passages))) AS passage_index, unnest(st.passages) AS p
              FROM stage_steps WHERE len(st.passages) > 0)""",
+    """INSERT INTO reads SELECT * FROM stage_reads""",
+    # Gold reach is fixed once a trajectory is written, so it is computed here, per batch, rather
+    # than by every query joining millions of candidate rows.
+    """INSERT INTO gold_evidence_facts
+       WITH gold AS (
+           SELECT DISTINCT trajectory_id, unnest(question.gold_chunk_ids) AS chunk_id
+           FROM stage WHERE len(question.gold_chunk_ids) > 0
+       ),
+       seen AS (
+           SELECT trajectory_id, chunk_id, min(step_index) AS first_retrieved_step, min(rank) AS best_rank
+           FROM stage_candidates WHERE (trajectory_id, chunk_id) IN (SELECT (trajectory_id, chunk_id) FROM gold)
+           GROUP BY ALL
+       ),
+       got AS (
+           SELECT trajectory_id, chunk_id,
+                  min(step_index) FILTER (via = 'read')              AS first_read_step,
+                  min(step_index) FILTER (via = 'context_injection') AS first_injected_step
+           FROM stage_reads WHERE (trajectory_id, chunk_id) IN (SELECT (trajectory_id, chunk_id) FROM gold)
+           GROUP BY ALL
+       )
+       SELECT g.trajectory_id, g.chunk_id, s.first_retrieved_step, s.best_rank,
+              r.first_read_step, r.first_injected_step
+       FROM gold g
+       LEFT JOIN seen s USING (trajectory_id, chunk_id)
+       LEFT JOIN got r USING (trajectory_id, chunk_id)""",
     """INSERT INTO register_events
        SELECT trajectory_id, event_index, e.item_id, e.step_index, e.sub_question, e.from_status,
               e.to_status, e.note, e.reason, e.supporting_chunk_ids
@@ -225,7 +251,8 @@ _INSERT_SQL = [
        FROM (SELECT trajectory_id, unnest(judgments) AS j FROM stage WHERE len(judgments) > 0)""",
 ]
 
-_CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments")
+_CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments",
+                 "gold_evidence_facts")
 
 
 def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, report: IngestReport) -> None:
@@ -260,7 +287,8 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, rep
     for sql in _INSERT_SQL:
         params = {"source_file": str(source)} if "$source_file" in sql else None
         con.execute(sql, params)
-    for temp in ("stage", "stage_steps", "stage_questions", "incoming_changed"):
+    for temp in ("stage", "stage_steps", "stage_questions", "stage_candidates", "stage_reads",
+                 "incoming_changed"):
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
 

@@ -150,3 +150,14 @@ CREATE TABLE judgments (
     origin            VARCHAR NOT NULL DEFAULT 'record',
     created_at        TIMESTAMPTZ DEFAULT current_timestamp
 );
+
+-- Per (trajectory, gold chunk of its question): when the agent first retrieved, read or was given it.
+-- Derived at load from the trajectory's own record; the gold_evidence view reads it.
+CREATE TABLE gold_evidence_facts (
+    trajectory_id        VARCHAR NOT NULL,
+    chunk_id             VARCHAR NOT NULL,
+    first_retrieved_step INTEGER,
+    best_rank            INTEGER,
+    first_read_step      INTEGER,
+    first_injected_step  INTEGER
+);
