@@ -15,6 +15,7 @@ from trajscope.format import (
     FinalStep,
     ForcedAnswerStep,
     RegisterUpdateStep,
+    SearchStep,
     SemanticSearchStep,
 )
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
@@ -159,9 +160,11 @@ def test_progress_delta_only_after_a_material_change():
                                      f"Still open: R1 {R1}.")
     assert len(model.update_prompts) == 2
     assert "[Progress]" in model.update_prompts[1]
-    # loop 3 repeats loop 2's query: the environment dedups it, no update call is made
-    searches = [s for s in traj.steps if isinstance(s, SemanticSearchStep)]
-    assert [s.deduplicated for s in searches] == [False, False, False, True, True]
+    # loop 3 repeats loop 2's query: the environment dedups it; loop 4 falls back to keyword search,
+    # which brings nothing new either; no update call is made for either
+    searches = [(s.tool_name, s.deduplicated) for s in traj.steps if isinstance(s, SearchStep)]
+    assert searches == [("semantic_search", False), ("semantic_search", False), ("semantic_search", False),
+                        ("semantic_search", True), ("keyword_search", False)]
 
 
 def test_budget_nudge_at_80_percent_and_forced_bounded_answer_at_the_budget():

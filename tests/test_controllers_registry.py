@@ -153,6 +153,7 @@ def test_the_embedded_model_gets_a_history_limit_by_default():
     ("read_gate", {"gate": "soft"}, "unknown gate 'soft'"),
     ("read_gate", {"max_turns": 0}, "max_turns must be at least 1"),
     ("execution_rag", {"loop_search": "search"}, "loop_search must be semantic_search or keyword_search"),
+    ("execution_rag", {"fallback_search": "read_chunk"}, "fallback_search: either, or None"),
 ])
 def test_parameter_values_are_checked_when_the_controller_is_made(name, params, message):
     with pytest.raises(ValueError, match=message):
@@ -167,3 +168,22 @@ def test_no_prompt_offers_a_placeholder_value_a_small_model_could_copy():
 
     for name in available_prompts():
         assert not re.search(r'"(?:<[^>"]*>|\.\.\.)"', load_prompt(name)), name
+
+
+def test_every_structured_schema_compiles_to_a_llama_cpp_grammar():
+    # The embedded model is constrained by these schemas; one llama.cpp cannot compile would break it.
+    import json
+
+    from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+
+    from engine.controllers import ActionSpace
+    from engine.controllers._actions import ANSWER_SCHEMA
+    from engine.controllers._register_episode import UPDATE_SCHEMA, init_schema
+    from engine.environment import tool_schemas
+
+    schemas = [ActionSpace(tool_schemas(t, "tools")).json_schema() for t in ("read_gate", "arag")]
+    schemas += [ANSWER_SCHEMA, init_schema(5), UPDATE_SCHEMA]
+    for schema in schemas:
+        grammar = json_schema_to_gbnf(json.dumps(schema))
+        assert LlamaGrammar.from_string(grammar, verbose=False) is not None
+    assert init_schema(5)["properties"]["items"]["items"]["properties"]["sub_question"]["maxLength"] == 150

@@ -10,7 +10,7 @@ from engine.prompts import render_prompt
 
 from ._base import ControllerBase, EpisodeResult
 from ._recorder import TrajectoryRecorder
-from ._register import compose_query, progress_delta, select_active
+from ._register import ItemChange, compose_query, progress_delta, select_active
 from ._register_episode import RegisterEpisode
 
 
@@ -34,6 +34,7 @@ class ExecutionRAGController(ControllerBase):
         "max_items": 5,
         "top_k": 5,
         "loop_search": "semantic_search",
+        "fallback_search": "keyword_search",
         "context_token_budget": 128_000,
         "structured_temperature": 0.0,
         "temperature": None,
@@ -44,8 +45,10 @@ class ExecutionRAGController(ControllerBase):
     }
 
     def check_params(self, params: dict[str, Any]) -> None:
-        if params["loop_search"] not in ("semantic_search", "keyword_search"):
-            raise ValueError(f"loop_search must be semantic_search or keyword_search, not {params['loop_search']!r}")
+        tools = ("semantic_search", "keyword_search")
+        if params["loop_search"] not in tools or params["fallback_search"] not in (*tools, None):
+            raise ValueError("loop_search must be semantic_search or keyword_search "
+                             "(fallback_search: either, or None)")
         if int(params["max_loops"]) < 1 or int(params["max_items"]) < 1:
             raise ValueError("max_loops and max_items must be at least 1")
 
@@ -71,11 +74,7 @@ class ExecutionRAGController(ControllerBase):
                                                         observation=f"{item.item_id} is the search target"))
                 state.log_changes(selection, index)
             query = compose_query(question.text, item)
-            new_ids = state.retrieve(params["loop_search"], query)
-            if not new_ids:
-                state.stalled.add(item.item_id)
-            changes = await state.update(item.item_id, query, new_ids) if new_ids else []
-            state.stalled -= {c.item_id for c in changes if c.note_changed}
+            changes = await self._retrieve_and_update(state, item.item_id, query)
             delta = progress_delta(changes, state.register)
             if delta is not None:
                 text = render_prompt("progress_delta", changes=delta[0], open=delta[1])
@@ -87,6 +86,28 @@ class ExecutionRAGController(ControllerBase):
                 state.notes.append(text)
         recorder.metadata["loops"] = budget
         return await state.answer(forced=not state.register.is_clear)
+
+    async def _retrieve_and_update(self, state: RegisterEpisode, item_id: str, query: str) -> list[ItemChange]:
+        """R(u_t) then U: the fallback tool is tried when the main one brings nothing new for this query."""
+        tools = [state.params["loop_search"]]
+        fallback = state.params["fallback_search"]
+        if fallback and fallback != tools[0]:
+            tools.append(fallback)
+        exhausted = state.exhausted_tools.setdefault(item_id, [])
+        tool = next((t for t in tools if t not in exhausted), tools[0])
+        new_ids = state.retrieve(tool, query)
+        if not new_ids:
+            if tool not in exhausted:
+                exhausted.append(tool)
+            if len(exhausted) >= len(tools):
+                state.stalled.add(item_id)
+            return []
+        changes = await state.update(item_id, query, new_ids)
+        for change in changes:
+            if change.note_changed:  # a new note composes a new query
+                state.stalled.discard(change.item_id)
+                state.exhausted_tools.pop(change.item_id, None)
+        return changes
 
     async def _static(self, state: RegisterEpisode) -> EpisodeResult:
         """No iterative updates: search once per initial item, then answer from what was found."""

@@ -30,13 +30,22 @@ from ._register import (
 )
 
 
+# Length caps keep a small model from pasting whole passages into the register and running out of tokens.
+SUB_QUESTION_CHARS = 150
+NOTE_CHARS = 200
+
+
+def _text(max_chars: int) -> dict[str, Any]:
+    return {"type": "string", "maxLength": max_chars}
+
+
 def init_schema(max_items: int) -> dict[str, Any]:
     """JSON Schema of the initialisation reply."""
     return {
         "type": "object",
         "properties": {"items": {
             "type": "array", "minItems": 1, "maxItems": max_items,
-            "items": {"type": "object", "properties": {"sub_question": {"type": "string"}},
+            "items": {"type": "object", "properties": {"sub_question": _text(SUB_QUESTION_CHARS)},
                       "required": ["sub_question"]},
         }},
         "required": ["items"],
@@ -51,14 +60,15 @@ UPDATE_SCHEMA: dict[str, Any] = {
             "properties": {
                 "id": {"type": "string"},
                 "status": {"type": "string", "enum": list(STATUSES)},
-                "note": {"type": "string"},
+                "note": _text(NOTE_CHARS),
                 "supporting_chunk_ids": {"type": "array", "items": {"type": "string"}},
-                "reason": {"type": "string"},
+                "reason": _text(NOTE_CHARS),
             },
             "required": ["id", "status"],
         }},
         "new_items": {"type": "array", "items": {
-            "type": "object", "properties": {"sub_question": {"type": "string"}}, "required": ["sub_question"],
+            "type": "object", "properties": {"sub_question": _text(SUB_QUESTION_CHARS)},
+            "required": ["sub_question"],
         }},
     },
     "required": ["updates"],
@@ -78,7 +88,8 @@ class RegisterEpisode:
         self.exposed: list[str] = []
         self.notes: list[str] = []  # progress deltas and nudges injected into the agent context
         self.register = Register()
-        self.stalled: set[str] = set()  # items whose current query brought no new evidence
+        self.stalled: set[str] = set()  # items whose current query brought nothing new with any tool
+        self.exhausted_tools: dict[str, list[str]] = {}  # item -> tools its current query drew nothing from
 
     # -- model calls --------------------------------------------------------------------------------
     async def structured(self, prompt: str, schema: dict[str, Any]) -> tuple[Any, dict[str, Any] | None, str | None]:
