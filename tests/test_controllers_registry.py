@@ -178,12 +178,22 @@ def test_every_structured_schema_compiles_to_a_llama_cpp_grammar():
 
     from engine.controllers import ActionSpace
     from engine.controllers._actions import ANSWER_SCHEMA
-    from engine.controllers._register_episode import UPDATE_SCHEMA, init_schema
+    from engine.controllers._register_episode import init_schema, update_schema
     from engine.environment import tool_schemas
 
     schemas = [ActionSpace(tool_schemas(t, "tools")).json_schema() for t in ("read_gate", "arag")]
-    schemas += [ANSWER_SCHEMA, init_schema(5), UPDATE_SCHEMA]
+    schemas += [ANSWER_SCHEMA, init_schema(5), update_schema(["R1", "R2"], ["demo:1", "c2"])]
     for schema in schemas:
         grammar = json_schema_to_gbnf(json.dumps(schema))
         assert LlamaGrammar.from_string(grammar, verbose=False) is not None
     assert init_schema(5)["properties"]["items"]["items"]["properties"]["sub_question"]["maxLength"] == 150
+
+
+def test_update_ids_are_normalised_and_enumerated():
+    from engine.controllers._register import parse_update
+    from engine.controllers._register_episode import update_schema
+
+    proposals, _, _ = parse_update({"updates": [{"id": "2", "status": "active"}, {"id": "r3"}, {"id": "X"}]})
+    assert [p.item_id for p in proposals] == ["R2", "R3", "X"]
+    item = update_schema(["R1", "R2"], ["c1"])["properties"]["updates"]["items"]["properties"]
+    assert item["id"]["enum"] == ["R1", "R2"] and item["supporting_chunk_ids"]["items"]["enum"] == ["c1"]

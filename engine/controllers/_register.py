@@ -171,6 +171,12 @@ def parse_sub_questions(value: dict[str, Any], max_items: int) -> tuple[list[str
     return items, problems
 
 
+def _item_id(raw: str) -> str:
+    """`R2`, `r2` and a bare `2` all name item R2."""
+    text = raw.strip()
+    return f"R{text}" if text.isdigit() else text.upper() if text[:1] in "rR" and text[1:].isdigit() else text
+
+
 def parse_update(value: dict[str, Any]) -> tuple[list[Proposal], list[str], list[str]]:
     """Proposals and new sub-questions from an update reply; (proposals, new_items, problems)."""
     problems: list[str] = []
@@ -184,7 +190,7 @@ def parse_update(value: dict[str, Any]) -> tuple[list[Proposal], list[str], list
             continue
         ids = entry.get("supporting_chunk_ids")
         proposals.append(Proposal(
-            item_id=entry["id"].strip(),
+            item_id=_item_id(entry["id"]),
             status=entry.get("status") if isinstance(entry.get("status"), str) else None,
             note=entry.get("note") if isinstance(entry.get("note"), str) else None,
             supporting_chunk_ids=[str(c) for c in ids] if isinstance(ids, list) else None,

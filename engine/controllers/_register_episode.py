@@ -52,27 +52,31 @@ def init_schema(max_items: int) -> dict[str, Any]:
     }
 
 
-UPDATE_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "updates": {"type": "array", "items": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"},
-                "status": {"type": "string", "enum": list(STATUSES)},
-                "note": _text(NOTE_CHARS),
-                "supporting_chunk_ids": {"type": "array", "items": {"type": "string"}},
-                "reason": _text(NOTE_CHARS),
-            },
-            "required": ["id", "status"],
-        }},
-        "new_items": {"type": "array", "items": {
-            "type": "object", "properties": {"sub_question": _text(SUB_QUESTION_CHARS)},
-            "required": ["sub_question"],
-        }},
-    },
-    "required": ["updates"],
-}
+def update_schema(item_ids: list[str], chunk_ids: list[str]) -> dict[str, Any]:
+    """JSON Schema of an update reply; ids are enumerated so a constrained decoder cannot invent any."""
+    id_schema = {"type": "string", "enum": item_ids} if item_ids else {"type": "string"}
+    chunk_schema = {"type": "string", "enum": chunk_ids} if chunk_ids else {"type": "string"}
+    return {
+        "type": "object",
+        "properties": {
+            "updates": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "id": id_schema,
+                    "status": {"type": "string", "enum": list(STATUSES)},
+                    "note": _text(NOTE_CHARS),
+                    "supporting_chunk_ids": {"type": "array", "items": chunk_schema},
+                    "reason": _text(NOTE_CHARS),
+                },
+                "required": ["id", "status"],
+            }},
+            "new_items": {"type": "array", "items": {
+                "type": "object", "properties": {"sub_question": _text(SUB_QUESTION_CHARS)},
+                "required": ["sub_question"],
+            }},
+        },
+        "required": ["updates"],
+    }
 
 
 class RegisterEpisode:
@@ -167,7 +171,8 @@ class RegisterEpisode:
         """U(S_{t-1}, ΔC_t) by the model, then the invariants; returns the applied changes."""
         prompt = render_prompt("register_update", question=self.question.text, register=self.register.render(),
                                context=self.context_text(), evidence=self.passages_text(new_ids))
-        completion, value, problem = await self.structured(prompt, UPDATE_SCHEMA)
+        schema = update_schema(list(self.register.items), list(self.exposed))
+        completion, value, problem = await self.structured(prompt, schema)
         if value is None:
             self.recorder.add_error("malformed_register_update", problem or "no update", completion)
             return []
