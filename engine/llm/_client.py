@@ -14,14 +14,6 @@ from ._completion import Completion, parse_json_object, parse_tool_call
 from ._config import ModelConfig
 from ._errors import ModelError, ModelErrorKind
 
-# Keyword arguments AsyncOpenAI's chat.completions.create accepts directly; others go in extra_body.
-_SDK_PARAMS = frozenset({
-    "temperature", "max_tokens", "max_completion_tokens", "reasoning_effort", "seed", "top_p",
-    "stop", "tool_choice", "parallel_tool_calls", "frequency_penalty", "presence_penalty",
-    "logprobs", "top_logprobs", "n", "user", "metadata", "logit_bias",
-})
-
-
 @dataclass
 class ModelUsage:
     """Running totals over one ChatModel's lifetime."""
@@ -125,14 +117,15 @@ class ChatModel:
         return completion
 
     async def _call_with_retries(self, request: dict[str, Any]) -> dict[str, Any]:
-        cfg = self.config
-        sdk_args = {k: v for k, v in request.items() if k in _SDK_PARAMS or k in ("model", "messages", "tools", "response_format")}
-        extra = {k: v for k, v in request.items() if k not in sdk_args}
-        attempts = cfg.max_retries + 1
+        attempts = self.config.max_retries + 1
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
-                response = await self._client.chat.completions.create(**sdk_args, extra_body=extra or None)
+                # The SDK's documented raw-request path: same auth, timeouts and typed HTTP errors, but
+                # no per-call TypedDict transform of the messages (3 ms of CPU per call, measured).
+                response = await self._client.post("/chat/completions", cast_to=dict, body=request)
+                if not isinstance(response, dict):
+                    raise ValueError(f"response is not a JSON object: {str(response)[:200]}")
             except Exception as exc:  # noqa: BLE001 - classified and re-raised as ModelError
                 error = self._classify(exc, attempt)
                 if not error.retryable or attempt == attempts:
@@ -199,9 +192,9 @@ class ChatModel:
         )
 
 
-def _stored_body(response: Any, latency_ms: float) -> dict[str, Any]:
+def _stored_body(response: dict[str, Any], latency_ms: float) -> dict[str, Any]:
     """The JSON-safe essence of an SDK response, as cached and as turned into a Completion."""
-    raw = response.model_dump(exclude_none=True) if hasattr(response, "model_dump") else dict(response)
+    raw = response
     choices = raw.get("choices") or [{}]
     message = choices[0].get("message") or {}
     calls = [

@@ -105,9 +105,7 @@ class MockLLMServer:
 
     def start(self) -> MockLLMServer:
         """Serve on a background thread."""
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._httpd.request_queue_size = 256
+        self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="mock-llm", daemon=True)
         self._thread.start()
         return self
@@ -128,9 +126,19 @@ class MockLLMServer:
         self.stop()
 
 
+class _Server(ThreadingHTTPServer):
+    # listen() backlog is read in the constructor: with the default 5, a burst of 64 connects drops SYNs
+    # and each dropped one waits a 1 s retransmit.
+    request_queue_size = 512
+    daemon_threads = True
+
+
 def _make_handler(server: MockLLMServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as the openai SDK's pool expects
+        # Headers and body in one segment, sent at once: otherwise Nagle + delayed ACK add ~40 ms.
+        disable_nagle_algorithm = True
+        wbufsize = 1 << 16
 
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence access logs
             return
@@ -145,6 +153,7 @@ def _make_handler(server: MockLLMServer) -> type[BaseHTTPRequestHandler]:
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(payload)
+                self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client gave up (a timeout test)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import subprocess
 import time
 from dataclasses import dataclass
@@ -65,6 +66,7 @@ def model_config_for(spec: RunSpec) -> ModelConfig:
     )
 
 
+@functools.lru_cache(maxsize=1)
 def code_version() -> str:
     """Package version plus the git commit of the source tree when there is one."""
     from importlib.metadata import PackageNotFoundError, version
