@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from trajscope.format import iter_trajectories
+from trajscope.format import ErrorStep, iter_trajectories
 
 from engine.llm import LocalModelError, LocalModelServer, find_local_gguf
 from engine.runs import RunSpec, execute_run
@@ -36,14 +36,21 @@ def test_embedded_model_runs_two_demo_questions_end_to_end(tmp_path):
     assert summary.n_completed == 2 and summary.n_ingested == 2 and summary.model_requests >= 2
     trajectories = [d.trajectory for d in iter_trajectories(summary.log_path)]
     assert len(trajectories) == 2
+    valid_actions = []
     for t in trajectories:
         assert t.run.model == "smollm2-135m-instruct" and t.run.model_settings.protocol == "json"
         assert t.run.model_settings.base_url is None  # the embedded server's random port is not a setting
         model_steps = [s for s in t.steps if s.tokens_in]
         assert model_steps and all(s.tokens_out > 0 and s.latency_ms > 0 for s in model_steps)
-        action = json.loads(model_steps[0].raw)  # grammar-constrained: always a JSON action
-        assert action["action"] in {"search", "read", "final"}
+        for step in model_steps:
+            # Grammar-constrained output is a JSON action unless max_tokens cut it short; a cut one
+            # must be recorded as an ErrorStep, never lost or raised.
+            try:
+                valid_actions.append(json.loads(step.raw))
+            except json.JSONDecodeError:
+                assert isinstance(step, ErrorStep), step
         assert t.end_reason in {"final", "forced_answer", "budget"}
+    assert any(a.get("action") in {"search", "read", "final"} for a in valid_actions)
 
     again = execute_run(spec)  # same run again: resumes, nothing to do
     assert again.n_skipped == 2 and again.n_completed == 0 and again.model_requests == 0
