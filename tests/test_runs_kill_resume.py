@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import duckdb
-from runs_support import answer_from_question, inputs
+from test_runs_support import answer_from_question, inputs
 
 from trajscope.format import encode, iter_trajectories
 
@@ -19,7 +19,7 @@ N = 40
 CHILD = """
 import sys
 sys.path.insert(0, {tests!r})
-from runs_support import inputs
+from test_runs_support import inputs
 from engine.runs import RunSpec, execute_run
 spec = RunSpec(**{spec!r})
 execute_run(spec, inputs({n}))

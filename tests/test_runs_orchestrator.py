@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from runs_support import answer_from_question, inputs
+from test_runs_support import answer_from_question, inputs
 
 from trajscope.format import iter_trajectories
 
@@ -144,3 +144,13 @@ def test_a_busy_warehouse_never_stops_the_run_and_is_retried(mock_llm, tmp_path,
 
 async def _no_sleep(seconds: float) -> None:
     return None
+
+
+def test_api_key_env_names_the_variable_that_holds_the_key(mock_llm, tmp_path, monkeypatch):
+    monkeypatch.setenv("MY_PROVIDER_KEY", "sk-from-named-var")
+    mock_llm.responder = answer_from_question
+    spec = spec_for(mock_llm, tmp_path, model="gpt-4o-mini", base_url=mock_llm.base_url, api_key_env="MY_PROVIDER_KEY")
+    summary = execute_run(spec, inputs(1))
+    assert summary.n_completed == 1
+    assert mock_llm.chat_requests[0].headers["authorization"] == "Bearer sk-from-named-var"
+    assert b"sk-from-named-var" not in summary.log_path.read_bytes()

@@ -61,7 +61,7 @@ class RunSummary:
 def model_config_for(spec: RunSpec) -> ModelConfig:
     """The ModelConfig a spec asks for."""
     return resolve_model(
-        spec.model, base_url=spec.base_url, temperature=spec.temperature, max_tokens=spec.max_tokens,
+        spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env, temperature=spec.temperature, max_tokens=spec.max_tokens,
         reasoning_effort=spec.reasoning_effort, protocol=spec.protocol, timeout_s=spec.timeout_s,
     )
 

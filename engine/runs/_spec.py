@@ -36,6 +36,7 @@ class RunSpec:
     reasoning_effort: str | None = None
     protocol: str | None = None
     base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"  # the variable's name; the key itself is never part of a spec
     timeout_s: float | None = None
     retriever: str = "hybrid"
     top_k: int = 5

@@ -53,7 +53,10 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
                 max_tokens=max_tokens, out_dir=Path(out_dir), db_path=Path(db_path))
         for controller, condition in _conditions(conditions)
     ]
-    _load_corpus(Path(db_path))
+    try:
+        _load_corpus(Path(db_path))
+    except Exception as exc:  # noqa: BLE001 - any warehouse failure is one clear line, not a traceback
+        raise click.ClickException(f"{db_path}: cannot load the demo corpus into the warehouse: {exc}") from None
     click.echo(f"demo: {len(specs)} conditions x {n} questions with model {model!r} -> {db_path}")
     try:
         summaries = execute_matrix(specs, on_done=lambda s: click.echo(s.line()))

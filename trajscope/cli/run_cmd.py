@@ -26,6 +26,8 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--model", default=None, help="'local' (embedded SmolLM2, default), 'mock:<url>', or a model name "
               "served at --base-url / $OPENAI_BASE_URL with the key in $OPENAI_API_KEY.")
 @click.option("--base-url", help="OpenAI-compatible endpoint root (default $OPENAI_BASE_URL, else OpenAI).")
+@click.option("--api-key-env", default=None, metavar="NAME",
+              help="Environment variable holding the API key (default OPENAI_API_KEY); keys are never logged.")
 @click.option("--n", "n", type=click.IntRange(min=1), help="Number of questions (seeded sample); default all.")
 @click.option("--seed", type=int, default=None, help="Seed of the question sample (default 0).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=None, help="Episodes in flight at once (default 4).")
@@ -108,7 +110,7 @@ def _default_condition(controller: str) -> str | None:
 
 
 def _shared_settings(options: dict[str, Any]) -> dict[str, Any]:
-    names = ("model", "base_url", "seed", "concurrency", "db_path", "out_dir", "temperature", "max_tokens",
+    names = ("model", "base_url", "api_key_env", "seed", "concurrency", "db_path", "out_dir", "temperature", "max_tokens",
              "reasoning_effort", "protocol", "timeout_s", "episode_timeout_s", "retriever", "top_k", "cache_path")
     shared = {k: options[k] for k in names if options.get(k) is not None}
     if options["no_cache"]:

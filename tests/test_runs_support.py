@@ -1,4 +1,4 @@
-"""Helpers for the run tests: a tiny one-call controller and a synthetic question set."""
+"""Helpers for the run tests (no tests here): a tiny one-call controller and a synthetic question set."""
 from __future__ import annotations
 
 from trajscope.format import FinalStep, Question, Trajectory, make_trajectory_id
