@@ -50,6 +50,14 @@ def _function_of(tool: dict[str, Any]) -> dict[str, Any]:
     return tool.get("function", tool)
 
 
+def _with_chunk_enum(params: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+    props = dict(params.get("properties", {}))
+    for name in ("chunk_id", "chunk_ids"):
+        if name in props:
+            props[name] = {"type": "string", "enum": list(ids)}
+    return {**params, "properties": props}
+
+
 class ActionSpace:
     """The actions a controller offers, built from OpenAI-style tool definitions."""
 
@@ -59,6 +67,9 @@ class ActionSpace:
             defs.append(FINAL_TOOL)
         self._defs = defs
         self.names: tuple[str, ...] = tuple(_function_of(t)["name"] for t in defs)
+        # Chunk ids the agent has been shown; under the JSON protocol a read may only name these,
+        # so a small model's grammar-constrained reply cannot invent an id.
+        self.known_chunk_ids: list[str] = []
 
     def tools(self) -> list[dict[str, Any]]:
         """Definitions in the OpenAI `tools` request format."""
@@ -70,6 +81,8 @@ class ActionSpace:
         for tool in self._defs:
             fn = _function_of(tool)
             params = fn.get("parameters") or {"type": "object"}
+            if self.known_chunk_ids and fn["name"] in ("read", "read_chunk"):
+                params = _with_chunk_enum(params, self.known_chunk_ids)
             branches.append({
                 "type": "object",
                 "properties": {"action": {"const": fn["name"]}, "arguments": params},
