@@ -32,7 +32,10 @@ def command(query, db_path, max_rows, fmt) -> None:
     if fmt == "table":
         import polars as pl
 
-        with pl.Config(tbl_rows=max_rows, tbl_cols=-1, fmt_str_lengths=60):
+        import shutil
+
+        width = max(shutil.get_terminal_size((160, 24)).columns, 160)
+        with pl.Config(tbl_rows=max_rows, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=width):
             click.echo(shown)
     else:
         click.echo(to_csv(shown) if fmt == "csv" else to_markdown(shown), nl=False)
