@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from trajscope.format import Chunk, Question
 
 from ._context import Controller
@@ -26,14 +28,23 @@ class RunInputs:
 
 
 @functools.lru_cache(maxsize=4)
-def _dataset_and_retriever(dataset: str, kind: str, top_k: int) -> tuple[Any, dict[str, Chunk], Any]:
+def _dataset_and_retriever(dataset: str, kind: str, top_k: int,
+                           embedding_model: str | None = None) -> tuple[Any, dict[str, Chunk], Any]:
     # Shared across the runs of one matrix: loading the corpus and the encoder once is what matters.
     from engine.retrieval import build_retriever
     from ingest.datasets import load_dataset
 
     loaded = load_dataset(dataset)  # a path, or a known name such as "demo"
     corpus = {c.chunk_id: c for c in loaded.chunks}
-    return loaded, corpus, build_retriever(loaded.chunks, kind=kind, top_k=top_k)  # type: ignore[arg-type]
+    return loaded, corpus, build_retriever(loaded.chunks, kind=kind, top_k=top_k,  # type: ignore[arg-type]
+                                           embedding_model=embedding_model)
+
+
+def _retriever_settings(spec: RunSpec, retriever: Any) -> dict[str, Any]:
+    # The retriever reports what it really is (fusion k, embedding model); the spec fills the rest.
+    reported = msgspec.structs.asdict(retriever.settings()) if hasattr(retriever, "settings") else {}
+    return {"kind": spec.retriever, "top_k": spec.top_k,
+            **{k: v for k, v in reported.items() if v is not None}}
 
 
 def prepare_inputs(spec: RunSpec) -> RunInputs:
@@ -41,7 +52,8 @@ def prepare_inputs(spec: RunSpec) -> RunInputs:
     from engine.controllers import get_controller
     from engine.environment import ToolEnvironment
 
-    dataset, corpus, retriever = _dataset_and_retriever(spec.dataset, spec.retriever, spec.top_k)
+    dataset, corpus, retriever = _dataset_and_retriever(spec.dataset, spec.retriever, spec.top_k,
+                                                        spec.embedding_model)
     env_defaults = {"top_k": spec.top_k}
 
     def make_environment(**overrides: Any) -> Any:
@@ -54,5 +66,5 @@ def prepare_inputs(spec: RunSpec) -> RunInputs:
         controller=get_controller(spec.controller, spec.condition, **spec.params),
         retriever=retriever,
         make_environment=make_environment,
-        retriever_settings={"kind": spec.retriever, "top_k": spec.top_k},
+        retriever_settings=_retriever_settings(spec, retriever),
     )

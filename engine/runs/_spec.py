@@ -40,6 +40,7 @@ class RunSpec:
     timeout_s: float | None = None
     retriever: str = "hybrid"
     top_k: int = 5
+    embedding_model: str | None = None  # any sentence-transformers name or path; default MiniLM
     cache: bool = True
     cache_path: Path | None = None
     ingest_batch: int = 8
@@ -59,7 +60,10 @@ class RunSpec:
     def identity(self) -> dict[str, Any]:
         """The settings that define the run's results (what the run id hashes)."""
         data = asdict(self)
-        return {k: data[k] for k in _IDENTITY_FIELDS}
+        identity = {k: data[k] for k in _IDENTITY_FIELDS}
+        if self.embedding_model:  # only when set, so default runs keep their ids
+            identity["embedding_model"] = self.embedding_model
+        return identity
 
     def resolved_run_id(self) -> str:
         """The explicit run id, else `<dataset>-<controller>-<condition>-<model>-n<N>-s<seed>-<hash8>`."""

@@ -46,6 +46,8 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--episode-timeout", "episode_timeout_s", type=float, help="Give up on one question after this many seconds.")
 @click.option("--retriever", type=click.Choice(["hybrid", "bm25", "dense"]), default=None, help="Retriever (default hybrid).")
 @click.option("--top-k", type=int, default=None, help="Search results per query (default 5).")
+@click.option("--embedding-model", default=None,
+              help="Dense retriever model: any sentence-transformers name or path (default all-MiniLM-L6-v2, bundled).")
 @click.option("--no-cache", is_flag=True, help="Do not use the on-disk response cache.")
 @click.option("--cache", "cache_path", type=click.Path(dir_okay=False), help="Response cache file (default $TRAJSCOPE_CACHE/llm_responses.sqlite).")
 @click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (JSON/YAML: model -> [usd_per_1k_in, usd_per_1k_out]).")
@@ -111,7 +113,7 @@ def _default_condition(controller: str) -> str | None:
 
 def _shared_settings(options: dict[str, Any]) -> dict[str, Any]:
     names = ("model", "base_url", "api_key_env", "seed", "concurrency", "db_path", "out_dir", "temperature", "max_tokens",
-             "reasoning_effort", "protocol", "timeout_s", "episode_timeout_s", "retriever", "top_k", "cache_path")
+             "reasoning_effort", "protocol", "timeout_s", "episode_timeout_s", "retriever", "top_k", "embedding_model", "cache_path")
     shared = {k: options[k] for k in names if options.get(k) is not None}
     if options["no_cache"]:
         shared["cache"] = False
