@@ -1,1 +1,1 @@
-"""The trajscope dashboard: a Streamlit multipage app over the warehouse's named views (read-only)."""
+"""The Streamlit dashboard (`app/main.py`); every number it shows comes from a warehouse view."""

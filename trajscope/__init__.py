@@ -1,1 +1,1 @@
-"""trajscope."""
+"""trajscope: the canonical trajectory format (`trajscope.format`) and the `trajscope` command."""
