@@ -5,8 +5,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from engine.runs import recover_jsonl
 from ingest.audit_records import AuditRecord, decode_audit_record, encode_audit_record
-from trajscope.format import RecordError
 
 
 class AuditLogCorrupt(RuntimeError):
@@ -31,29 +31,8 @@ class AuditLogState:
 
 def recover_audit_log(path: Path) -> AuditLogState:
     """Read a log, truncating a torn last line (a kill mid-write); a bad earlier line raises AuditLogCorrupt."""
-    state = AuditLogState()
-    if not path.exists():
-        return state
-    data = path.read_bytes()
-    good_end = data.rfind(b"\n") + 1
-    lines = data[:good_end].split(b"\n")[:-1]
-    offset = 0
-    for lineno, raw in enumerate(lines, start=1):
-        if raw.strip():
-            try:
-                state.records.append(decode_audit_record(raw, path=path, line=lineno))
-            except RecordError as exc:
-                if lineno < len(lines):
-                    raise AuditLogCorrupt(f"{exc} (only a torn last line is repaired automatically)") from None
-                good_end = offset
-        offset += len(raw) + 1
-    if good_end < len(data):
-        state.truncated_bytes = len(data) - good_end
-        with open(path, "r+b") as fh:
-            fh.truncate(good_end)
-            fh.flush()
-            os.fsync(fh.fileno())
-    return state
+    records, truncated = recover_jsonl(path, decode_audit_record, AuditLogCorrupt)
+    return AuditLogState(records=records, truncated_bytes=truncated)
 
 
 class AuditLog:

@@ -3,10 +3,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from trajscope.format import RecordError, Run, Trajectory, decode_trajectory, encode
+
+
+T = TypeVar("T")
 
 
 class LogCorrupt(RuntimeError):
@@ -31,11 +36,14 @@ class LogState:
         return self.trajectories[0].run if self.trajectories else None
 
 
-def recover_log(path: Path) -> LogState:
-    """Read a log, truncating a torn tail (a kill mid-write); a bad line before the last raises LogCorrupt."""
-    state = LogState()
+def recover_jsonl(path: Path, decode: Callable[..., T], corrupt: type[Exception]) -> tuple[list[T], int]:
+    """Records of an append-only JSONL log, truncating a torn tail (a kill mid-write) in place.
+
+    Returns the records and the bytes cut; a bad line before the last raises `corrupt`.
+    """
     if not path.exists():
-        return state
+        return [], 0
+    records: list[T] = []
     data = path.read_bytes()
     # Bytes after the last newline are a write the kill interrupted.
     good_end = data.rfind(b"\n") + 1
@@ -44,19 +52,25 @@ def recover_log(path: Path) -> LogState:
     for lineno, raw in enumerate(lines, start=1):
         if raw.strip():
             try:
-                state.trajectories.append(decode_trajectory(raw, path=path, line=lineno))
+                records.append(decode(raw, path=path, line=lineno))
             except RecordError as exc:
                 if lineno < len(lines):
-                    raise LogCorrupt(f"{exc} (only a torn last line is repaired automatically)") from None
+                    raise corrupt(f"{exc} (only a torn last line is repaired automatically)") from None
                 good_end = offset  # an unreadable last line is torn as well
         offset += len(raw) + 1
-    if good_end < len(data):
-        state.truncated_bytes = len(data) - good_end
+    truncated = len(data) - good_end
+    if truncated:
         with open(path, "r+b") as fh:
             fh.truncate(good_end)
             fh.flush()
             os.fsync(fh.fileno())
-    return state
+    return records, truncated
+
+
+def recover_log(path: Path) -> LogState:
+    """Read a run log, repairing a torn tail; a bad line before the last raises LogCorrupt."""
+    trajectories, truncated = recover_jsonl(path, decode_trajectory, LogCorrupt)
+    return LogState(trajectories=trajectories, truncated_bytes=truncated)
 
 
 class TrajectoryLog:
