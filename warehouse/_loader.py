@@ -24,7 +24,7 @@ _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
 @dataclass
 class IngestReport:
-    """What an ingest did: counts of new, replaced and unchanged trajectories per call."""
+    """What an ingest did: counts of new, replaced and unchanged records per call."""
 
     files: list[str] = field(default_factory=list)
     records: int = 0
@@ -32,11 +32,13 @@ class IngestReport:
     replaced: int = 0
     unchanged: int = 0
     seconds: float = 0.0
+    noun: str = "trajectories"
 
     def summary(self) -> str:
+        where = f" from {len(self.files)} file(s)" if self.files else ""
         return (
-            f"{self.records} trajectories from {len(self.files)} file(s): {self.new} new, "
-            f"{self.replaced} replaced, {self.unchanged} unchanged ({self.seconds:.1f}s)"
+            f"{self.records} {self.noun}{where}: {self.new} new, {self.replaced} replaced, "
+            f"{self.unchanged} unchanged ({self.seconds:.1f}s)"
         )
 
 

@@ -5,7 +5,7 @@ import hashlib
 import json
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -15,27 +15,16 @@ from engine.judges import token_f1
 from ingest.audit_records import AuditRecord, encode_audit_record, read_audit_records
 
 from .._connection import open_warehouse
+from .._loader import IngestReport
 
 _TABLES = ("audit_records", "audit_contexts", "audit_outputs", "audit_calls")
 
 
 @dataclass
-class AuditLoadReport:
-    """What a load did: records seen and how many were new, replaced or unchanged."""
+class AuditLoadReport(IngestReport):
+    """What an audit load did: records seen and how many were new, replaced or unchanged."""
 
-    files: list[str] = field(default_factory=list)
-    records: int = 0
-    new: int = 0
-    replaced: int = 0
-    unchanged: int = 0
-    seconds: float = 0.0
-
-    def summary(self) -> str:
-        where = f" from {len(self.files)} file(s)" if self.files else ""
-        return (
-            f"{self.records} audit records{where}: {self.new} new, {self.replaced} replaced, "
-            f"{self.unchanged} unchanged ({self.seconds:.1f}s)"
-        )
+    noun: str = "audit records"
 
 
 def with_scores(record: AuditRecord) -> AuditRecord:
