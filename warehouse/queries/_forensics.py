@@ -12,12 +12,13 @@ from ._outcomes import QueryError, require_run
 
 POST_READ_STRATA_SQL = """
 -- Post-gold-read failure by condition, among trajectories that read at least one passage,
--- stratified by read exposure (distinct passages read: 1, 2, 3, 4+).
+-- stratified by read exposure (distinct passages read: 1, 2, 3, 4+). passages_read is a load-time
+-- column of trajectories (as in trajectory_facts), so no scores are computed for it.
 SELECT least(f.passages_read, 4) AS read_exposure,
        f.run_id = $run_b AS is_b,
        count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
        count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
-FROM trajectory_facts f
+FROM trajectories f
 LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
 WHERE f.run_id IN ($run_a, $run_b) AND f.passages_read > 0
 GROUP BY ALL

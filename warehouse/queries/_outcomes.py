@@ -26,18 +26,25 @@ def metric_expression(metric: str, forensics: str = "f", scores: str = "s") -> s
 
 def paired_outcomes_sql(metric: str) -> str:
     """One row per question both runs answered: id, stratum columns, outcome under A and under B."""
-    expr_a = metric_expression(metric, "fa", "sa")
-    expr_b = metric_expression(metric, "fb", "sb")
-    return f"""SELECT fa.question_id,
+    # Both runs' outcomes come from one filtered pass over the forensics view; trajectory_scores
+    # (one row per trajectory) is joined only for the metrics that live there.
+    scores_join = (
+        "\n    JOIN trajectory_scores s ON s.trajectory_id = f.trajectory_id" if metric in ("em", "f1") else ""
+    )
+    return f"""WITH outcomes AS (
+    SELECT f.run_id, f.question_id, f.dataset, f.question_type, f.hop_count, f.read_count,
+           {metric_expression(metric, "f", "s")} AS outcome
+    FROM trajectory_forensics f{scores_join}
+    WHERE f.run_id IN ($run_a, $run_b)
+)
+SELECT fa.question_id,
        fa.dataset, fa.question_type, fa.hop_count,
        fa.read_count = 0 AS a_zero_read,
        fa.read_count AS a_read_count, fb.read_count AS b_read_count,
-       {expr_a} AS outcome_a,
-       {expr_b} AS outcome_b
-FROM trajectory_forensics fa
-JOIN trajectory_scores sa ON sa.trajectory_id = fa.trajectory_id
-JOIN trajectory_forensics fb ON fb.question_id = fa.question_id AND fb.dataset = fa.dataset
-JOIN trajectory_scores sb ON sb.trajectory_id = fb.trajectory_id
+       fa.outcome AS outcome_a,
+       fb.outcome AS outcome_b
+FROM outcomes fa
+JOIN outcomes fb ON fb.question_id = fa.question_id AND fb.dataset = fa.dataset
 WHERE fa.run_id = $run_a AND fb.run_id = $run_b
 ORDER BY fa.question_id"""
 

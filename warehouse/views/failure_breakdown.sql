@@ -1,18 +1,25 @@
 -- Failure labels of both taxonomies per run and dataset, overall and sliced by question type and by hop count, with shares of each slice's failures.
 CREATE OR REPLACE VIEW failure_breakdown AS
+-- Each taxonomy is a literal in its own branch and the slices are unnested from one scan, so a
+-- query's filters on run_id, taxonomy and slice reach the label views and prune whole branches
+-- (a page asking for one taxonomy computes only that one).
 WITH labelled AS (
-    SELECT run_id, dataset, question_type, hop_count, 'read_gate:' || extractor AS taxonomy, label
-    FROM failure_rg
+    SELECT run_id, dataset, question_type, hop_count, 'read_gate:regex' AS taxonomy, label
+    FROM failure_rg WHERE extractor = 'regex'
+    UNION ALL
+    SELECT run_id, dataset, question_type, hop_count, 'read_gate:spacy' AS taxonomy, label
+    FROM failure_rg WHERE extractor = 'spacy'
     UNION ALL
     SELECT run_id, dataset, question_type, hop_count, 'execution_rag' AS taxonomy, label
     FROM failure_erag
 ),
 sliced AS (
-    SELECT run_id, dataset, taxonomy, label, 'all' AS slice, 'all' AS slice_value FROM labelled
-    UNION ALL
-    SELECT run_id, dataset, taxonomy, label, 'question_type', coalesce(question_type, '(none)') FROM labelled
-    UNION ALL
-    SELECT run_id, dataset, taxonomy, label, 'hop_count', coalesce(CAST(hop_count AS VARCHAR), '(none)') FROM labelled
+    -- Parallel unnests pair up element by element: one row per slice of each failure.
+    SELECT run_id, dataset, taxonomy, label,
+           unnest(['all', 'question_type', 'hop_count'])                             AS slice,
+           unnest(['all', coalesce(question_type, '(none)'),
+                   coalesce(CAST(hop_count AS VARCHAR), '(none)')])                  AS slice_value
+    FROM labelled
 )
 SELECT run_id, dataset, taxonomy, slice, slice_value, label,
        count(*)                                                                       AS n,

@@ -1,19 +1,9 @@
 -- ExecutionRAG taxonomy: one row per wrong trajectory, labelled judge_error > gave_up > reasoning_error > missing_evidence (no_gold_evidence when the question has no gold passages).
 CREATE OR REPLACE VIEW failure_erag AS
--- Appendix E: failures are LLM-Acc = 0 (Contain-Acc = 0 when no LLM verdict exists); a forced,
--- budget-exhausted answer counts as gave up; "retrieved" means the gold passage reached the
--- agent at all (search result, read, or injection).
+-- The label rules live in trajectory_erag_label (Appendix E); this view keeps the failures.
 SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count,
-       CASE WHEN llm IS NOT NULL AND contain >= 0.5 THEN 'judge_error'
-            WHEN coalesce(abstained, false) OR end_reason IN ('budget', 'forced_answer') THEN 'gave_up'
-            WHEN all_gold_reached OR false_resolution THEN 'reasoning_error'
-            WHEN n_gold > 0 THEN 'missing_evidence'
-            ELSE 'no_gold_evidence' END                                AS label,
-       CASE WHEN llm IS NOT NULL AND contain >= 0.5 THEN NULL
-            WHEN coalesce(abstained, false) OR end_reason IN ('budget', 'forced_answer') THEN NULL
-            WHEN all_gold_reached THEN 'all_gold_retrieved'
-            WHEN false_resolution THEN 'false_resolution' END         AS reasoning_subtype,
+       label, reasoning_subtype,
        abstained, end_reason, false_resolution, register_complete,
        n_gold, n_gold_reached, hop_evidence_recall, contain, llm, correct_by, answer_checked
-FROM trajectory_forensics
+FROM trajectory_erag_label
 WHERE correct = false;
