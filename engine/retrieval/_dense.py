@@ -12,10 +12,11 @@ import numpy as np
 
 from trajscope.format import Chunk, RetrieverSettings
 
-from ._cache import slug
+from ._cache import default_cache_dir, slug
 from ._corpus import IndexedCorpus, as_indexed, indexed_text
 from ._encoder import DEFAULT_EMBEDDING_MODEL, load_encoder
 from ._hit import DEFAULT_SNIPPET_CHARS, Hit, make_snippet
+from ._query_encoder import load_query_encoder, query_backend_setting
 
 _EMBEDDINGS_FILE, _INDEX_FILE, _META_FILE = "embeddings.npy", "index.faiss", "trajscope_dense.json"
 
@@ -33,7 +34,12 @@ def dense_cache_key(corpus: IndexedCorpus, model: str) -> str:
 
 
 class DenseRetriever:
-    """Cosine retrieval over title + text with any sentence-transformers model (default MiniLM)."""
+    """Cosine retrieval over title + text with any sentence-transformers model (default MiniLM).
+
+    Passages are embedded by torch; queries by query_backend: "auto" (default, or $TRAJSCOPE_QUERY_BACKEND)
+    uses a verified ONNX export cached under cache_dir/onnx when onnxruntime is installed, "onnx"
+    requires it, "torch" never uses it.
+    """
 
     name = "dense"
 
@@ -49,12 +55,20 @@ class DenseRetriever:
         batch_size: int = 64,
         device: str = "cpu",
         query_cache_size: int = 1024,
+        query_backend: str | None = None,
+        query_threads: int | None = None,
+        cache_dir: str | Path | None = None,
         _index: faiss.Index | None = None,
     ):
         self.corpus = as_indexed(chunks)
         self.model, self.device, self.batch_size = model, device, batch_size
         self.top_k, self.snippet_chars = top_k, snippet_chars
         self._encoder = encoder
+        # A caller-supplied encoder defines the vectors, so it encodes queries too.
+        self.query_backend = "torch" if encoder is not None else query_backend_setting(query_backend)
+        self.query_threads = query_threads
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+        self._query_encoder: Any = None
         # Agents and paired conditions repeat queries; encoding dominates query latency.
         self.query_cache_size = query_cache_size
         self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -79,17 +93,32 @@ class DenseRetriever:
             self._encoder = load_encoder(self.model, self.device)
         return self._encoder
 
+    @property
+    def query_encoder(self) -> Any:
+        """The encoder for queries: the cached ONNX export of the model under backend "auto"/"onnx", else torch."""
+        if self._query_encoder is None:
+            self._query_encoder = load_query_encoder(self.model, self.cache_dir, lambda: self.encoder,
+                                                     self.query_backend, self.query_threads)
+        return self._query_encoder
+
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 embeddings of texts, one row each."""
-        vectors = self.encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                      normalize_embeddings=True, show_progress_bar=False)
+        """Unit-length float32 embeddings of passages, one row each, by the torch encoder."""
+        return self._encode(self.encoder, texts)
+
+    def encode_queries(self, queries: list[str]) -> np.ndarray:
+        """Unit-length float32 query embeddings by the query encoder, bypassing the query cache."""
+        return self._encode(self.query_encoder, queries)
+
+    def _encode(self, encoder: Any, texts: list[str]) -> np.ndarray:
+        vectors = encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                                 normalize_embeddings=True, show_progress_bar=False)
         return normalise_rows(np.asarray(vectors).reshape(len(texts), -1))
 
     def embed_queries(self, queries: list[str]) -> np.ndarray:
         """Query embeddings, reusing the last query_cache_size distinct queries' vectors."""
         missing = list(dict.fromkeys(q for q in queries if q not in self._query_vectors))
         if missing:
-            for query, vector in zip(missing, self.embed(missing)):
+            for query, vector in zip(missing, self.encode_queries(missing)):
                 self._query_vectors[query] = vector
         for query in queries:
             self._query_vectors.move_to_end(query)
@@ -142,7 +171,8 @@ class DenseRetriever:
     def load(cls, directory: str | Path, chunks: IndexedCorpus | Iterable[Chunk] | Mapping[str, Chunk],
              model: str = DEFAULT_EMBEDDING_MODEL, *, encoder: Any = None, top_k: int = 5,
              snippet_chars: int = DEFAULT_SNIPPET_CHARS, device: str = "cpu",
-             query_cache_size: int = 1024) -> DenseRetriever:
+             query_cache_size: int = 1024, query_backend: str | None = None, query_threads: int | None = None,
+             cache_dir: str | Path | None = None) -> DenseRetriever:
         """Load a saved index; raises ValueError when it was built from other chunks, another model or is damaged."""
         directory = Path(directory)
         corpus = as_indexed(chunks)
@@ -156,4 +186,5 @@ class DenseRetriever:
         if index.ntotal != len(corpus) or index.d != meta.get("dim") or index.metric_type != faiss.METRIC_INNER_PRODUCT:
             raise ValueError(f"{directory}: FAISS index does not match its metadata")
         return cls(corpus, model, encoder=encoder, top_k=top_k, snippet_chars=snippet_chars, device=device,
-                   query_cache_size=query_cache_size, _index=index)
+                   query_cache_size=query_cache_size, query_backend=query_backend, query_threads=query_threads,
+                   cache_dir=cache_dir, _index=index)
