@@ -169,58 +169,18 @@ _INSERT_SQL = [
     """CREATE OR REPLACE TEMP TABLE stage_steps AS
        SELECT trajectory_id, unnest(range(len(steps))) AS step_index, unnest(steps) AS st
        FROM stage""",
-    """INSERT INTO trajectories
-       WITH agg AS (
-           SELECT trajectory_id,
-                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search')) AS search_count,
-                  count(*) FILTER (st.kind = 'read') AS read_count,
-                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search', 'read',
-                                               'final', 'tool')) AS agent_actions,
-                  count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
-                  count(*) FILTER (st.kind = 'context_injection') AS injections,
-                  count(*) FILTER (st.kind = 'error') AS error_steps,
-                  sum(st.tokens_in) AS tokens_in, sum(st.tokens_out) AS tokens_out,
-                  sum(st.cost_usd) AS cost_usd, sum(st.latency_ms) AS latency_ms
-           FROM stage_steps GROUP BY trajectory_id
-       ),
-       passages AS (
-           SELECT trajectory_id, count(DISTINCT p.chunk_id) AS passages_read
-           FROM (SELECT trajectory_id, unnest(st.passages) AS p FROM stage_steps
-                 WHERE st.kind = 'read' AND len(st.passages) > 0)
-           GROUP BY trajectory_id
-       )
-       SELECT s.trajectory_id, s.run.run_id, s.question.question_id,
-              coalesce(s.question.dataset, s.run.dataset, ''), s.question.dataset, s.schema_version,
-              s.final_answer, s.end_reason, s.error, s.started_at, s.finished_at, s.total_tokens_in,
-              s.total_tokens_out, s.total_cost_usd, s.total_latency_ms, s.metadata, len(s.steps),
-              coalesce(a.search_count, 0), coalesce(a.read_count, 0), coalesce(a.agent_actions, 0),
-              coalesce(a.gate_rejections, 0), coalesce(a.injections, 0), coalesce(a.error_steps, 0),
-              coalesce(p.passages_read, 0), a.tokens_in, a.tokens_out, a.cost_usd, a.latency_ms,
-              i.record_hash, $source_file, current_timestamp
-       FROM stage s
-       JOIN incoming_changed i USING (trajectory_id)
-       LEFT JOIN agg a USING (trajectory_id)
-       LEFT JOIN passages p USING (trajectory_id)""",
-    """INSERT INTO steps
-       SELECT trajectory_id, step_index, st.kind, st.tool_name, st.args, st.observation, st.raw,
-              st.thought, st.tokens_in, st.tokens_out, st.latency_ms, st.cost_usd, st.query,
-              st.deduplicated, st.chunk_ids, st.answer, st.gate, st.rejected_answer, st.reason,
-              st.phase, st.message, st.error_type
-       FROM stage_steps""",
     """CREATE OR REPLACE TEMP TABLE stage_candidates AS
        SELECT trajectory_id, step_index, c.chunk_id, c.rank, c.score, c.retriever, c.snippet
        FROM (SELECT trajectory_id, step_index, unnest(st.candidates) AS c FROM stage_steps
              WHERE len(st.candidates) > 0)""",
-    """INSERT INTO candidates SELECT * FROM stage_candidates""",
     """CREATE OR REPLACE TEMP TABLE stage_reads AS
        SELECT trajectory_id, step_index, passage_index, p.chunk_id, p.text, p.is_new, kind AS via
        FROM (SELECT trajectory_id, step_index, st.kind AS kind,
                     unnest(range(len(st.passages))) AS passage_index, unnest(st.passages) AS p
              FROM stage_steps WHERE len(st.passages) > 0)""",
-    """INSERT INTO reads SELECT * FROM stage_reads""",
     # Gold reach is fixed once a trajectory is written, so it is computed here, per batch, rather
     # than by every query joining millions of candidate rows.
-    """INSERT INTO gold_evidence_facts
+    """CREATE OR REPLACE TEMP TABLE stage_gold AS
        WITH gold AS (
            SELECT DISTINCT trajectory_id, unnest(question.gold_chunk_ids) AS chunk_id
            FROM stage WHERE len(question.gold_chunk_ids) > 0
@@ -242,6 +202,79 @@ _INSERT_SQL = [
        FROM gold g
        LEFT JOIN seen s USING (trajectory_id, chunk_id)
        LEFT JOIN got r USING (trajectory_id, chunk_id)""",
+    # Register resolution is fixed by the record too: the last status of each item.
+    """CREATE OR REPLACE TEMP TABLE stage_register AS
+       WITH last AS (
+           SELECT trajectory_id, e.item_id, arg_max(e.to_status, event_index) AS status
+           FROM (SELECT trajectory_id, unnest(range(len(register_events))) AS event_index,
+                        unnest(register_events) AS e
+                 FROM stage WHERE len(register_events) > 0)
+           GROUP BY ALL
+       )
+       SELECT trajectory_id,
+              count(*)                                   AS n_register_items,
+              count(*) FILTER (status = 'resolved')      AS n_register_resolved,
+              bool_and(status IN ('resolved', 'retired')) AND count(*) FILTER (status = 'resolved') > 0
+                                                         AS register_complete
+       FROM last GROUP BY trajectory_id""",
+    """INSERT INTO trajectories
+       WITH agg AS (
+           SELECT trajectory_id,
+                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search')) AS search_count,
+                  count(*) FILTER (st.kind = 'read') AS read_count,
+                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search', 'read',
+                                               'final', 'tool')) AS agent_actions,
+                  count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
+                  count(*) FILTER (st.kind = 'context_injection') AS injections,
+                  count(*) FILTER (st.kind = 'error') AS error_steps,
+                  sum(st.tokens_in) AS tokens_in, sum(st.tokens_out) AS tokens_out,
+                  sum(st.cost_usd) AS cost_usd, sum(st.latency_ms) AS latency_ms
+           FROM stage_steps GROUP BY trajectory_id
+       ),
+       gold AS (
+           SELECT trajectory_id,
+                  count(*)                                                 AS n_gold,
+                  count(*) FILTER (first_retrieved_step IS NOT NULL)       AS n_gold_retrieved,
+                  count(*) FILTER (first_read_step IS NOT NULL)            AS n_gold_read,
+                  count(*) FILTER (first_retrieved_step IS NOT NULL AND first_read_step IS NULL
+                                   AND first_injected_step IS NULL)        AS n_gold_snippet_only,
+                  count(*) FILTER (first_retrieved_step IS NOT NULL OR first_read_step IS NOT NULL
+                                   OR first_injected_step IS NOT NULL)     AS n_gold_reached
+           FROM stage_gold GROUP BY trajectory_id
+       ),
+       passages AS (
+           SELECT trajectory_id, count(DISTINCT p.chunk_id) AS passages_read
+           FROM (SELECT trajectory_id, unnest(st.passages) AS p FROM stage_steps
+                 WHERE st.kind = 'read' AND len(st.passages) > 0)
+           GROUP BY trajectory_id
+       )
+       SELECT s.trajectory_id, s.run.run_id, s.question.question_id,
+              coalesce(s.question.dataset, s.run.dataset, ''), s.question.dataset, s.schema_version,
+              s.final_answer, s.end_reason, s.error, s.started_at, s.finished_at, s.total_tokens_in,
+              s.total_tokens_out, s.total_cost_usd, s.total_latency_ms, s.metadata, len(s.steps),
+              coalesce(a.search_count, 0), coalesce(a.read_count, 0), coalesce(a.agent_actions, 0),
+              coalesce(a.gate_rejections, 0), coalesce(a.injections, 0), coalesce(a.error_steps, 0),
+              coalesce(p.passages_read, 0), a.tokens_in, a.tokens_out, a.cost_usd, a.latency_ms,
+              coalesce(g.n_gold, 0), coalesce(g.n_gold_retrieved, 0), coalesce(g.n_gold_read, 0),
+              coalesce(g.n_gold_snippet_only, 0), coalesce(g.n_gold_reached, 0),
+              coalesce(r.n_register_items, 0), coalesce(r.n_register_resolved, 0),
+              coalesce(r.register_complete, false),
+              i.record_hash, $source_file, current_timestamp
+       FROM stage s
+       JOIN incoming_changed i USING (trajectory_id)
+       LEFT JOIN agg a USING (trajectory_id)
+       LEFT JOIN passages p USING (trajectory_id)
+       LEFT JOIN gold g USING (trajectory_id)
+       LEFT JOIN stage_register r USING (trajectory_id)""",
+    """INSERT INTO steps
+       SELECT trajectory_id, step_index, st.kind, st.tool_name, st.args, st.observation, st.raw,
+              st.thought, st.tokens_in, st.tokens_out, st.latency_ms, st.cost_usd, st.query,
+              st.deduplicated, st.chunk_ids, st.answer, st.gate, st.rejected_answer, st.reason,
+              st.phase, st.message, st.error_type
+       FROM stage_steps""",
+    """INSERT INTO candidates SELECT * FROM stage_candidates""",
+    """INSERT INTO reads SELECT * FROM stage_reads""",
+    """INSERT INTO gold_evidence_facts SELECT * FROM stage_gold""",
     """INSERT INTO register_events
        SELECT trajectory_id, event_index, e.item_id, e.step_index, e.sub_question, e.from_status,
               e.to_status, e.note, e.reason, e.supporting_chunk_ids

@@ -76,6 +76,16 @@ CREATE TABLE trajectories (
     step_tokens_out   BIGINT,
     step_cost_usd     DOUBLE,
     step_latency_ms   DOUBLE,
+    -- Gold reach and register resolution, fixed by the record: summed from gold_evidence_facts and
+    -- register_events at load so the taxonomy views join no per-chunk or per-event rows.
+    n_gold               BIGINT,
+    n_gold_retrieved     BIGINT,
+    n_gold_read          BIGINT,
+    n_gold_snippet_only  BIGINT,
+    n_gold_reached       BIGINT,
+    n_register_items     BIGINT,
+    n_register_resolved  BIGINT,
+    register_complete    BOOLEAN,
     record_hash       VARCHAR NOT NULL,
     source_file       VARCHAR,
     ingested_at       TIMESTAMPTZ DEFAULT current_timestamp
