@@ -1,7 +1,8 @@
 -- One row per trajectory: every signal the failure taxonomies use (correctness, reads, gold reach, abstention, snippet-only answer, register resolution).
 CREATE OR REPLACE VIEW trajectory_forensics AS
 -- Every taxonomy view and page query reads this view, so it is written to scan each table once:
--- trajectory_scores is joined once (correctness uses the rule of trajectory_correctness on it),
+-- the verdicts (judgment_scores, as trajectory_scores reads them) are joined once and correctness
+-- uses the rule of trajectory_correctness on them,
 -- and gold reach and register resolution are the load-time columns of trajectories (summed there
 -- from gold_evidence_facts and register_events, as trajectory_evidence reads them).
 WITH base AS (
@@ -16,7 +17,7 @@ WITH base AS (
            t.n_register_items, t.n_register_resolved, t.register_complete
     FROM trajectories t
     LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-    LEFT JOIN trajectory_scores s USING (trajectory_id)
+    LEFT JOIN judgment_scores s USING (trajectory_id)
 )
 SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        b.question_type, b.hop_count, b.final_answer, b.end_reason,

@@ -1,44 +1,5 @@
 -- One row per trajectory with its judgments side by side (newest verdict per judge; llm averaged over judge models).
 CREATE OR REPLACE VIEW trajectory_scores AS
--- Every taxonomy query recomputes this, so the common case takes one pass: a judge whose verdicts
--- all come from one model (in the whole table, hence in every trajectory) needs only its newest
--- verdict per trajectory. Only judges with several models take the newest per model first.
-WITH multi_model AS (
-    SELECT judge FROM judgments
-    GROUP BY judge HAVING count(DISTINCT coalesce(judge_model, '')) > 1
-),
-one_model AS (
-    SELECT trajectory_id,
-           arg_max(score, created_at) FILTER (judge = 'em')      AS em,
-           arg_max(score, created_at) FILTER (judge = 'f1')      AS f1,
-           arg_max(score, created_at) FILTER (judge = 'contain') AS contain,
-           arg_max(score, created_at) FILTER (judge = 'llm')     AS llm
-    FROM judgments
-    WHERE judge NOT IN (SELECT judge FROM multi_model)
-    GROUP BY trajectory_id
-),
-latest_per_model AS (
-    SELECT trajectory_id, judge, coalesce(judge_model, '') AS judge_model,
-           arg_max(score, created_at) AS score
-    FROM judgments
-    WHERE judge IN (SELECT judge FROM multi_model)
-    GROUP BY ALL
-),
-many_models AS (
-    SELECT trajectory_id,
-           max(score) FILTER (judge = 'em')      AS em,
-           max(score) FILTER (judge = 'f1')      AS f1,
-           max(score) FILTER (judge = 'contain') AS contain,
-           avg(score) FILTER (judge = 'llm')     AS llm
-    FROM latest_per_model
-    GROUP BY trajectory_id
-)
--- A judge's verdicts sit on exactly one side, so coalesce picks that side.
-SELECT t.trajectory_id,
-       coalesce(o.em, m.em)           AS em,
-       coalesce(o.f1, m.f1)           AS f1,
-       coalesce(o.contain, m.contain) AS contain,
-       coalesce(o.llm, m.llm)         AS llm
+SELECT t.trajectory_id, s.em, s.f1, s.contain, s.llm
 FROM trajectories t
-LEFT JOIN one_model o USING (trajectory_id)
-LEFT JOIN many_models m ON m.trajectory_id = t.trajectory_id;
+LEFT JOIN judgment_scores s USING (trajectory_id);
