@@ -3,7 +3,9 @@
 Run from the repo root:  .venv/bin/python -m bench.retrieval [--cold] [--cache-dir DIR]
 Measures cold index build (with embedding), cached load, warm hybrid latency (p50/p95), recall@5 of
 gold passages (corpus titles equal to evidence subjects) for BM25, dense and RRF, and rank-bm25 vs
-bm25s query time. Prints measured numbers only; targets are shown next to them.
+bm25s query time; then the ONNX query encoder against torch (1 and 2 threads, interleaved per query),
+the smallest cosine between their vectors and whether dense top-5 ids agree on all 1,000 questions.
+Prints measured numbers only; targets are shown next to them.
 """
 from __future__ import annotations
 
@@ -17,7 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.retrieval import (
+    DEFAULT_QUERY_THREADS,
+    QUERY_BACKENDS,
     HybridRetriever,
+    OnnxEncoder,
     bm25_cache_key,
     build_retriever,
     default_cache_dir,
@@ -65,11 +70,49 @@ def recall_at_5(results: list[list], golds: list[set[str]]) -> tuple[float, floa
     return float(np.mean(fractions)), float(np.mean(complete))
 
 
+def compare_query_encoders(retriever: HybridRetriever, questions: list[str]) -> list[tuple[str, str, str]]:
+    """ONNX (1 and 2 threads) vs torch query encoding, interleaved per query so load swings hit all alike."""
+    import torch
+
+    dense = retriever.dense
+    torch_encoder = dense.encoder
+    if not isinstance(dense.query_encoder, OnnxEncoder):
+        return [("ONNX query encoder", "not in use (backend torch or unavailable)", "")]
+    directory = dense.query_encoder.directory
+    encoders = {"onnx 1 thread": OnnxEncoder(directory, 1), "onnx 2 threads": OnnxEncoder(directory, 2),
+                "torch 1 thread": torch_encoder}
+    encode = {name: (lambda e: lambda q: e.encode([q], convert_to_numpy=True, normalize_embeddings=True,
+                                                  show_progress_bar=False))(e) for name, e in encoders.items()}
+    torch.set_num_threads(1)
+    for q in questions[:20]:
+        for fn in encode.values():
+            fn(q)
+    times: dict[str, list[float]] = {name: [] for name in encode}
+    for q in questions[:400]:
+        for name, fn in encode.items():
+            times[name].append(timed(fn, q)[1])
+    rows = [(f"query encoding {name} p50 / p95 (400 q, interleaved)",
+             f"{percentile_ms(t, 50):.2f} / {percentile_ms(t, 95):.2f} ms", "") for name, t in times.items()]
+    onnx_vectors = encoders["onnx 1 thread"].encode(questions, normalize_embeddings=True)
+    torch_vectors = np.asarray(torch_encoder.encode(questions, batch_size=64, convert_to_numpy=True,
+                                                    normalize_embeddings=True, show_progress_bar=False))
+    cosine = float((onnx_vectors * torch_vectors).sum(axis=1).min())
+    _, onnx_ids = dense.index.search(onnx_vectors, 5)
+    _, torch_ids = dense.index.search(np.ascontiguousarray(torch_vectors, dtype=np.float32), 5)
+    same = int((onnx_ids == torch_ids).all(axis=1).sum())
+    rows.append((f"ONNX vs torch query vectors, min cosine ({len(questions)} q)", f"{cosine:.7f}", ">= 0.9999"))
+    rows.append(("dense top-5 ids identical, ONNX vs torch", f"{same} / {len(questions)} questions", ""))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache-dir", type=Path, default=default_cache_dir())
     parser.add_argument("--cold", action="store_true", help="delete this corpus's cache entries first")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads for query encoding")
+    parser.add_argument("--threads", type=int, default=DEFAULT_QUERY_THREADS,
+                        help="query encoder threads (onnxruntime or torch)")
+    parser.add_argument("--query-backend", choices=QUERY_BACKENDS, default="auto",
+                        help="query encoder: ONNX export (auto/onnx) or torch")
     args = parser.parse_args()
 
     import torch
@@ -90,11 +133,13 @@ def main() -> None:
     else:
         rows.append(("cold build", "skipped (cached; pass --cold)", ""))
 
-    retriever, t_load = timed(build_retriever, corpus, "hybrid", args.cache_dir, None, 5, 60)
+    retriever, t_load = timed(lambda: build_retriever(corpus, "hybrid", args.cache_dir, None, 5, 60,
+                                                      query_backend=args.query_backend, query_threads=args.threads))
     assert isinstance(retriever, HybridRetriever)
     rows.append(("cached index load (BM25 + FAISS)", f"{t_load * 1000:.0f} ms", "<= 2 s"))
-    _, t_enc = timed(lambda: retriever.dense.encoder)
-    rows.append(("encoder load (first dense query; torch already imported when cold ran)", f"{t_enc:.2f} s", ""))
+    query_encoder, t_enc = timed(lambda: retriever.dense.query_encoder)
+    backend = "onnx" if isinstance(query_encoder, OnnxEncoder) else "torch"
+    rows.append((f"query encoder load ({backend}; first dense query)", f"{t_enc:.2f} s", ""))
 
     torch.set_num_threads(args.threads)
     retriever.dense.query_cache_size = 0  # measure real encoding for every query
@@ -105,7 +150,7 @@ def main() -> None:
         _, t = timed(retriever.search, q)
         hybrid_t.append(t)
     for q in questions:
-        _, t = timed(retriever.dense.embed, [q])
+        _, t = timed(retriever.dense.encode_queries, [q])
         enc_t.append(t)
         _, t = timed(retriever.bm25.search, q, 50)
         bm25_t.append(t)
@@ -136,8 +181,11 @@ def main() -> None:
     rows.append(("bm25s top-5 query p50 (200 q)", f"{percentile_ms(ours_t, 50):.3f} ms", ""))
     rows.append(("rank-bm25 / bm25s median time", f"{statistics.median(rank_t) / statistics.median(ours_t):.0f}x", ""))
 
+    rows.extend(compare_query_encoders(retriever, questions))
+
     width = max(len(r[0]) for r in rows)
-    print(f"\n2WikiMultiHopQA: {len(chunks)} passages, {len(questions)} questions; torch threads {args.threads}")
+    print(f"\n2WikiMultiHopQA: {len(chunks)} passages, {len(questions)} questions; "
+          f"query encoder {backend}, {args.threads} thread(s)")
     print(f"{'measure'.ljust(width)}  {'measured':<32} target")
     for name, value, target in rows:
         print(f"{name.ljust(width)}  {value:<32} {target}")

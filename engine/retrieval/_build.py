@@ -71,7 +71,7 @@ def build_retriever(
 
     cache_dir defaults to $TRAJSCOPE_CACHE or ~/.cache/trajscope; embedding_model to all-MiniLM-L6-v2.
     query_backend "auto" | "onnx" | "torch" (default $TRAJSCOPE_QUERY_BACKEND or "auto") picks the
-    query encoder; query_threads its onnxruntime threads (default $TRAJSCOPE_QUERY_THREADS or 1).
+    query encoder; query_threads its onnxruntime threads (default $TRAJSCOPE_QUERY_THREADS or 2).
     """
     if kind not in RETRIEVER_KINDS:
         raise ValueError(f"unknown retriever kind {kind!r}; choose one of {', '.join(RETRIEVER_KINDS)}")

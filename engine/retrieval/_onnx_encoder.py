@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +11,17 @@ import numpy as np
 MODEL_FILE, TOKENIZER_FILE, META_FILE = "model.onnx", "tokenizer.json", "trajscope_onnx.json"
 ONNX_FORMAT_VERSION = 1
 POOLING_MODES = ("mean", "cls")
+
+
+def cores_idle(threads: int) -> bool:
+    """Whether threads more busy threads fit beside the current load; spinning workers only pay off then."""
+    # Spinning saves the wake-up latency of each parallel section, but on shared cores it steals
+    # time from BM25 and from other processes.
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return False
+    return load + threads <= (os.cpu_count() or 1)
 
 
 class OnnxEncoder:
@@ -28,12 +40,11 @@ class OnnxEncoder:
         self.tokenizer.enable_padding(pad_id=int(self.meta["pad_id"]), pad_token=self.meta["pad_token"])
         options = ort.SessionOptions()
         options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
-        # Spinning idle threads steal the shared cores from BM25 and other processes between queries.
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.intra_op.allow_spinning", "1" if cores_idle(threads) else "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(directory / MODEL_FILE), options, providers=["CPUExecutionProvider"])
         self.input_names = [i.name for i in self.session.get_inputs()]
-        self.threads = threads
+        self.directory, self.threads = directory, threads
 
     def encode(self, texts: list[str], batch_size: int = 64, convert_to_numpy: bool = True,
                normalize_embeddings: bool = True, show_progress_bar: bool = False) -> np.ndarray:

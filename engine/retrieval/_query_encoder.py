@@ -16,8 +16,8 @@ log = logging.getLogger(__name__)
 
 QueryBackend = Literal["auto", "onnx", "torch"]
 QUERY_BACKENDS: tuple[str, ...] = ("auto", "onnx", "torch")
-# One intra-op thread measured fastest per query on the shared 2-core machine (bench/retrieval.py).
-DEFAULT_QUERY_THREADS = 1
+# Two intra-op threads encoded a query faster than one on the 2-core machine, loaded or not (bench/retrieval.py).
+DEFAULT_QUERY_THREADS = 2
 BACKEND_ENV, THREADS_ENV = "TRAJSCOPE_QUERY_BACKEND", "TRAJSCOPE_QUERY_THREADS"
 
 
