@@ -21,7 +21,7 @@ def _conditions(text: str) -> list[tuple[str, str]]:
 
 
 @click.command("demo")
-@click.option("--n", "n", type=click.IntRange(min=1), default=12, show_default=True,
+@click.option("--n", "n", type=click.IntRange(min=1), default=10, show_default=True,
               help="Demo questions per condition (the same ids for every condition).")
 @click.option("--conditions", default=DEFAULT_CONDITIONS, show_default=True,
               help="Comma-separated CONTROLLER/CONDITION pairs.")
