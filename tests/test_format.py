@@ -94,3 +94,10 @@ def test_unknown_field_is_rejected_not_dropped():
 def test_msgspec_convert_matches_decoder():
     d = to_builtins(fixture_trajectories()[2])
     assert msgspec.convert(d, Trajectory) == fixture_trajectories()[2]
+
+
+def test_readme_example_line_is_a_valid_trajectory():
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    block = readme.split("a no-read discipline failure.\n\n```json\n", 1)[1].split("```", 1)[0]
+    trajectory = decode_trajectory(json.dumps(json.loads(block)))
+    assert [type(s).__name__ for s in trajectory.steps] == ["SearchStep", "FinalStep"]
