@@ -6,7 +6,7 @@ import streamlit as st
 
 from app.access import read_connection
 from app.charts import interval_chart
-from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, not_available, page_header, table_exports
+from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, page_header, table_exports
 from warehouse import WarehouseBusy
 
 page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
@@ -16,17 +16,12 @@ page_header("Intervention audit", "Does the reader's F1 depend on the gold answe
 PLOTS = {"causal": ("delta_causal", "Causal delta (remove − placebo), 1→1 stratum"),
          "insertion": ("prepend", "Insertion of the gold in the 0→0 bucket (prepend)")}
 
-try:
-    from warehouse.audit import report_tables
-except ImportError:  # the audit analysis is another part of the warehouse
-    report_tables = None
+from warehouse.audit import report_tables
 
 config = app_config()
 counts = fetch("SELECT count(*) AS n_records FROM audit_records") if config.db_path.exists() else None
 if not config.db_path.exists():
     fill_warehouse_help(config, exists=False)
-elif report_tables is None:
-    not_available("The audit report", "`warehouse.audit.report_tables`")
 elif counts is not None and counts.df["n_records"][0] == 0:
     st.info("No audit records in this warehouse yet. Run the audit with `trajscope audit ...` and "
             "load its log; the tables and plots appear here.", icon=":material/science:")

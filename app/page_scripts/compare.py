@@ -8,10 +8,14 @@ import streamlit as st
 from app.access import read_connection
 from app.queries import run_choices_sql, transition_questions_sql
 from app.ui import (
-    app_config, warehouse_stamp, fetch, not_available, page_header, require_warehouse, set_url, sql_expander,
+    app_config, warehouse_stamp, fetch, page_header, require_warehouse, set_url, sql_expander,
     table_exports, table_panel, url_value,
 )
 from warehouse import WarehouseBusy
+from warehouse.queries import (
+    METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
+)
+from warehouse.stats import UnpairedComparison
 
 page_header("Compare", "Two runs on the same question ids: accuracy delta with a bootstrap CI, exact "
             "McNemar, the transition table, per-stratum statistics and the read-exposure-stratified "
@@ -21,20 +25,9 @@ CELLS = {"b_only": "Fixed by B (A wrong → B right)", "a_only": "Broken by B (A
          "both_right": "Right under both", "both_wrong": "Wrong under both"}
 
 
-
 def _number(value: float, spec: str) -> str:
     # An undefined estimate (NaN: a zero cell) reads as "undefined", not "nan".
     return "undefined" if value != value else format(value, spec)
-
-
-try:
-    from warehouse.queries import (
-        METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
-    )
-    from warehouse.stats import UnpairedComparison
-except ImportError:  # the typed comparison queries are another part of the warehouse
-    compare_runs = None
-
 
 
 @st.cache_data(max_entries=64, show_spinner="Comparing…")
@@ -50,9 +43,7 @@ def _compare(db_path: str, stamp: tuple[int, ...], run_a: str, run_b: str, metri
 
 config = app_config()
 state = require_warehouse()
-if state and compare_runs is None:
-    not_available("Paired comparison", "`warehouse.queries.compare_runs`")
-elif state:
+if state:
     runs = fetch(run_choices_sql())
     if runs is not None and runs.df.height < 2:
         st.info("Comparing needs at least two runs in the warehouse.")

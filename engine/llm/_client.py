@@ -14,6 +14,7 @@ from ._completion import Completion, parse_json_object, parse_tool_call
 from ._config import ModelConfig
 from ._errors import ModelError, ModelErrorKind
 
+
 @dataclass
 class ModelUsage:
     """Running totals over one ChatModel's lifetime."""

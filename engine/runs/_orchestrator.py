@@ -19,7 +19,7 @@ from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, 
 from ._context import EpisodeContext
 from ._inputs import RunInputs, prepare_inputs
 from ._log import TrajectoryLog, recover_log
-from ._outcome import error_trajectory, judges_available, normalise, trajectory_cost, utc_now, with_judgments
+from ._outcome import error_trajectory, normalise, trajectory_cost, utc_now, with_judgments
 from ._progress import RunProgress
 from ._selection import select_questions
 from ._spec import RunSpec
@@ -45,7 +45,6 @@ class RunSummary:
     truncated_bytes: int = 0
     n_ingested: int = 0
     ingest_error: str | None = None
-    judged: bool = False
     model_requests: int = 0
     cache_hits: int = 0
 
@@ -155,7 +154,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
         run_id=run.run_id, log_path=log_path, n_selected=len(selected), n_skipped=len(selected) - len(todo),
         n_completed=len(todo), n_errors=errors, cost_usd=progress.cost_usd,
         elapsed_s=time.perf_counter() - started, truncated_bytes=state.truncated_bytes,
-        n_ingested=sink.ingested, ingest_error=sink.last_error, judged=judges_available(),
+        n_ingested=sink.ingested, ingest_error=sink.last_error,
         model_requests=model.usage.requests, cache_hits=model.usage.cache_hits,
     )
 

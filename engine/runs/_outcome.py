@@ -7,9 +7,9 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import ErrorStep, Judgment, Question, Run, Trajectory, make_trajectory_id
-
+from engine.judges import score_answer
 from engine.llm import ModelError
+from trajscope.format import ErrorStep, Judgment, Question, Run, Trajectory, make_trajectory_id
 
 
 def utc_now() -> str:
@@ -56,27 +56,13 @@ def normalise(trajectory: Any, run: Run, question: Question, started_at: str) ->
     )
 
 
-def _scorer() -> Any | None:
-    try:
-        from engine.judges import score_answer
-    except ImportError:
-        return None
-    return score_answer
-
-
 def with_judgments(trajectory: Trajectory) -> Trajectory:
-    """Attach em / f1 / contain from engine.judges when the controller did not; unchanged if absent."""
-    score_answer = _scorer()
-    if score_answer is None or trajectory.judgments:
+    """Attach em / f1 / contain from engine.judges when the controller did not."""
+    if trajectory.judgments:
         return trajectory
     question = trajectory.question
     judgments: list[Judgment] = list(score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases)))
     return msgspec.structs.replace(trajectory, judgments=judgments)
-
-
-def judges_available() -> bool:
-    """Whether engine.judges can be imported."""
-    return _scorer() is not None
 
 
 def trajectory_cost(trajectory: Trajectory) -> float:

@@ -22,8 +22,6 @@ class WarehouseSink:
         self._pending: list[Trajectory] = []
         self._lock = asyncio.Lock()
         self._ingest = _ingest_function() if db_path is not None else None
-        if db_path is not None and self._ingest is None:
-            self.last_error = "warehouse package unavailable: nothing ingested"
 
     @property
     def enabled(self) -> bool:
@@ -62,9 +60,8 @@ class WarehouseSink:
             self.last_error = None
 
 
-def _ingest_function() -> Any | None:
-    try:
-        from warehouse import ingest_trajectories
-    except ImportError:
-        return None
+def _ingest_function() -> Any:
+    # Imported on first use so a run without a warehouse never loads DuckDB; tests replace it.
+    from warehouse import ingest_trajectories
+
     return ingest_trajectories

@@ -1,7 +1,6 @@
 """`trajscope demo`: build the demo warehouse with the embedded model, then open the dashboard."""
 from __future__ import annotations
 
-import importlib.util
 import time
 from pathlib import Path
 
@@ -68,7 +67,7 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
                f"{failed} recorded errors)")
     if any(s.ingest_error for s in summaries):
         raise click.ClickException(f"warehouse ingest failed: {next(s.ingest_error for s in summaries if s.ingest_error)}")
-    if no_app or importlib.util.find_spec("trajscope.cli.app_cmd") is None:
+    if no_app:
         _print_run_summary(Path(db_path))
         return
     from trajscope.cli.app_cmd import command as app_command

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import tempfile
 from pathlib import Path
 
@@ -29,10 +28,8 @@ def _convert_external(path: Path, fmt: str | None, mapping: str | None, question
                       tool_map: str | None, run_id: str | None, out_dir: str) -> Path:
     # Importers stream canonical records; they land in a temporary canonical log, so an external
     # file goes through exactly the same validation and atomic load as the engine's own logs.
-    try:
-        from ingest.importers import import_file
-    except ModuleNotFoundError as exc:  # pragma: no cover - importers ship with the package
-        raise click.ClickException(f"{path}: not a canonical trajectory log, and importers are unavailable ({exc})")
+    from ingest.importers import import_file
+
     tool_table = None
     if tool_map:
         import yaml
