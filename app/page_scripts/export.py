@@ -83,10 +83,4 @@ if state:
                 tooltip=list(dict.fromkeys([x, y, *( [color] if color else [])])),
             ).properties(width=600, height=320, title=f"{y} by {x} ({source})")
             st.altair_chart(chart, key="export-chart")
-            p, s, _ = st.columns([1, 1, 4])
-            p.download_button("PNG", data=lambda: chart_to_png(chart), file_name=f"{source}.png",
-                              mime="image/png", key="export-png", on_click="ignore",
-                              icon=":material/image:", width="stretch")
-            s.download_button("SVG", data=lambda: chart_to_svg(chart), file_name=f"{source}.svg",
-                              mime="image/svg+xml", key="export-svg", on_click="ignore",
-                              icon=":material/image:", width="stretch")
+            figure_downloads(chart, key="export", stem=source)
