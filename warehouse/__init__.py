@@ -7,6 +7,7 @@ from ._connection import (
     default_db_path,
     open_readonly,
     open_warehouse,
+    transaction,
 )
 from ._loader import (
     IngestReport,
@@ -20,8 +21,8 @@ from ._reconstruct import read_trajectory
 from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
 
 __all__ = [
-    "DEFAULT_DB", "SANDBOX_CONFIG", "IngestReport", "ViewDef", "WarehouseBusy", "WarehouseMissing",
-    "default_db_path", "ingest_paths", "ingest_trajectories", "latest_schema_version", "load_chunks",
-    "load_questions", "load_views", "read_trajectory", "migrate", "open_readonly", "open_warehouse", "schema_version",
-    "validate_log",
+    "DEFAULT_DB", "IngestReport", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",
+    "default_db_path", "ingest_paths", "ingest_trajectories", "latest_schema_version",
+    "load_chunks", "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse",
+    "read_trajectory", "schema_version", "transaction", "validate_log",
 ]

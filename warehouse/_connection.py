@@ -72,6 +72,18 @@ def open_warehouse(
         con.close()
 
 
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
+    """BEGIN ... COMMIT, rolled back on any exception (KeyboardInterrupt included)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield con
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
 SANDBOX_CONFIG = {
     "enable_external_access": False,
     "autoload_known_extensions": False,

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from trajscope.format import Chunk, Question, RecordError, Trajectory, decode_trajectory, encode
 
-from ._connection import open_warehouse
+from ._connection import open_warehouse, transaction
 from ._duckdb_types import read_json_columns
 
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -338,16 +338,11 @@ def ingest_paths(
         report.records = sum(m.records for m in manifests)
         batches = [(b, m.path) for m in manifests for b in m.batches]
         with open_warehouse(db_path) as con:
-            con.execute("BEGIN TRANSACTION")
-            try:
+            with transaction(con):
                 for batch, source in tqdm(batches, desc="load", unit="batch",
                                           disable=not (progress or (progress is None and len(batches) > 1)),
                                           leave=False):
                     _load_batch(con, batch, source, report)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
     report.seconds = time.perf_counter() - start
     return report
 
@@ -367,14 +362,10 @@ def ingest_trajectories(db_path: str | Path | None, trajectories: Iterable[Traje
 def _load_table(con, table: str, key: Sequence[str], arrow: pa.Table) -> int:
     con.register("incoming_rows", arrow)
     keys = ", ".join(key)
-    con.execute("BEGIN TRANSACTION")
     try:
-        con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
-        con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+        with transaction(con):
+            con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
     finally:
         con.unregister("incoming_rows")
     return arrow.num_rows

@@ -7,6 +7,8 @@ from importlib import resources
 
 import duckdb
 
+from ._connection import transaction
+
 _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
 
@@ -94,8 +96,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     needs_views = bool(pending) or _views_stale(con)
     if not pending and not needs_views:
         return current
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER, name VARCHAR, "
             "applied_at TIMESTAMPTZ DEFAULT current_timestamp)"
@@ -105,10 +106,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
         install_views(con)
         _record_views_hash(con)
-        con.execute("COMMIT")
-    except Exception:
-        con.execute("ROLLBACK")
-        raise
     return schema_version(con)
 
 

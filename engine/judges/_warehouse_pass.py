@@ -188,6 +188,8 @@ def write_judge_results(
     con: Any, inputs: Sequence[JudgeInput], judgment_rows: list[tuple], coverage: pa.Table, answers: pa.Table
 ) -> int:
     """Replace forensic rows and append judgments in one transaction; skips re-ingested trajectories."""
+    from warehouse import transaction
+
     current = dict(con.execute(
         "SELECT trajectory_id, record_hash FROM trajectories WHERE trajectory_id IN "
         "(SELECT unnest($ids))", {"ids": [i.trajectory_id for i in inputs]}
@@ -199,34 +201,30 @@ def write_judge_results(
     coverage = coverage.filter(keep)
     keep = pa.array([t in fresh for t in answers.column("trajectory_id").to_pylist()], pa.bool_())
     answers = answers.filter(keep)
-    con.execute("BEGIN TRANSACTION")
+    con.register("coverage_rows", coverage)
+    con.register("answer_rows", answers)
     try:
-        con.register("coverage_rows", coverage)
-        con.register("answer_rows", answers)
-        extractors = sorted(set(coverage.column("extractor").to_pylist()))
-        con.execute(
-            "DELETE FROM entity_coverage WHERE trajectory_id IN (SELECT unnest($ids)) "
-            "AND extractor IN (SELECT unnest($extractors))",
-            {"ids": sorted(fresh), "extractors": extractors},
-        )
-        con.execute("DELETE FROM answer_checks WHERE trajectory_id IN (SELECT unnest($ids))", {"ids": sorted(fresh)})
-        con.execute("INSERT INTO entity_coverage BY NAME SELECT * FROM coverage_rows")
-        con.execute("INSERT INTO answer_checks BY NAME SELECT * FROM answer_rows")
-        if judgment_rows:
-            names = ("trajectory_id", "judge", "score", "judge_model", "rationale")
-            con.register("judgment_rows", pa.table(
-                {name: pa.array([r[k] for r in judgment_rows], pa.float64() if name == "score" else pa.string())
-                 for k, name in enumerate(names)}
-            ))
+        with transaction(con):
+            extractors = sorted(set(coverage.column("extractor").to_pylist()))
             con.execute(
-                "INSERT INTO judgments (trajectory_id, judge, score, judge_model, rationale, origin) "
-                "SELECT trajectory_id, judge, score, judge_model, rationale, 'judge' FROM judgment_rows"
+                "DELETE FROM entity_coverage WHERE trajectory_id IN (SELECT unnest($ids)) "
+                "AND extractor IN (SELECT unnest($extractors))",
+                {"ids": sorted(fresh), "extractors": extractors},
             )
-            con.unregister("judgment_rows")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+            con.execute("DELETE FROM answer_checks WHERE trajectory_id IN (SELECT unnest($ids))", {"ids": sorted(fresh)})
+            con.execute("INSERT INTO entity_coverage BY NAME SELECT * FROM coverage_rows")
+            con.execute("INSERT INTO answer_checks BY NAME SELECT * FROM answer_rows")
+            if judgment_rows:
+                names = ("trajectory_id", "judge", "score", "judge_model", "rationale")
+                con.register("judgment_rows", pa.table(
+                    {name: pa.array([r[k] for r in judgment_rows], pa.float64() if name == "score" else pa.string())
+                     for k, name in enumerate(names)}
+                ))
+                con.execute(
+                    "INSERT INTO judgments (trajectory_id, judge, score, judge_model, rationale, origin) "
+                    "SELECT trajectory_id, judge, score, judge_model, rationale, 'judge' FROM judgment_rows"
+                )
+                con.unregister("judgment_rows")
     finally:
         con.unregister("coverage_rows")
         con.unregister("answer_rows")

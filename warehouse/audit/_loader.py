@@ -14,7 +14,7 @@ import pyarrow as pa
 from engine.judges import token_f1
 from ingest.audit_records import AuditRecord, encode_audit_record, read_audit_records
 
-from .._connection import open_warehouse
+from .._connection import open_warehouse, transaction
 from .._loader import IngestReport
 
 _TABLES = ("audit_records", "audit_contexts", "audit_outputs", "audit_calls")
@@ -95,8 +95,7 @@ def _upsert(db_path: str | Path | None, items: list[tuple[AuditRecord, str | Non
     hashes = {rid: _hash(record) for rid, (record, _) in latest.items()}
     report.records += len(latest)
     with open_warehouse(db_path) as con:
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             con.register("incoming_hashes", pa.table({"record_id": list(hashes), "record_hash": list(hashes.values())}))
             changed = con.execute(
                 """SELECT i.record_id, a.record_id IS NOT NULL AS existed
@@ -116,10 +115,6 @@ def _upsert(db_path: str | Path | None, items: list[tuple[AuditRecord, str | Non
                     con.register("incoming_rows", arrow[name])
                     con.execute(f"INSERT INTO {name} BY NAME SELECT * FROM incoming_rows")
                     con.unregister("incoming_rows")
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
     report.replaced += len(existed)
     report.new += len(changed) - len(existed)
     report.unchanged += len(latest) - len(changed)
