@@ -4,9 +4,8 @@ from __future__ import annotations
 import re
 
 import click
-import duckdb
 
-from ._options import db_option
+from ._options import db_option, readonly_frame
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -25,17 +24,10 @@ def command(query_or_view, db_path, fmt, out, caption, label, digits) -> None:
 
     Example: trajscope export run_summary --format latex --out table1.tex
     """
-    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
     from warehouse.export import export_table
 
     query = f"SELECT * FROM {query_or_view}" if _IDENTIFIER.match(query_or_view) else query_or_view
-    try:
-        with open_readonly(db_path) as con:
-            df = con.sql(query).pl()
-    except (WarehouseMissing, WarehouseBusy) as exc:
-        raise click.ClickException(str(exc)) from None
-    except duckdb.Error as exc:
-        raise click.ClickException(f"query refused or failed: {exc}") from None
+    df = readonly_frame(db_path, query)
     options = {}
     if fmt == "latex":
         options = {"caption": caption, "label": label, "float_digits": digits}

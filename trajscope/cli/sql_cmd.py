@@ -1,10 +1,12 @@
 """`trajscope sql`: a read-only, sandboxed query against the warehouse."""
 from __future__ import annotations
 
-import click
-import duckdb
+import shutil
 
-from ._options import db_option
+import click
+import polars as pl
+
+from ._options import db_option, readonly_frame
 
 
 @click.command("sql")
@@ -18,22 +20,11 @@ def command(query, db_path, max_rows, fmt) -> None:
 
     Example: trajscope sql "SELECT run_id, em, contain_acc FROM run_summary"
     """
-    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
     from warehouse.export import to_csv, to_markdown
 
-    try:
-        with open_readonly(db_path) as con:
-            df = con.sql(query).pl()
-    except (WarehouseMissing, WarehouseBusy) as exc:
-        raise click.ClickException(str(exc)) from None
-    except duckdb.Error as exc:
-        raise click.ClickException(f"query refused or failed: {exc}") from None
+    df = readonly_frame(db_path, query)
     shown = df.head(max_rows)
     if fmt == "table":
-        import polars as pl
-
-        import shutil
-
         width = max(shutil.get_terminal_size((160, 24)).columns, 160)
         with pl.Config(tbl_rows=max_rows, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=width):
             click.echo(shown)
