@@ -10,7 +10,6 @@ import pytest
 from ingest.importers import FORMATS, detect_format, import_file
 from trajscope.format import (
     Candidate,
-    ErrorStep,
     ToolStep,
     FinalStep,
     ForcedAnswerStep,

@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from engine.mock_llm import MockLLMServer, reply_error, reply_json, reply_text, reply_tool_calls
+from engine.mock_llm import MockLLMServer, reply_error, reply_json, reply_tool_calls
 from engine.mock_llm.__main__ import scripted_agent
 
 

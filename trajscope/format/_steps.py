@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Union
 
-import msgspec
-
 from ._records import Record
 
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import msgspec
-
 from ._records import SCHEMA_VERSION, EndReason, Judgment, Question, Record, RegisterEvent, Run
 from ._steps import Step
 
