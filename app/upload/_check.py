@@ -11,7 +11,7 @@ import polars as pl
 
 from app.access import write_lock
 from ingest.importers import FORMATS, detect_format, import_file
-from trajscope.format import RecordError, Trajectory, decode_trajectory
+from trajscope.format import RecordError, Trajectory, decode_trajectory, looks_canonical
 from warehouse import IngestReport, ingest_paths, ingest_trajectories
 
 CANONICAL = "canonical"
@@ -64,18 +64,6 @@ class UploadCheck:
         return pl.DataFrame(rows) if rows else pl.DataFrame()
 
 
-def _is_canonical(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        for raw in fh:
-            if raw.strip():
-                try:
-                    decode_trajectory(raw, path=path, line=1)
-                except RecordError:
-                    return b'"trajectory_id"' in raw and b'"schema_version"' in raw
-                return True
-    return False
-
-
 def _canonical_records(path: Path, check: UploadCheck, max_errors: int) -> Iterator[Trajectory]:
     with open(path, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -92,7 +80,7 @@ def _canonical_records(path: Path, check: UploadCheck, max_errors: int) -> Itera
 
 def detect_upload_format(path: Path) -> str | None:
     """`canonical`, an importer name, or None when the format is not recognised."""
-    if _is_canonical(path):
+    if looks_canonical(path):
         return CANONICAL
     try:
         return detect_format(path)

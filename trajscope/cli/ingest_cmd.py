@@ -1,40 +1,23 @@
 """`trajscope ingest`: canonical logs and external logs into the warehouse, all or nothing."""
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
 import click
 
-from trajscope.format import RecordError, encode
+from trajscope.format import RecordError, encode, looks_canonical
 
 from ._options import db_option
-
-
-def _looks_canonical(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        for raw in fh:
-            if raw.strip():
-                try:
-                    first = json.loads(raw)
-                except ValueError:
-                    return False
-                return isinstance(first, dict) and "schema_version" in first and "trajectory_id" in first
-    return False
 
 
 def _convert_external(path: Path, fmt: str | None, mapping: str | None, questions: str | None,
                       tool_map: str | None, run_id: str | None, out_dir: str) -> Path:
     # Importers stream canonical records; they land in a temporary canonical log, so an external
     # file goes through exactly the same validation and atomic load as the engine's own logs.
-    from ingest.importers import import_file
+    from ingest.importers import import_file, load_tool_map
 
-    tool_table = None
-    if tool_map:
-        import yaml
-
-        tool_table = yaml.safe_load(Path(tool_map).read_text())
+    tool_table = load_tool_map(Path(tool_map)) if tool_map else None
     out = Path(out_dir) / (path.name + ".canonical.jsonl")
     with open(out, "wb") as fh:
         for trajectory in import_file(
@@ -73,7 +56,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, run_id, progress)
         try:
             for name in files:
                 path = Path(name)
-                if (fmt in (None, "canonical") and not mapping) and (fmt == "canonical" or _looks_canonical(path)):
+                if (fmt in (None, "canonical") and not mapping) and (fmt == "canonical" or looks_canonical(path)):
                     canonical.append(path)
                 else:
                     canonical.append(_convert_external(path, fmt, mapping, questions, tool_map, run_id, tmp))

@@ -7,6 +7,7 @@ from ._codec import (
     iter_trajectories,
     json_schema,
     json_schema_text,
+    looks_canonical,
     to_builtins,
     write_jsonl,
 )
@@ -51,5 +52,5 @@ __all__ = [
     "ModelSettings", "Passage", "Question", "ReadStep", "RecordError", "RegisterEvent",
     "RegisterUpdateStep", "RetrieverSettings", "Run", "SearchStep", "SemanticSearchStep", "Step",
     "StepBase", "ToolStep", "Trajectory", "decode_trajectory", "encode", "iter_trajectories", "json_schema",
-    "json_schema_text", "make_trajectory_id", "step_kind", "to_builtins", "write_jsonl",
+    "json_schema_text", "looks_canonical", "make_trajectory_id", "step_kind", "to_builtins", "write_jsonl",
 ]

@@ -70,6 +70,22 @@ def iter_trajectories(path: str | Path) -> Iterator[DecodedLine]:
             yield DecodedLine(lineno, decode_trajectory(raw, path=path, line=lineno))
 
 
+def looks_canonical(path: str | Path) -> bool:
+    """Whether a file is a canonical log: its first record decodes, or names both identifying keys.
+
+    A first line that is canonical but broken still counts, so its errors are reported as such.
+    """
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                try:
+                    decode_trajectory(raw, path=path, line=1)
+                except RecordError:
+                    return b'"trajectory_id"' in raw and b'"schema_version"' in raw
+                return True
+    return False
+
+
 def write_jsonl(records: list[msgspec.Struct] | Iterator[msgspec.Struct], out: IO[bytes]) -> int:
     """Write records as JSONL; returns the count."""
     n = 0
@@ -111,6 +127,7 @@ __all__ = [
     "iter_trajectories",
     "json_schema",
     "json_schema_text",
+    "looks_canonical",
     "to_builtins",
     "write_jsonl",
 ]
