@@ -1,6 +1,7 @@
 """Bulk, idempotent, atomic loading of canonical trajectory logs into the warehouse."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -145,6 +146,12 @@ FROM read_json($path, format = 'newline_delimited', columns = {columns},
                maximum_object_size = 67108864)
 WHERE trajectory_id IN (SELECT trajectory_id FROM incoming_changed)
 """
+
+@functools.cache
+def _stage_sql() -> str:
+    columns = ", ".join(f"'{name}': '{type_}'" for name, type_ in read_json_columns(Trajectory).items())
+    return _STAGE_SQL.format(columns="{" + columns + "}")
+
 
 _INSERT_SQL = [
     # runs: the newest settings seen for a run id win
@@ -315,10 +322,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, rep
                 f"DELETE FROM {table} WHERE trajectory_id IN "
                 "(SELECT trajectory_id FROM incoming_changed WHERE existed)"
             )
-    columns = "{" + ", ".join(
-        f"'{name}': '{type_}'" for name, type_ in read_json_columns(Trajectory).items()
-    ) + "}"
-    con.execute(_STAGE_SQL.format(columns=columns), {"path": str(batch.path)})
+    con.execute(_stage_sql(), {"path": str(batch.path)})
     for sql in _INSERT_SQL:
         params = {"source_file": str(source)} if "$source_file" in sql else None
         con.execute(sql, params)

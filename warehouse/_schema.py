@@ -1,6 +1,8 @@
 """Schema versioning: numbered SQL migrations, then the named views, installed on every write open."""
 from __future__ import annotations
 
+import functools
+import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -21,14 +23,16 @@ class ViewDef:
     sql: str
 
 
-def _migrations() -> list[tuple[int, str, str]]:
+@functools.cache
+def _migrations() -> tuple[tuple[int, str, str], ...]:
+    # Package files: read once per process, not on every open of the warehouse.
     folder = resources.files("warehouse") / "migrations"
     found = []
     for entry in folder.iterdir():
         m = _MIGRATION_RE.match(entry.name)
         if m:
             found.append((int(m.group(1)), entry.name, entry.read_text()))
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def schema_version(con: duckdb.DuckDBPyConnection) -> int:
@@ -109,9 +113,8 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     return schema_version(con)
 
 
+@functools.cache
 def _views_hash() -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     for view in load_views():
         digest.update(view.name.encode() + b"\0" + view.sql.encode() + b"\0")
