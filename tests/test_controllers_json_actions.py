@@ -17,8 +17,7 @@ def test_read_ids_are_free_until_a_search_shows_some():
 
 def test_read_ids_are_limited_to_known_ones():
     space = ActionSpace(tool_schemas("read_gate", "tools"))
-    space.known_chunk_ids = ["demo:4", "demo:9"]
-    schema = space.json_schema()
+    schema = space.json_schema(["demo:4", "demo:9"])
     assert _read_branch(schema)["properties"]["arguments"]["properties"]["chunk_id"]["enum"] == ["demo:4", "demo:9"]
     jsonschema.validate({"action": "read", "arguments": {"chunk_id": "demo:9"}}, schema)
     try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,7 +51,7 @@ def _function_of(tool: dict[str, Any]) -> dict[str, Any]:
     return tool.get("function", tool)
 
 
-def _with_chunk_enum(params: dict[str, Any], ids: list[str]) -> dict[str, Any]:
+def _with_chunk_enum(params: dict[str, Any], ids: Sequence[str]) -> dict[str, Any]:
     props = dict(params.get("properties", {}))
     for name in ("chunk_id", "chunk_ids"):
         if name in props:
@@ -67,22 +68,22 @@ class ActionSpace:
             defs.append(FINAL_TOOL)
         self._defs = defs
         self.names: tuple[str, ...] = tuple(_function_of(t)["name"] for t in defs)
-        # Chunk ids the agent has been shown; under the JSON protocol a read may only name these,
-        # so a small model's grammar-constrained reply cannot invent an id.
-        self.known_chunk_ids: list[str] = []
 
     def tools(self) -> list[dict[str, Any]]:
         """Definitions in the OpenAI `tools` request format."""
         return [t if "function" in t else {"type": "function", "function": t} for t in self._defs]
 
-    def json_schema(self) -> dict[str, Any]:
-        """JSON Schema of a structured action: one branch per action, arguments typed."""
+    def json_schema(self, known_chunk_ids: Sequence[str] = ()) -> dict[str, Any]:
+        """JSON Schema of a structured action: one branch per action, arguments typed.
+
+        With known_chunk_ids a read may only name those, so a grammar-constrained reply cannot invent one.
+        """
         branches = []
         for tool in self._defs:
             fn = _function_of(tool)
             params = fn.get("parameters") or {"type": "object"}
-            if self.known_chunk_ids and fn["name"] in ("read", "read_chunk"):
-                params = _with_chunk_enum(params, self.known_chunk_ids)
+            if known_chunk_ids and fn["name"] in ("read", "read_chunk"):
+                params = _with_chunk_enum(params, known_chunk_ids)
             branches.append({
                 "type": "object",
                 "properties": {"action": {"const": fn["name"]}, "arguments": params},
@@ -140,7 +141,7 @@ class ToolCallProtocol:
     def __init__(self, *, text_is_final: bool = False):
         self.text_is_final = text_is_final
 
-    def request(self, space: ActionSpace) -> dict[str, Any]:
+    def request(self, space: ActionSpace, known_chunk_ids: Sequence[str] = ()) -> dict[str, Any]:
         return {"tools": space.tools()}
 
     def system_suffix(self) -> str:
@@ -200,8 +201,8 @@ class JsonActionProtocol:
 
     name = "json"
 
-    def request(self, space: ActionSpace) -> dict[str, Any]:
-        return {"response_schema": space.json_schema()}
+    def request(self, space: ActionSpace, known_chunk_ids: Sequence[str] = ()) -> dict[str, Any]:
+        return {"response_schema": space.json_schema(known_chunk_ids)}
 
     def system_suffix(self) -> str:
         return load_prompt("json_protocol")

@@ -53,10 +53,10 @@ class ToolLoop:
         history = list(messages)
         decoding = dict(self.settings.decoding or {})
         while self.turns < self.settings.max_turns and not getattr(self.env, "budget_exhausted", False):
-            self.space.known_chunk_ids = sorted(getattr(self.env, "visited_ids", ()) or ())
+            shown = sorted(getattr(self.env, "visited_ids", ()) or ())
             completion = await self.model.complete(
                 fit_history(history, self.settings.max_history_tokens),
-                **self.protocol.request(self.space), **decoding,
+                **self.protocol.request(self.space, shown), **decoding,
             )
             self.turns += 1
             parsed = self.protocol.parse(completion, self.space, self.turns)
