@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
@@ -65,9 +64,7 @@ def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, 
     ]
     state = "" if db_path.exists() else " (not created yet)"
     click.echo(f"trajscope dashboard on http://127.0.0.1:{port}  —  warehouse {db_path}{state}")
-    try:
-        code = subprocess.call(args, env=env)
-    except KeyboardInterrupt:
-        code = 0
-    if code not in (0, -2, 130):
-        raise click.ClickException(f"the Streamlit server exited with status {code}")
+    sys.stdout.flush()
+    # Become the server rather than its parent: a signal to `trajscope app` (Ctrl-C, a supervisor's
+    # SIGTERM, a test's terminate()) then reaches Streamlit itself and leaves no orphan behind.
+    os.execve(sys.executable, args, env)
