@@ -1,6 +1,7 @@
 """`trajscope data`: import, sample, list and fetch (offline message, resume, checksum), all on 127.0.0.1."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.datasets import FetchError, OfficialSource, fetch_source, load_dataset
+from ingest.datasets import OFFICIAL_SOURCES, FetchError, OfficialSource, fetch_source, load_dataset
 from trajscope.cli import main
 
 FIX = Path(__file__).parent / "fixtures" / "datasets"
@@ -30,6 +31,15 @@ def test_import_writes_a_canonical_dir_and_prints_the_match_rate(tmp_path: Path)
     assert code == 0, out
     assert "2 questions, 3 chunks, gold match rate 75.0% (3/4 gold passages matched)" in out
     assert load_dataset(tmp_path / "w") == load_dataset(FIX / "2wiki_hipporag")
+
+
+def test_import_says_when_no_gold_passages_are_annotated(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "chunks.json").write_text('["Dunmere lies on the river Orrin."]')
+    (tmp_path / "in" / "questions.json").write_text('[{"question": "Which river?", "answer": "Orrin"}]')
+    code, out = run("import", str(tmp_path / "in"), "--out", str(tmp_path / "w"))
+    assert code == 0, out
+    assert "1 questions, 1 chunks, no gold passages annotated" in out
 
 
 def test_import_error_is_one_line_naming_file_line_and_field(tmp_path: Path) -> None:
@@ -144,11 +154,25 @@ def test_fetch_resumes_with_range_verifies_size_records_sha256_and_unzips(tmp_pa
         fetch_source(source, tmp_path, progress=False)
 
 
-def test_fetch_command_prints_the_hash(tmp_path: Path, server) -> None:
+def test_fetch_command_prints_the_hash(tmp_path: Path, server, monkeypatch: pytest.MonkeyPatch) -> None:
     base, handler = server
     handler.payload = (FIX / "hotpotqa_list.json").read_bytes()
+    # The fixture is not the real dev file, so it cannot carry the published checksum.
+    unpinned = dataclasses.replace(OFFICIAL_SOURCES["hotpotqa"], sha256=None, size=None)
+    monkeypatch.setitem(OFFICIAL_SOURCES, "hotpotqa", unpinned)
     code, out = run("fetch", "hotpotqa", "--dest", str(tmp_path), "--url", f"{base}/h.json", "--no-progress")
     assert code == 0, out
     assert hashlib.sha256(handler.payload).hexdigest() in out
     assert load_dataset(tmp_path / "hotpotqa" / "hotpot_dev_distractor_v1.json").questions[0].gold_answer == \
         "River Tamber"
+
+
+def test_fetch_rejects_a_first_download_that_differs_from_the_published_hotpotqa_checksum(tmp_path: Path,
+                                                                                         server) -> None:
+    base, handler = server
+    handler.payload = (FIX / "hotpotqa_list.json").read_bytes()
+    code, out = run("fetch", "hotpotqa", "--dest", str(tmp_path), "--url", f"{base}/mirror.json", "--no-progress")
+    assert code == 1
+    assert f"has sha256 {hashlib.sha256(handler.payload).hexdigest()}, expected {OFFICIAL_SOURCES['hotpotqa'].sha256}" \
+        in out
+    assert not (tmp_path / "hotpotqa" / "fetch.json").exists()  # nothing recorded as verified

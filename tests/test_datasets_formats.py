@@ -1,6 +1,8 @@
 """Each loader format against a hand-written fixture with exactly expected canonical records."""
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,22 @@ def test_linearrag_reads_index_prefixed_chunks_title_lines_and_given_ids() -> No
         Q("lr-2", "Who founded Kelp & Co?", "linearrag", "Ivo Sand", None, 1, ["linearrag:1"], "given",
           aliases=["I. Sand"]),
     ]
+
+
+def test_linearrag_layout_as_its_run_py_reads_it(tmp_path: Path) -> None:
+    # LinearRAG's run.py loads dataset/<name>/chunks.json as a list of strings and numbers them
+    # itself (f"{idx}:{chunk}"); questions.json entries carry only `question` and `answer`.
+    directory = tmp_path / "novel"
+    directory.mkdir()
+    (directory / "chunks.json").write_text(json.dumps(["Dunmere lies on the river Orrin.", "Ivo Sand founded Kelp & Co."]))
+    (directory / "questions.json").write_text(json.dumps([{"question": "Who founded Kelp & Co?", "answer": "Ivo Sand"}]))
+    ds = load_dataset(directory)
+    assert ds.source_format == "linearrag"
+    assert [(c.chunk_id, c.text) for c in ds.chunks] == [("novel:0", "Dunmere lies on the river Orrin."),
+                                                         ("novel:1", "Ivo Sand founded Kelp & Co.")]
+    assert [(q.question_id, q.text, q.gold_answer, q.gold_chunk_ids) for q in ds.questions] == [
+        ("0", "Who founded Kelp & Co?", "Ivo Sand", [])]
+    assert (ds.n_gold, ds.n_gold_matched) == (0, 0)
 
 
 def test_fingerprint_is_the_first_40_normalised_characters() -> None:

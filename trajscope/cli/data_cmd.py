@@ -24,8 +24,11 @@ _FORMAT_CHOICE = click.Choice([*FORMATS, "auto"], case_sensitive=False)
 
 
 def _summary(ds: Dataset) -> str:
-    return (f"{ds.name}: {len(ds.questions)} questions, {len(ds.chunks)} chunks, gold match rate "
-            f"{ds.gold_match_rate:.1%} ({ds.n_gold_matched}/{ds.n_gold} gold passages matched)")
+    head = f"{ds.name}: {len(ds.questions)} questions, {len(ds.chunks)} chunks, "
+    if not ds.n_gold:
+        return head + "no gold passages annotated (evidence recall cannot be measured)"
+    return head + (f"gold match rate {ds.gold_match_rate:.1%} "
+                   f"({ds.n_gold_matched}/{ds.n_gold} gold passages matched)")
 
 
 def _load(path_or_name: str, fmt: str | None = None, name: str | None = None, corpus: str | None = None) -> Dataset:
