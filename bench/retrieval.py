@@ -145,19 +145,23 @@ def main() -> None:
     retriever.dense.query_cache_size = 0  # measure real encoding for every query
     for q in questions[:20]:
         retriever.search(q)
-    hybrid_t, enc_t, bm25_t = [], [], []
+    hybrid_t, enc_t, faiss_t, bm25_t = [], [], [], []
     for q in questions:
         _, t = timed(retriever.search, q)
         hybrid_t.append(t)
+    # The parts in the order a hybrid search runs them, so each sees the caches it sees there.
     for q in questions:
-        _, t = timed(retriever.dense.encode_queries, [q])
-        enc_t.append(t)
-        _, t = timed(retriever.bm25.search, q, 50)
+        _, t = timed(retriever.bm25.rank, q, 50)
         bm25_t.append(t)
+        vector, t = timed(retriever.dense.encode_queries, [q])
+        enc_t.append(t)
+        _, t = timed(retriever.dense.index.search, vector, 50)
+        faiss_t.append(t)
     rows.append(("warm hybrid search p50", f"{percentile_ms(hybrid_t, 50):.2f} ms", "<= 5 ms"))
     rows.append(("warm hybrid search p95", f"{percentile_ms(hybrid_t, 95):.2f} ms", ""))
+    rows.append(("  of which BM25 rank top-50 p50", f"{percentile_ms(bm25_t, 50):.3f} ms", ""))
     rows.append(("  of which query encoding p50", f"{percentile_ms(enc_t, 50):.2f} ms", ""))
-    rows.append(("  of which BM25 top-50 p50", f"{percentile_ms(bm25_t, 50):.3f} ms", ""))
+    rows.append(("  of which FAISS top-50 p50", f"{percentile_ms(faiss_t, 50):.3f} ms", ""))
     retriever.dense.query_cache_size = 4096
     retriever.dense.search_batch(questions)
     cached_t = [timed(retriever.search, q)[1] for q in questions]

@@ -116,3 +116,14 @@ def test_duplicate_chunk_ids_are_rejected() -> None:
 
 def test_tokenizer_drops_stop_words_and_keeps_numbers() -> None:
     assert tokenize("The Bridge of 1861, in Esker!") == ["bridge", "1861", "esker"]
+
+
+def test_rank_gives_the_rows_and_scores_behind_search() -> None:
+    retriever = BM25Retriever(fixture_chunks())
+    rows, scores = retriever.rank("Marrow Bridge engineer", 4)
+    hits = retriever.search("Marrow Bridge engineer", 4)
+    assert [retriever.chunk_ids[r] for r in rows] == [h.chunk_id for h in hits]
+    assert list(scores) == [h.score for h in hits]
+    assert (scores > 0).all()
+    empty_rows, empty_scores = retriever.rank("zzzz", 4)  # no known term: every score is 0, nothing ranked
+    assert len(empty_rows) == len(empty_scores) == 0

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, reciprocal_rank_fusion
+from engine.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_snippet, reciprocal_rank_fusion
 from trajscope.format import Chunk
 
 FIXTURE = Path("tests/fixtures/retrieval/corpus.json")
@@ -66,3 +66,18 @@ def test_hybrid_scores_are_rrf_of_the_component_rankings(dense: DenseRetriever, 
 def test_hybrid_rejects_mismatched_components(dense: DenseRetriever, chunks: list[Chunk]) -> None:
     with pytest.raises(ValueError, match="same chunks"):
         HybridRetriever(BM25Retriever(chunks[:-1]), dense)
+
+
+def test_hybrid_hits_carry_each_fused_chunks_own_snippet(dense: DenseRetriever, chunks: list[Chunk]) -> None:
+    # Snippets are built after fusion, from corpus rows: each must belong to the chunk it is shown with.
+    hybrid = HybridRetriever(BM25Retriever(chunks, snippet_chars=40), dense, depth=10)
+    by_id = {c.chunk_id: c for c in chunks}
+    hits = hybrid.search("bridge engineer birthplace", k=4)
+    assert len(hits) == 4
+    assert [h.snippet for h in hits] == [make_snippet(by_id[h.chunk_id].text, 40) for h in hits]
+
+
+def test_dense_k_beyond_the_corpus_returns_every_chunk_once(dense: DenseRetriever, chunks: list[Chunk]) -> None:
+    hits = dense.search("harbour", k=len(chunks) + 7)
+    assert sorted(h.chunk_id for h in hits) == sorted(c.chunk_id for c in chunks)
+    assert [h.rank for h in hits] == list(range(1, len(chunks) + 1))

@@ -13,7 +13,7 @@ import scipy.sparse as sp
 from trajscope.format import Chunk, RetrieverSettings
 
 from ._corpus import IndexedCorpus, as_indexed, indexed_text
-from ._hit import DEFAULT_SNIPPET_CHARS, Hit, make_snippet
+from ._hit import DEFAULT_SNIPPET_CHARS, Hit, hits_at
 from ._tokenize import TOKENIZER_VERSION, tokenize
 
 
@@ -103,17 +103,18 @@ class BM25Retriever:
             return np.zeros(len(self.corpus))
         return self._index.get_scores_from_ids(token_ids)
 
+    def rank(self, query: str, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Corpus rows of the top-k chunks and their scores, best first; chunks scoring 0 are left out."""
+        scores = self.scores(query)
+        rows = top_k_indices(scores, k)
+        top = scores[rows]
+        zero = np.flatnonzero(top == 0)
+        end = int(zero[0]) if len(zero) else len(rows)
+        return rows[:end], top[:end]
+
     def search(self, query: str, k: int | None = None) -> list[Hit]:
         """Top-k chunks; chunks sharing no term with the query (score 0) are never returned."""
-        scores = self.scores(query)
-        hits: list[Hit] = []
-        for i in top_k_indices(scores, k or self.top_k):
-            if scores[i] == 0:
-                break
-            chunk = self.corpus.chunks[i]
-            hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(scores[i]), self.name,
-                            make_snippet(chunk.text, self.snippet_chars)))
-        return hits
+        return hits_at(self.corpus, *self.rank(query, k or self.top_k), self.name, self.snippet_chars)
 
     def search_batch(self, queries: list[str], k: int | None = None) -> list[list[Hit]]:
         return [self.search(q, k) for q in queries]

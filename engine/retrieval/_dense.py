@@ -15,7 +15,7 @@ from trajscope.format import Chunk, RetrieverSettings
 from ._cache import default_cache_dir, slug
 from ._corpus import IndexedCorpus, as_indexed, indexed_text
 from ._encoder import DEFAULT_EMBEDDING_MODEL, load_encoder
-from ._hit import DEFAULT_SNIPPET_CHARS, Hit, make_snippet
+from ._hit import DEFAULT_SNIPPET_CHARS, Hit, hits_at
 from ._query_encoder import load_query_encoder, query_backend_setting
 
 _EMBEDDINGS_FILE, _INDEX_FILE, _META_FILE = "embeddings.npy", "index.faiss", "trajscope_dense.json"
@@ -136,21 +136,19 @@ class DenseRetriever:
 
     def search_batch(self, queries: list[str], k: int | None = None) -> list[list[Hit]]:
         """Top-k by cosine similarity for every query; the queries are encoded in one batch."""
+        return [hits_at(self.corpus, rows, scores, self.name, self.snippet_chars)
+                for rows, scores in self.rank_batch(queries, k or self.top_k)]
+
+    def rank_batch(self, queries: list[str], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per query, corpus rows of the top-k chunks and their cosine scores, best first."""
         if not queries:
             return []
-        k = min(k or self.top_k, self.index.ntotal)
-        scores, rows = self.index.search(self.embed_queries(queries), k)
-        return [self._hits(s, r) for s, r in zip(scores, rows)]
-
-    def _hits(self, scores: np.ndarray, rows: np.ndarray) -> list[Hit]:
-        hits: list[Hit] = []
-        for score, row in zip(scores, rows):
-            if row < 0:  # FAISS pads with -1 when fewer results exist
-                break
-            chunk = self.corpus.chunks[row]
-            hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(score), self.name,
-                            make_snippet(chunk.text, self.snippet_chars)))
-        return hits
+        scores, rows = self.index.search(self.embed_queries(queries), min(k, self.index.ntotal))
+        ranked = []
+        for s, r in zip(scores, rows):
+            end = int(np.count_nonzero(r >= 0))  # FAISS pads the tail with -1 when fewer results exist
+            ranked.append((r[:end], s[:end]))
+        return ranked
 
     def settings(self) -> RetrieverSettings:
         return RetrieverSettings(kind=self.name, top_k=self.top_k, embedding_model=self.model)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from trajscope.format import RetrieverSettings
 
 from ._bm25 import BM25Retriever
 from ._dense import DenseRetriever
-from ._hit import Hit
+from ._hit import Hit, hits_at
 
 DEFAULT_RRF_K = 60
 
@@ -48,15 +50,20 @@ class HybridRetriever:
         return self.search_batch([query], k)[0]
 
     def search_batch(self, queries: list[str], k: int | None = None) -> list[list[Hit]]:
-        depth = max(self.depth, k or self.top_k)
-        lexical = self.bm25.search_batch(queries, depth)
-        semantic = self.dense.search_batch(queries, depth)
-        return [self._fuse(a, b, k or self.top_k) for a, b in zip(lexical, semantic)]
+        k = k or self.top_k
+        depth = max(self.depth, k)
+        # Rankings carry corpus rows only: snippets are built for the k fused hits, not for 2 x depth.
+        lexical = [self.bm25.rank(q, depth) for q in queries]
+        semantic = self.dense.rank_batch(queries, depth)
+        return [self._fuse(a, b, k) for (a, _), (b, _) in zip(lexical, semantic)]
 
-    def _fuse(self, lexical: list[Hit], semantic: list[Hit], k: int) -> list[Hit]:
-        snippets = {h.chunk_id: h.snippet for h in lexical + semantic}
-        fused = reciprocal_rank_fusion([[h.chunk_id for h in lexical], [h.chunk_id for h in semantic]], self.rrf_k)
-        return [Hit(c, rank, score, self.name, snippets[c]) for rank, (c, score) in enumerate(fused[:k], start=1)]
+    def _fuse(self, lexical: np.ndarray, semantic: np.ndarray, k: int) -> list[Hit]:
+        chunks = self.bm25.corpus.chunks
+        fused = reciprocal_rank_fusion([[chunks[r].chunk_id for r in lexical], [chunks[r].chunk_id for r in semantic]],
+                                       self.rrf_k)[:k]
+        position = self.bm25.corpus.position
+        return hits_at(self.bm25.corpus, [position[c] for c, _ in fused], [s for _, s in fused], self.name,
+                       self.bm25.snippet_chars)
 
     def settings(self) -> RetrieverSettings:
         return RetrieverSettings(kind=self.name, top_k=self.top_k, rrf_k=self.rrf_k,

@@ -1,10 +1,13 @@
 """What every retriever returns and the interface every retriever offers."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from trajscope.format import RetrieverSettings
+
+from ._corpus import IndexedCorpus
 
 DEFAULT_SNIPPET_CHARS = 200
 
@@ -31,6 +34,16 @@ def make_snippet(text: str, max_chars: int = DEFAULT_SNIPPET_CHARS) -> str:
     if space >= max_chars * 0.6:
         cut = cut[:space]
     return cut.rstrip() + "..."
+
+
+def hits_at(corpus: IndexedCorpus, rows: Iterable[int], scores: Iterable[float], retriever: str,
+            snippet_chars: int = DEFAULT_SNIPPET_CHARS) -> list[Hit]:
+    """Hits for ranked corpus rows, best first; snippets are built only here, for the hits returned."""
+    hits: list[Hit] = []
+    for row, score in zip(rows, scores):
+        chunk = corpus.chunks[row]
+        hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(score), retriever, make_snippet(chunk.text, snippet_chars)))
+    return hits
 
 
 @runtime_checkable
