@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 
-from app_fixture_records import app_trajectories, upload_trajectories  # noqa: E402
+from app_fixture_records import app_trajectories, upload_trajectories, vanilla_rag_trajectories  # noqa: E402
 
 from trajscope.format import encode  # noqa: E402
 from warehouse import ingest_trajectories, open_readonly  # noqa: E402
@@ -94,6 +94,17 @@ def test_failure_plane_shows_p_disc_p_post_and_a_runs_failures(warehouse_file, m
     assert dict(zip(failures["question_id"], failures["label"])) == {"q2": "discipline", "q3": "post_gold_read"}
     assert failures.set_index("question_id").loc["q2", "discipline_subtype"] == "no_read_final"
     assert len(at.get("vega_lite_chart")) == 2  # one plane per dataset
+
+
+def test_failure_plane_leaves_runs_without_a_read_action_off_the_discipline_axis(tmp_path, monkeypatch):
+    db = tmp_path / "wh.duckdb"
+    ingest_trajectories(db, app_trajectories() + vanilla_rag_trajectories())
+    at = open_page(db, "failure_plane", monkeypatch)
+    plane = at.dataframe[0].value.set_index("run_id")
+    assert plane.loc["run_vanilla", "p_post"] == 0.5  # its wrong answer had the gold in the prompt
+    assert plane.loc["run_vanilla", "p_disc"] is None or plane["p_disc"].isna()["run_vanilla"]
+    assert plane.loc["run_base", "p_disc"] == 0.25
+    assert any("Not drawn: `run_vanilla`" in c.value for c in at.caption)
 
 
 def test_breakdowns_show_recall_and_accuracy_by_hop(warehouse_file, monkeypatch):

@@ -39,7 +39,7 @@ def test_import_says_when_no_gold_passages_are_annotated(tmp_path: Path) -> None
     (tmp_path / "in" / "questions.json").write_text('[{"question": "Which river?", "answer": "Orrin"}]')
     code, out = run("import", str(tmp_path / "in"), "--out", str(tmp_path / "w"))
     assert code == 0, out
-    assert "1 questions, 1 chunks, no gold passages annotated" in out
+    assert "1 question, 1 chunk, no gold passages annotated" in out
 
 
 def test_import_error_is_one_line_naming_file_line_and_field(tmp_path: Path) -> None:

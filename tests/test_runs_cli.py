@@ -76,3 +76,17 @@ def test_missing_arguments_and_unknown_controller_are_one_line_errors(tmp_path):
     assert result.exit_code == 2 and "--controller are required" in result.output
     result = CliRunner().invoke(main, ["run", "--dataset", "demo", "--controller", "nope", "--no-ingest"])
     assert result.exit_code == 1 and "unknown controller 'nope'" in result.output and "Traceback" not in result.output
+
+
+def test_runs_record_whether_the_controller_has_a_read_action(mock_llm, tmp_path):
+    mock_llm.responder = search_then_final
+    db = tmp_path / "w.duckdb"
+    for controller in ("read_gate", "vanilla_rag"):
+        result = run_cli("--dataset", "demo", "--controller", controller, "--model", mock_llm.model_spec, "--n", "2",
+                         "--db", str(db), "--out", str(tmp_path / "runs"), "--retriever", "bm25", "--no-cache",
+                         "--no-progress")
+        assert result.exit_code == 0, result.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        protocol = con.execute("SELECT r.controller, p.read_action FROM run_protocol p JOIN runs r USING (run_id) "
+                               "ORDER BY 1").fetchall()
+    assert protocol == [("read_gate", True), ("vanilla_rag", False)]

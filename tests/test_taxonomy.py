@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.judges import judge_run
-from fixtures.forensics.builders import final, llm, read, register_event, register_step, search, trajectory
+from fixtures.forensics.builders import final, inject, llm, read, register_event, register_step, search, trajectory
 from trajscope.format import ForcedAnswerStep, Run
 from warehouse import ingest_trajectories, open_warehouse
 
@@ -109,6 +109,18 @@ def _priority_cases(run: Run) -> list:
     ]
 
 
+def _no_read_action_cases(run: Run) -> list:
+    # Vanilla RAG: one retrieval, the passages placed in the prompt in full, one answer; no read tool.
+    return [
+        trajectory(run, "v_gold_in_prompt", SD_Q, "Denver", [search((G1[0], G1_SNIPPET)), inject(G1), final("Boulder")],
+                   gold_chunks=(G1[0],)),
+        trajectory(run, "v_gold_missing", SD_Q, "Denver", [search((N1[0], N1_SNIPPET)), inject(N1), final("Sinister")],
+                   gold_chunks=(G1[0],)),
+        trajectory(run, "v_correct", SD_Q, "Denver", [search((G1[0], G1_SNIPPET)), inject(G1), final("Denver")],
+                   gold_chunks=(G1[0],)),
+    ]
+
+
 @pytest.fixture(scope="module")
 def db(tmp_path_factory):
     path = tmp_path_factory.mktemp("forensics") / "wh.duckdb"
@@ -116,8 +128,11 @@ def db(tmp_path_factory):
         "rg": Run(run_id="rg", dataset="hotpotqa", condition="baseline"),
         "erag": Run(run_id="erag", dataset="musique", condition="register"),
         "prio": Run(run_id="prio", dataset="2wikimultihopqa", condition="mixed"),
+        "vrag": Run(run_id="vrag", dataset="hotpotqa", controller="vanilla_rag", condition="k5",
+                    config={"read_action": False}),
     }
-    records = _read_gate_branches(runs["rg"]) + _erag_branches(runs["erag"]) + _priority_cases(runs["prio"])
+    records = (_read_gate_branches(runs["rg"]) + _erag_branches(runs["erag"]) + _priority_cases(runs["prio"])
+               + _no_read_action_cases(runs["vrag"]))
     ingest_trajectories(path, records)
     for run_id in runs:
         report = judge_run(path, run_id)
@@ -248,9 +263,30 @@ def test_extractor_kappa_equals_sklearn_on_the_stored_labels(db):
         result = extractor_agreement(con)
         pairs = con.execute(
             "SELECT x.is_discipline, y.is_discipline FROM failure_rg x JOIN failure_rg y USING (trajectory_id) "
-            "WHERE x.extractor = 'regex' AND y.extractor = 'spacy'"
+            "WHERE x.extractor = 'regex' AND y.extractor = 'spacy' AND x.run_id <> 'vrag'"
         ).fetchall()
+    # The vanilla-RAG run has no discipline branch, so its trajectories would only inflate agreement.
     assert result.agreement.n == len(pairs) == 8 + 7 + 7
     expected = cohen_kappa_score([p[0] for p in pairs], [p[1] for p in pairs])
     assert result.agreement.kappa == pytest.approx(expected, abs=1e-9)
     assert result.agreement.kappa < 1.0  # rg_extractors_differ disagrees
+
+
+def test_runs_without_a_read_action_have_no_discipline_branch(db):
+    # No-read would label every wrong vanilla-RAG answer a discipline failure; there was no read
+    # action to skip, and the gold placed in the prompt in full counts as gold seen.
+    for extractor in ("regex", "spacy"):
+        labels = _labels(db, "failure_rg", "vrag", "label, discipline_subtype, no_read, low_evidence, read_action",
+                         f"extractor = '{extractor}'")
+        assert labels == {
+            "v_gold_in_prompt": ("post_gold_read", None, False, False, False),
+            "v_gold_missing": ("retrieval", None, False, False, False),
+        }
+    with open_warehouse(db) as con:
+        plane = con.execute(
+            "SELECT extractor, n_trajectories, n_disc, p_disc, p_disc_any, p_post, read_action FROM failure_plane "
+            "WHERE run_id = 'vrag' ORDER BY 1"
+        ).fetchall()
+        protocol = dict(con.execute("SELECT run_id, read_action FROM run_protocol").fetchall())
+    assert plane == [("regex", 3, 0, None, None, 1 / 3, False), ("spacy", 3, 0, None, None, 1 / 3, False)]
+    assert protocol == {"rg": True, "erag": True, "prio": True, "vrag": False}  # absent key: a read action

@@ -46,6 +46,11 @@ elif state:
                     chosen = (event.selection.get("run") or []) if event is not None else []
                     if chosen:
                         picked = chosen[0].get("run_id")
+        no_read = points.df.filter(~pl.col("read_action"))
+        if no_read.height:
+            runs = ", ".join(f"`{r}`" for r in no_read["run_id"].to_list())
+            st.caption(f"Not drawn: {runs}. Their controllers have no read action (the passages are put in "
+                       "the prompt), so P_disc does not apply; their P_post is in the table below.")
         with st.expander("The plane as a table"):
             st.dataframe(points.df, hide_index=True,
                          column_config={"p_disc": st.column_config.NumberColumn(format="percent"),

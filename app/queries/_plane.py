@@ -12,7 +12,7 @@ def failure_plane_sql(extractor: str, datasets: list[str]) -> str:
         f"\n  AND dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
     )
     return f"""SELECT run_id, dataset, controller, condition, model, n_trajectories, n_wrong,
-       n_disc, n_post, p_disc, p_post
+       n_disc, n_post, p_disc, p_post, read_action
 FROM failure_plane
 WHERE extractor = {sql_literal(extractor)}{dataset_filter}
 ORDER BY dataset, condition, run_id"""
@@ -28,7 +28,8 @@ ORDER BY label, question_id"""
 
 
 def plane_arrows_sql(extractor: str, datasets: list[str]) -> str:
-    """Arrow end points: each baseline run to every other condition of the same dataset and model."""
+    """Arrow end points: each baseline run to every other condition of the same dataset and model
+    (runs without a read action have no P_disc, so no arrow)."""
     dataset_filter = (
         f"\n  AND dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
     )
@@ -41,5 +42,5 @@ SELECT b.dataset, b.run_id AS from_run, i.run_id AS to_run, i.condition,
 FROM plane b
 JOIN plane i ON i.dataset = b.dataset AND i.model IS NOT DISTINCT FROM b.model
             AND i.run_id <> b.run_id AND i.condition IS DISTINCT FROM 'baseline'
-WHERE b.condition = 'baseline'
+WHERE b.condition = 'baseline' AND b.p_disc IS NOT NULL AND i.p_disc IS NOT NULL
 ORDER BY b.dataset, from_run, to_run"""

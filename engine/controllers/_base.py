@@ -27,6 +27,9 @@ class ControllerBase:
     conditions: ClassVar[dict[str, dict[str, Any]]]
     default_condition: ClassVar[str]
     defaults: ClassVar[dict[str, Any]]
+    # Whether the agent has a read action. Pipelines that place passages in the prompt themselves
+    # have no evidence-inspection protocol to break, so the Read-Gate discipline branch skips them.
+    read_action: ClassVar[bool] = True
 
     def __init__(self, condition: str | None = None, **params: Any):
         condition = condition or self.default_condition

@@ -31,6 +31,7 @@ class DirectAnswerController(ControllerBase):
     default_condition = "baseline"
     conditions = {"baseline": {}}
     defaults = {"temperature": 0.0, "protocol": None}
+    read_action = False
 
     async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
@@ -45,6 +46,7 @@ class VanillaRAGController(ControllerBase):
     default_condition = "k5"
     conditions = {"k3": {"k": 3}, "k5": {"k": 5}, "k10": {"k": 10}}
     defaults = {"k": 5, "temperature": 0.0, "protocol": None, "max_passage_chars": None}
+    read_action = False
 
     async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:

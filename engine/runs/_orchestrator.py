@@ -91,7 +91,8 @@ def _run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig) -> Run:
         model=config.name, model_settings=config.settings(), retriever=retriever, seed=spec.seed,
         code_version=code_version(), started_at=utc_now(),
         config={"params": spec.params, "n": spec.n, "dataset_source": spec.dataset,
-                "controller_name": getattr(inputs.controller, "name", spec.controller)},
+                "controller_name": getattr(inputs.controller, "name", spec.controller),
+                "read_action": bool(getattr(inputs.controller, "read_action", True))},
     )
 
 

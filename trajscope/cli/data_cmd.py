@@ -23,8 +23,12 @@ from ingest.datasets import (
 _FORMAT_CHOICE = click.Choice([*FORMATS, "auto"], case_sensitive=False)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _summary(ds: Dataset) -> str:
-    head = f"{ds.name}: {len(ds.questions)} questions, {len(ds.chunks)} chunks, "
+    head = f"{ds.name}: {_count(len(ds.questions), 'question')}, {_count(len(ds.chunks), 'chunk')}, "
     if not ds.n_gold:
         return head + "no gold passages annotated (evidence recall cannot be measured)"
     return head + (f"gold match rate {ds.gold_match_rate:.1%} "

@@ -59,7 +59,7 @@ EXTRACTOR_AGREEMENT_SQL = """
 SELECT x.trajectory_id, x.is_discipline AS regex_discipline, y.is_discipline AS spacy_discipline
 FROM failure_rg x
 JOIN failure_rg y ON y.trajectory_id = x.trajectory_id AND y.extractor = 'spacy'
-WHERE x.extractor = 'regex' AND x.coverage_computed AND y.coverage_computed
+WHERE x.extractor = 'regex' AND x.coverage_computed AND y.coverage_computed AND x.read_action
   AND ($run IS NULL OR x.run_id = $run)
 ORDER BY x.trajectory_id
 """
@@ -75,8 +75,8 @@ class LabelAgreement:
 
 
 def extractor_agreement(con: Any, run_id: str | None = None) -> LabelAgreement:
-    """Kappa between the regex and spaCy discipline indicators over wrong trajectories that both
-    extractors' coverage was computed for (by `trajscope judge`)."""
+    """Kappa between the regex and spaCy discipline indicators over wrong trajectories of runs with a
+    read action whose coverage both extractors computed (by `trajscope judge`)."""
     rows = con.execute(EXTRACTOR_AGREEMENT_SQL, {"run": run_id}).fetchall()
     agreement = cohen_kappa([r[1] for r in rows], [r[2] for r in rows]) if rows else None
     return LabelAgreement("discipline indicator: regex vs spaCy", agreement, EXTRACTOR_AGREEMENT_SQL)
