@@ -44,7 +44,8 @@ def judgments(em: float, f1: float, contain: float, llm: float | None = None) ->
 
 
 def fixture_trajectories() -> list[Trajectory]:
-    """Run A: q1 reads one of two golds and is right; q2 answers from snippets; q3 runs out of budget."""
+    """Run A: q1 reads one of two golds and is right; q2 answers from snippets; q3 runs out of budget
+    (its responses served from the cache)."""
     qs, a, b = questions(), run_a(), run_b()
     t1 = Trajectory(
         trajectory_id=make_trajectory_id("run_a", "q1"), run=a, question=qs["q1"],
@@ -62,17 +63,19 @@ def fixture_trajectories() -> list[Trajectory]:
     )
     t2 = Trajectory(
         trajectory_id=make_trajectory_id("run_a", "q2"), run=a, question=qs["q2"],
-        steps=[SearchStep(query="Bo work", candidates=[_cand("x2", 1), _cand("g3", 2)], **ACC),
-               FinalStep(answer="Lyon city", **ACC)],
+        steps=[SearchStep(query="Bo work", candidates=[_cand("x2", 1), _cand("g3", 2)], cached=False, **ACC),
+               FinalStep(answer="Lyon city", cached=False, **ACC)],
         final_answer="Lyon city", end_reason="final", judgments=judgments(0, 0.5, 1),
     )
     t3 = Trajectory(
         trajectory_id=make_trajectory_id("run_a", "q3"), run=a, question=qs["q3"],
         steps=[
-            SearchStep(query="river", candidates=[_cand("x3", 1)], **ACC),
-            ReadStep(chunk_ids=["x3"], passages=[Passage(chunk_id="x3", text="Not it.")], **ACC),
-            ReadStep(chunk_ids=["x3"], passages=[Passage(chunk_id="x3", text="Not it.", is_new=False)], **ACC),
-            ForcedAnswerStep(answer="Seine", **ACC),
+            # A re-run: every model response came from the response cache.
+            SearchStep(query="river", candidates=[_cand("x3", 1)], cached=True, **ACC),
+            ReadStep(chunk_ids=["x3"], passages=[Passage(chunk_id="x3", text="Not it.")], cached=True, **ACC),
+            ReadStep(chunk_ids=["x3"], passages=[Passage(chunk_id="x3", text="Not it.", is_new=False)], cached=True,
+                     **ACC),
+            ForcedAnswerStep(answer="Seine", cached=True, **ACC),
         ],
         final_answer="Seine", end_reason="budget", judgments=judgments(0, 0, 0, 0),
     )

@@ -142,6 +142,18 @@ def test_replay_shows_taxonomy_labels_and_side_by_side(warehouse_file, monkeypat
     assert len(at.columns) >= 2 and at.query_params["vs"] == "run_gate::q3"
 
 
+def test_replay_marks_steps_served_from_the_response_cache(tmp_path, monkeypatch):
+    from foundation_records import fixture_trajectories  # run_a::q3 was served from the cache
+
+    db = tmp_path / "wh.duckdb"
+    ingest_trajectories(db, fixture_trajectories())
+    cached = open_page(db, "replay", monkeypatch, trajectory="run_a::q3")
+    notes = [c.value for c in cached.caption if "response from the cache" in c.value]
+    assert len(notes) == 4  # search, read, re-read, forced answer
+    fresh = open_page(db, "replay", monkeypatch, trajectory="run_a::q1")
+    assert not [c.value for c in fresh.caption if "response from the cache" in c.value]
+
+
 def test_replay_of_an_unknown_id_says_so(warehouse_file, monkeypatch):
     at = open_page(warehouse_file, "replay", monkeypatch, trajectory="nope::q9")
     assert any("No trajectory `nope::q9`" in w.value for w in at.warning)

@@ -33,6 +33,8 @@ def test_run_summary_run_a(db):
     assert r["tokens_in"] == 1000 and r["tokens_out"] == 100  # 10 steps x (100 in, 10 out)
     assert r["cost_usd"] == pytest.approx(0.010)
     assert r["cost_per_question"] == pytest.approx(0.010 / 3)
+    assert r["cached_calls"] == 4  # q3's four steps were served from the response cache
+    assert r["incurred_cost_usd"] == pytest.approx(0.010 - 0.004)
     assert r["mean_latency_ms"] == pytest.approx((200 + 100 + 200) / 3)
     assert r["error_trajectories"] == 0
     assert (r["controller"], r["condition"], r["top_k"]) == ("read_gate", "baseline", 5)
@@ -50,6 +52,9 @@ def test_trajectory_facts(db):
     assert (q1["search_count"], q1["read_count"], q1["passages_read"], q1["turns"]) == (2, 1, 1, 4)
     assert (q3["read_count"], q3["passages_read"], q3["end_reason"], q3["zero_read_final"]) == (2, 1, "budget", False)
     assert (b1["injections"], b1["read_count"], b1["zero_read_final"]) == (1, 0, True)
+    # cached: True on all of q3's steps, False on q2's, unset on q1's (None is not a cache hit)
+    assert {t: (got[t]["cached_calls"], got[t]["cached_cost_usd"]) for t in ("run_a::q1", "run_a::q2", "run_a::q3")} \
+        == {"run_a::q1": (0, None), "run_a::q2": (0, None), "run_a::q3": (4, pytest.approx(0.004))}
     assert q1["hop_count"] == 2 and q3["question_type"] == "comparison"
 
 

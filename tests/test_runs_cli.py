@@ -90,3 +90,19 @@ def test_runs_record_whether_the_controller_has_a_read_action(mock_llm, tmp_path
         protocol = con.execute("SELECT r.controller, p.read_action FROM run_protocol p JOIN runs r USING (run_id) "
                                "ORDER BY 1").fetchall()
     assert protocol == [("read_gate", True), ("vanilla_rag", False)]
+
+
+def test_a_rerun_served_from_the_response_cache_marks_its_steps_cached(mock_llm, tmp_path):
+    mock_llm.responder = search_then_final
+    db, cache = tmp_path / "w.duckdb", tmp_path / "responses.sqlite"
+    for run_id in ("first", "again"):
+        result = run_cli("--dataset", "demo", "--controller", "read_gate", "--model", mock_llm.model_spec, "--n", "2",
+                         "--seed", "3", "--run-id", run_id, "--db", str(db), "--out", str(tmp_path / "runs"),
+                         "--retriever", "bm25", "--cache", str(cache), "--no-progress")
+        assert result.exit_code == 0, result.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        calls = dict(con.execute("SELECT t.run_id, list(DISTINCT s.cached) FROM steps s JOIN trajectories t "
+                                 "USING (trajectory_id) WHERE s.tokens_in IS NOT NULL GROUP BY 1").fetchall())
+        summary = dict(con.execute("SELECT run_id, cached_calls FROM run_summary").fetchall())
+    assert calls == {"first": [False], "again": [True]}
+    assert summary["first"] == 0 and summary["again"] > 0

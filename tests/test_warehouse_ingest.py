@@ -166,3 +166,43 @@ def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
         assert read_trajectory(con, trajs[0].trajectory_id).final_answer == "last copy"
         for t in trajs[1:]:
             assert read_trajectory(con, t.trajectory_id) == t
+
+
+def _roll_back_to_version_3(db) -> None:
+    """The warehouse as session 1 left it: no migration 0004 (cached calls), views of that time."""
+    import duckdb
+
+    with duckdb.connect(str(db)) as con:
+        for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
+            con.execute(f"DROP VIEW {view}")
+        con.execute("ALTER TABLE steps DROP COLUMN cached")
+        con.execute("ALTER TABLE trajectories DROP COLUMN cached_calls")
+        con.execute("ALTER TABLE trajectories DROP COLUMN cached_cost_usd")
+        con.execute("DELETE FROM schema_migrations WHERE version = 4")
+        con.execute("UPDATE views_state SET views_hash = 'session-1'")
+
+
+def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, fixture_trajectories())
+    _roll_back_to_version_3(db)
+    assert warehouse.upgrade_if_warehouse(db) == "upgraded"
+    with open_readonly(db) as con:
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 4
+        rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
+    # Rows loaded before the migration do not know which calls were cached: NULL, not 0.
+    assert rows == [("run_a", 3, None), ("run_b", 1, None)]
+    assert warehouse.upgrade_if_warehouse(db) == "current"
+
+
+def test_upgrade_leaves_a_file_that_is_not_a_warehouse_untouched(tmp_path):
+    import duckdb
+
+    other = tmp_path / "other.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute("CREATE TABLE notes (x INTEGER)")
+    assert warehouse.upgrade_if_warehouse(other) == "not a warehouse"
+    with duckdb.connect(str(other), read_only=True) as con:
+        assert [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()] == ["notes"]
+    (tmp_path / "junk.duckdb").write_text("not a database")
+    assert warehouse.upgrade_if_warehouse(tmp_path / "junk.duckdb") == "not a warehouse"

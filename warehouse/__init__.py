@@ -8,6 +8,7 @@ from ._connection import (
     open_readonly,
     open_warehouse,
     transaction,
+    upgrade_if_warehouse,
 )
 from ._loader import (
     IngestReport,
@@ -24,5 +25,5 @@ __all__ = [
     "DEFAULT_DB", "IngestReport", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",
     "default_db_path", "ingest_paths", "ingest_trajectories", "latest_schema_version",
     "load_chunks", "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse",
-    "read_trajectory", "schema_version", "transaction", "validate_log",
+    "read_trajectory", "schema_version", "transaction", "upgrade_if_warehouse", "validate_log",
 ]

@@ -235,7 +235,9 @@ _INSERT_SQL = [
                   count(*) FILTER (st.kind = 'context_injection') AS injections,
                   count(*) FILTER (st.kind = 'error') AS error_steps,
                   sum(st.tokens_in) AS tokens_in, sum(st.tokens_out) AS tokens_out,
-                  sum(st.cost_usd) AS cost_usd, sum(st.latency_ms) AS latency_ms
+                  sum(st.cost_usd) AS cost_usd, sum(st.latency_ms) AS latency_ms,
+                  count(*) FILTER (st.cached) AS cached_calls,
+                  sum(st.cost_usd) FILTER (st.cached) AS cached_cost_usd
            FROM stage_steps GROUP BY trajectory_id
        ),
        gold AS (
@@ -266,7 +268,8 @@ _INSERT_SQL = [
               coalesce(g.n_gold_snippet_only, 0), coalesce(g.n_gold_reached, 0),
               coalesce(r.n_register_items, 0), coalesce(r.n_register_resolved, 0),
               coalesce(r.register_complete, false),
-              i.record_hash, $source_file, current_timestamp
+              i.record_hash, $source_file, current_timestamp,
+              coalesce(a.cached_calls, 0), a.cached_cost_usd
        FROM stage s
        JOIN incoming_changed i USING (trajectory_id)
        LEFT JOIN agg a USING (trajectory_id)
@@ -277,7 +280,7 @@ _INSERT_SQL = [
        SELECT trajectory_id, step_index, st.kind, st.tool_name, st.args, st.observation, st.raw,
               st.thought, st.tokens_in, st.tokens_out, st.latency_ms, st.cost_usd, st.query,
               st.deduplicated, st.chunk_ids, st.answer, st.gate, st.rejected_answer, st.reason,
-              st.phase, st.message, st.error_type
+              st.phase, st.message, st.error_type, st.cached
        FROM stage_steps""",
     """INSERT INTO candidates SELECT * FROM stage_candidates""",
     """INSERT INTO reads SELECT * FROM stage_reads""",

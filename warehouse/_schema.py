@@ -97,7 +97,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     """Apply pending migrations and reinstall views, in one transaction; returns the new version."""
     current = schema_version(con)
     pending = [(v, name, sql) for v, name, sql in _migrations() if v > current]
-    needs_views = bool(pending) or _views_stale(con)
+    needs_views = bool(pending) or views_stale(con)
     if not pending and not needs_views:
         return current
     with transaction(con):
@@ -121,7 +121,7 @@ def _views_hash() -> str:
     return digest.hexdigest()
 
 
-def _views_stale(con: duckdb.DuckDBPyConnection) -> bool:
+def views_stale(con: duckdb.DuckDBPyConnection) -> bool:
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'views_state'"
     ).fetchall()[0][0]

@@ -45,6 +45,11 @@ if require_warehouse():
                     "mean_tokens": st.column_config.NumberColumn("Tokens / q", format="%.0f"),
                     "cost_usd": st.column_config.NumberColumn("Cost", format="dollar"),
                     "cost_per_question": st.column_config.NumberColumn("Cost / q", format="$%.5f"),
+                    "incurred_cost_usd": st.column_config.NumberColumn(
+                        "Cost incurred", format="dollar",
+                        help="Cost less the model calls a re-run served from the response cache"),
+                    "cached_calls": st.column_config.NumberColumn(
+                        "Cached calls", help="Model calls answered from the response cache (empty: not recorded)"),
                     "mean_latency_ms": st.column_config.NumberColumn("Latency ms", format="%.0f"),
                     "n_trajectories": st.column_config.NumberColumn("Trajectories"),
                 },

@@ -23,10 +23,10 @@ WHERE t.trajectory_id = {_tid(trajectory_id)}"""
 
 
 def replay_steps_sql(trajectory_id: str) -> str:
-    """Every step in order with its action, arguments and effort."""
-    return f"""SELECT step_index, kind, tool_name, CAST(args AS VARCHAR) AS args, query, chunk_ids,
-       answer, gate, rejected_answer, reason, phase, message, error_type, thought, observation,
-       tokens_in, tokens_out, latency_ms, cost_usd
+    """Every step in order with its action, arguments and effort (and, from migration 0004, whether
+    its model response came from the cache)."""
+    # SELECT *: a warehouse built before a column existed still opens read-only without it.
+    return f"""SELECT * EXCLUDE (trajectory_id, raw) REPLACE (CAST(args AS VARCHAR) AS args)
 FROM steps
 WHERE trajectory_id = {_tid(trajectory_id)}
 ORDER BY step_index"""

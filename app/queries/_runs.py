@@ -38,7 +38,7 @@ def runs_sql(filters: RunFilters) -> str:
     return f"""SELECT run_id, dataset, controller, condition, model, n_trajectories,
        em, f1, contain_acc, llm_acc, zero_read_final_rate,
        mean_searches, mean_reads, mean_turns, mean_tokens,
-       cost_usd, cost_per_question, mean_latency_ms, errors,
+       cost_usd, cost_per_question, incurred_cost_usd, cached_calls, mean_latency_ms, errors,
        temperature, retriever_kind, top_k, seed, source, started_at
 FROM run_summary
 {where_in(filters.as_mapping())}

@@ -156,6 +156,8 @@ def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, regi
         effort = [f"{k.replace('_', ' ')} {step[k]}" for k in ("tokens_in", "tokens_out") if step[k] is not None]
         if step["latency_ms"] is not None:
             effort.append(f"{step['latency_ms']:.0f} ms")
+        if step.get("cached"):
+            effort.append("response from the cache (tokens, latency and cost of the original call)")
         if effort:
             st.caption(" · ".join(effort))
 

@@ -48,6 +48,7 @@ def charge(step: StepBase, completion: Any | None, *, with_raw: bool = True) -> 
     step.tokens_out = getattr(completion, "tokens_out", None)
     step.latency_ms = getattr(completion, "latency_ms", None)
     step.cost_usd = getattr(completion, "cost_usd", None)
+    step.cached = getattr(completion, "cached", None)
     if with_raw and step.raw is None:
         step.raw = completion_raw_text(completion)
     return step

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from warehouse import default_db_path
+from warehouse import default_db_path, upgrade_if_warehouse
 
 
 def _port_free(port: int) -> bool:
@@ -63,6 +63,13 @@ def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, 
         "--client.toolbarMode", "minimal",
     ]
     state = "" if db_path.exists() else " (not created yet)"
+    if db_path.exists():
+        # The dashboard only reads, so an older warehouse gets its migrations and views here.
+        outcome = upgrade_if_warehouse(db_path)
+        if outcome == "upgraded":
+            state = " (schema brought up to date)"
+        elif outcome == "busy":
+            click.echo(f"warning: {db_path} is locked by another process; its schema was not checked", err=True)
     click.echo(f"trajscope dashboard on http://127.0.0.1:{port}  —  warehouse {db_path}{state}")
     sys.stdout.flush()
     # Become the server rather than its parent: a signal to `trajscope app` (Ctrl-C, a supervisor's

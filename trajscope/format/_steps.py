@@ -36,6 +36,9 @@ class StepBase(Record, tag_field="kind", kw_only=True):
     tokens_out: int | None = None
     latency_ms: float | None = None
     cost_usd: float | None = None
+    # True when the model response behind this step came from a response cache: tokens, latency and
+    # cost are then those of the original call, not spent again. None when the producer cannot tell.
+    cached: bool | None = None
 
 
 class SearchStep(StepBase, tag="search", kw_only=True):

@@ -1,4 +1,4 @@
--- One row per run: settings, size, accuracy (EM, F1, Contain-Acc, LLM-Acc), search/read counts, zero-read rate, turns, tokens, cost, latency.
+-- One row per run: settings, size, accuracy (EM, F1, Contain-Acc, LLM-Acc), search/read counts, zero-read rate, turns, tokens, cost (and the part a re-run served from the response cache), latency.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention, r.model,
        r.temperature, r.retriever_kind, r.top_k, r.seed, r.started_at,
@@ -17,6 +17,8 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
        avg(coalesce(f.tokens_in, 0) + coalesce(f.tokens_out, 0)) AS mean_tokens,
        sum(f.cost_usd)                                AS cost_usd,
        avg(f.cost_usd)                                AS cost_per_question,
+       CAST(sum(f.cached_calls) AS BIGINT)            AS cached_calls,
+       sum(f.cost_usd) - coalesce(sum(f.cached_cost_usd), 0) AS incurred_cost_usd,
        avg(f.latency_ms)                              AS mean_latency_ms,
        CAST(sum(f.errors) AS BIGINT)                  AS errors,
        count(*) FILTER (f.end_reason = 'error')       AS error_trajectories

@@ -1,4 +1,4 @@
--- One row per trajectory: action counts, zero-read finalisation, turns, tokens, cost, latency, end reason and scores.
+-- One row per trajectory: action counts, zero-read finalisation, turns, tokens, cost, latency, cached model calls, end reason and scores.
 CREATE OR REPLACE VIEW trajectory_facts AS
 SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
        q.question_type, q.hop_count,
@@ -15,6 +15,8 @@ SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
        coalesce(t.total_tokens_out, t.step_tokens_out)  AS tokens_out,
        coalesce(t.total_cost_usd, t.step_cost_usd)      AS cost_usd,
        coalesce(t.total_latency_ms, t.step_latency_ms)  AS latency_ms,
+       t.cached_calls,
+       t.cached_cost_usd,
        s.em, s.f1, s.contain, s.llm
 FROM trajectories t
 LEFT JOIN trajectory_scores s USING (trajectory_id)
