@@ -106,3 +106,19 @@ def test_a_rerun_served_from_the_response_cache_marks_its_steps_cached(mock_llm,
         summary = dict(con.execute("SELECT run_id, cached_calls FROM run_summary").fetchall())
     assert calls == {"first": [False], "again": [True]}
     assert summary["first"] == 0 and summary["again"] > 0
+
+
+def test_demo_command_builds_and_judges_the_warehouse(mock_llm, tmp_path):
+    mock_llm.responder = search_then_final
+    db = tmp_path / "demo.duckdb"
+    result = CliRunner().invoke(main, ["demo", "--model", mock_llm.model_spec, "--n", "2", "--no-app", "--db", str(db),
+                                       "--out", str(tmp_path / "runs"),
+                                       "--conditions", "read_gate/baseline,vanilla_rag/k5"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "judged 2 runs" in result.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        coverage = con.execute("SELECT extractor, count(*) FROM entity_coverage GROUP BY 1 ORDER BY 1").fetchall()
+        checks = con.execute("SELECT count(*) FROM answer_checks").fetchall()
+        chunks = con.execute("SELECT count(*) FROM chunks").fetchall()[0][0]
+    assert coverage == [("regex", 4), ("spacy", 4)] and checks == [(4,)]  # 2 runs x 2 questions
+    assert chunks > 250  # the demo corpus, so replays can show passages

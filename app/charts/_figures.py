@@ -22,8 +22,12 @@ def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: st
         tooltip=["run_id", "condition", "controller", "model", "n_trajectories", "n_wrong",
                  alt.Tooltip("p_disc:Q", format=".1%"), alt.Tooltip("p_post:Q", format=".1%")],
     ).add_params(pick)
-    labels = alt.Chart(points).mark_text(align="left", dx=9, dy=-7, fontSize=11).encode(
-        x="p_post:Q", y="p_disc:Q", text="condition:N")
+    # Runs at the same point (a gate that never fired) share one label instead of overprinting.
+    labels = alt.Chart(points).transform_aggregate(
+        group="values(condition)", groupby=["p_post", "p_disc"]
+    ).transform_calculate(
+        conditions="join(pluck(datum.group, 'condition'), ' = ')"
+    ).mark_text(align="left", dx=9, dy=-7, fontSize=11).encode(x="p_post:Q", y="p_disc:Q", text="conditions:N")
     layers: list[alt.Chart] = []
     if arrows.height:
         base = alt.Chart(arrows)

@@ -38,8 +38,8 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
     """Build the demo warehouse with the embedded model and open the dashboard.
 
     Runs the bundled demo questions under the baseline, Read-Gate and requirement-register conditions
-    with SmolLM2-135M served locally (no key, no network), ingests every trajectory into --db, then
-    starts `trajscope app` on it. Rerunning is fast: finished questions are resumed and model
+    with SmolLM2-135M served locally (no key, no network), ingests every trajectory into --db, judges
+    it (EM / F1 / Contain-Acc, entity coverage, answer checks), then starts `trajscope app` on it. Rerunning is fast: finished questions are resumed and model
     responses come from the on-disk cache.
     """
     from engine.llm import LocalModelError
@@ -67,12 +67,25 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
                f"{failed} recorded errors)")
     if any(s.ingest_error for s in summaries):
         raise click.ClickException(f"warehouse ingest failed: {next(s.ingest_error for s in summaries if s.ingest_error)}")
+    _judge(Path(db_path), [s.run_id for s in summaries])
     if no_app:
         _print_run_summary(Path(db_path))
         return
     from trajscope.cli.app_cmd import command as app_command
 
     ctx.invoke(app_command, db=Path(db_path))
+
+
+def _judge(db: Path, run_ids: list[str]) -> None:
+    # Entity coverage and answer checks feed the snippet-only and low-evidence discipline labels;
+    # without them the failure plane could only show no-read finals.
+    from engine.judges import judge_run
+
+    started = time.perf_counter()
+    for run_id in run_ids:
+        judge_run(db, run_id)
+    click.echo(f"judged {len(run_ids)} runs (entity coverage, answer checks) in "
+               f"{time.perf_counter() - started:.1f}s")
 
 
 def _load_corpus(db: Path) -> None:

@@ -1,0 +1,30 @@
+"""Figures rendered to SVG by vl-convert, the same renderer as the PNG / SVG downloads."""
+from __future__ import annotations
+
+import re
+
+import polars as pl
+import vl_convert as vlc
+
+from app.charts import failure_plane_chart
+
+
+def _texts(svg: str) -> list[str]:
+    return [t.strip() for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg) if t.strip()]
+
+
+def test_failure_plane_joins_the_labels_of_runs_at_the_same_point_and_skips_runs_without_p_disc() -> None:
+    points = pl.DataFrame({
+        "run_id": ["a", "b", "c", "d"], "condition": ["baseline", "read_gate", "register", "k5"],
+        "controller": ["read_gate", "read_gate", "execution_rag", "vanilla_rag"], "model": ["m"] * 4,
+        "n_trajectories": [10] * 4, "n_wrong": [9, 9, 10, 10],
+        "p_post": [0.2, 0.2, 1.0, 1.0], "p_disc": [0.1, 0.1, 0.0, None],
+    })
+    arrows = pl.DataFrame({"dataset": ["demo"], "from_run": ["a"], "to_run": ["c"], "condition": ["register"],
+                           "x": [0.2], "y": [0.1], "x2": [1.0], "y2": [0.0]})
+    texts = _texts(vlc.vegalite_to_svg(failure_plane_chart(points, arrows, title="demo").to_json()))
+    # One point label for the two coincident runs; "baseline" and "read_gate" alone appear only in the legend.
+    assert texts.count("baseline = read_gate") == 1
+    assert texts.count("baseline") == texts.count("read_gate") == 1
+    assert texts.count("register") == 2  # its point label and its legend entry
+    assert "k5" not in texts  # no P_disc: neither drawn nor labelled nor in the legend
