@@ -206,3 +206,46 @@ def test_upgrade_leaves_a_file_that_is_not_a_warehouse_untouched(tmp_path):
         assert [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()] == ["notes"]
     (tmp_path / "junk.duckdb").write_text("not a database")
     assert warehouse.upgrade_if_warehouse(tmp_path / "junk.duckdb") == "not a warehouse"
+
+
+def test_a_bad_line_after_batches_were_loaded_rolls_everything_back(tmp_path, monkeypatch):
+    # Validation runs one batch ahead of loading, so earlier batches are already in the transaction.
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, fixture_trajectories()[:1])
+    before = counts(db)
+    lines = [encode(t).decode() for t in fixture_trajectories()] * 3
+    lines.append('{"trajectory_id": "broken"}')
+    bad = tmp_path / "late.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)  # one or two records per batch
+    with pytest.raises(RecordError) as info:
+        ingest_paths(db, [bad])
+    assert info.value.line == 13
+    assert counts(db) == before
+
+
+def test_a_failed_ingest_into_a_new_warehouse_leaves_no_file(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"trajectory_id": "x"}\n')
+    db = tmp_path / "new.duckdb"
+    with pytest.raises(RecordError):
+        ingest_paths(db, [bad])
+    with pytest.raises(RecordError, match="file not found"):
+        ingest_paths(db, [tmp_path / "missing.jsonl"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+
+
+def test_report_counts_each_id_once_against_the_warehouse_before_the_call(tmp_path, monkeypatch):
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    trajs = fixture_trajectories()
+    again = fixture_trajectories()[0]
+    again.final_answer = "last copy"
+    log = write_log(tmp_path / "a.jsonl", [*trajs, again])  # the repeat lands in a later batch
+    db = tmp_path / "w.duckdb"
+    first = ingest_paths(db, [log])
+    assert (first.records, first.new, first.replaced, first.unchanged) == (5, 4, 0, 0)
+    second = ingest_paths(db, [log])
+    # The earlier copy of the repeated id differs from what is stored, but the last copy does not.
+    assert (second.new, second.replaced, second.unchanged) == (0, 0, 4)
+    with open_readonly(db) as con:
+        assert read_trajectory(con, again.trajectory_id).final_answer == "last copy"

@@ -6,7 +6,7 @@ import hashlib
 import os
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +17,8 @@ from tqdm import tqdm
 
 from trajscope.format import Chunk, Question, RecordError, Trajectory, decode_trajectory, encode
 
-from ._connection import open_warehouse, transaction
+from ._connection import default_db_path, open_warehouse, transaction
+from ._prefetch import prefetched
 from ._duckdb_types import read_json_columns
 
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -80,17 +81,32 @@ def validate_log(
     With a workdir, the lines are also split into batch files of about batch_bytes, so loading
     needs memory for one batch, never for the whole file.
     """
+    manifest = _Manifest(Path(path))
+    for batch, records in _split_log(path, progress=progress, workdir=workdir, batch_bytes=batch_bytes):
+        manifest.records += records
+        if batch is not None:
+            manifest.batches.append(batch)
+    return manifest
+
+
+def _split_log(
+    path: str | Path, *, progress: bool | None, workdir: str | Path | None, batch_bytes: int | None,
+) -> Iterator[tuple[_Batch | None, int]]:
+    """Validate a log line by line, yielding (batch, records in it) as each batch file is complete.
+
+    A batch keeps the last copy of an id it holds twice; a copy in a later batch replaces it at
+    load time, so the last copy in the file wins either way. Without a workdir the batch is None.
+    """
     path = Path(path)
     batch_bytes = batch_bytes or _BATCH_BYTES
     if not path.exists():
         raise RecordError(path, 0, None, "file not found")
     size = path.stat().st_size
     show = progress if progress is not None else size >= _PROGRESS_MIN_BYTES
-    latest: dict[str, tuple[int, int, str]] = {}  # id -> (batch, line within batch, hash)
-    manifest = _Manifest(path)
-    duplicates = False
+    batch: _Batch | None = None
+    latest: dict[str, tuple[int, str]] = {}  # id -> (line within the batch, hash)
     out = None
-    written = 0
+    written = records = n_batches = 0
     try:
         with open(path, "rb") as fh, tqdm(
             total=size, unit="B", unit_scale=True, desc=f"validate {path.name}", disable=not show,
@@ -101,42 +117,50 @@ def validate_log(
                 if not raw.strip():
                     continue
                 trajectory = decode_trajectory(raw, path=path, line=lineno)
-                manifest.records += 1
-                tid = trajectory.trajectory_id
+                records += 1
                 if workdir is None:
                     continue
-                if out is None or written >= batch_bytes:
-                    if out is not None:
-                        out.close()
-                    batch = _Batch(Path(workdir) / f"{path.name}.{len(manifest.batches):05d}.jsonl")
-                    manifest.batches.append(batch)
+                if out is not None and written >= batch_bytes:
+                    out.close()
+                    out = None
+                    yield _finish_batch(batch, latest), records
+                    records = 0
+                if out is None:
+                    batch = _Batch(Path(workdir) / f"{path.name}.{n_batches:05d}.jsonl")
+                    n_batches += 1
+                    latest = {}
                     out = open(batch.path, "wb")
                     written = 0
-                duplicates |= tid in latest
-                latest[tid] = (len(manifest.batches) - 1, len(batch.line_ids), _line_hash(raw))
-                batch.line_ids.append(tid)
+                latest[trajectory.trajectory_id] = (len(batch.line_ids), _line_hash(raw))
+                batch.line_ids.append(trajectory.trajectory_id)
                 out.write(raw.rstrip(b"\r\n") + b"\n")
                 written += len(raw)
     finally:
         if out is not None:
             out.close()
-    for tid, (b, _, digest) in latest.items():
-        manifest.batches[b].ids.append(tid)
-        manifest.batches[b].hashes.append(digest)
-    if duplicates:
-        _keep_last_occurrences(manifest, latest)
-    return manifest
+    if out is not None:
+        yield _finish_batch(batch, latest), records
+    elif workdir is None:
+        yield None, records
 
 
-def _keep_last_occurrences(manifest: _Manifest, latest: dict[str, tuple[int, int, str]]) -> None:
-    # A log that repeats a trajectory id (a rerun appended to it) keeps its last copy only.
-    for b, batch in enumerate(manifest.batches):
-        kept = batch.path.with_suffix(".dedup.jsonl")
-        with open(batch.path, "rb") as src, open(kept, "wb") as dst:
-            for i, raw in enumerate(src):
-                if latest[batch.line_ids[i]][:2] == (b, i):
-                    dst.write(raw)
-        os.replace(kept, batch.path)
+def _finish_batch(batch: _Batch, latest: dict[str, tuple[int, str]]) -> _Batch:
+    for tid, (_, digest) in latest.items():
+        batch.ids.append(tid)
+        batch.hashes.append(digest)
+    if len(latest) < len(batch.line_ids):
+        _keep_last_occurrences(batch, latest)
+    return batch
+
+
+def _keep_last_occurrences(batch: _Batch, latest: dict[str, tuple[int, str]]) -> None:
+    # A batch that repeats a trajectory id (a rerun appended to the log) keeps its last copy only.
+    kept = batch.path.with_suffix(".dedup.jsonl")
+    with open(batch.path, "rb") as src, open(kept, "wb") as dst:
+        for i, raw in enumerate(src):
+            if latest[batch.line_ids[i]][0] == i:
+                dst.write(raw)
+    os.replace(kept, batch.path)
 
 
 _STAGE_SQL = """
@@ -300,9 +324,15 @@ _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_event
                  "gold_evidence_facts")
 
 
-def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, report: IngestReport) -> None:
+def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, before: dict[str, str | None]) -> None:
+    """Load a batch's new and changed trajectories; `before` gets each id's stored hash when first met."""
     incoming = pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes})
     con.register("incoming_arrow", incoming)
+    stored = con.execute(
+        "SELECT i.trajectory_id, t.record_hash FROM incoming_arrow i LEFT JOIN trajectories t USING (trajectory_id)"
+    ).fetchall()
+    for tid, digest in stored:
+        before.setdefault(tid, digest)
     con.execute(
         """CREATE OR REPLACE TEMP TABLE incoming_changed AS
            SELECT i.trajectory_id, i.record_hash, t.trajectory_id IS NOT NULL AS existed
@@ -314,9 +344,6 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, rep
     changed, existed = con.execute(
         "SELECT count(*), count(*) FILTER (existed) FROM incoming_changed"
     ).fetchall()[0]
-    report.unchanged += len(batch.ids) - changed
-    report.new += changed - existed
-    report.replaced += existed
     if not changed:
         return
     if existed:
@@ -334,22 +361,47 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, rep
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
 
+def _batches(paths: Sequence[Path], workdir: str, progress: bool | None,
+             report: IngestReport) -> Iterator[tuple[_Batch, Path]]:
+    for path in paths:
+        for batch, records in _split_log(path, progress=progress, workdir=workdir, batch_bytes=None):
+            report.records += records
+            yield batch, path
+
+
 def ingest_paths(
     db_path: str | Path | None, paths: Sequence[str | Path], *, progress: bool | None = None
 ) -> IngestReport:
-    """Validate every file first, then load all of them in one transaction (all or nothing)."""
+    """Validate and load every file in one transaction: all or nothing.
+
+    The next batch is validated on a worker thread while DuckDB loads the current one; any bad
+    line rolls the whole transaction back, and a warehouse file this call created is removed again.
+    """
     start = time.perf_counter()
     report = IngestReport(files=[str(p) for p in paths])
-    with tempfile.TemporaryDirectory(prefix="trajscope-batches-") as workdir:
-        manifests = [validate_log(p, progress=progress, workdir=workdir) for p in paths]
-        report.records = sum(m.records for m in manifests)
-        batches = [(b, m.path) for m in manifests for b in m.batches]
-        with open_warehouse(db_path) as con:
-            with transaction(con):
-                for batch, source in tqdm(batches, desc="load", unit="batch",
-                                          disable=not (progress or (progress is None and len(batches) > 1)),
-                                          leave=False):
-                    _load_batch(con, batch, source, report)
+    target = Path(db_path) if db_path else default_db_path()
+    created = not target.exists()
+    before: dict[str, str | None] = {}  # trajectory id -> stored record hash when first met (None: new)
+    final: dict[str, str] = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix="trajscope-batches-") as workdir:
+            with open_warehouse(target) as con, transaction(con):
+                size = sum(Path(p).stat().st_size for p in paths if Path(p).is_file())
+                show = bool(progress) or (progress is None and size > _BATCH_BYTES)
+                with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
+                    for batch, source in prefetched(_batches([Path(p) for p in paths], workdir, progress, report)):
+                        _load_batch(con, batch, source, before)
+                        final.update(zip(batch.ids, batch.hashes))
+                        batch.path.unlink()
+                        bar.update()
+    except BaseException:
+        if created:
+            for leftover in (target, target.with_name(target.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+        raise
+    report.new = sum(1 for tid in final if before[tid] is None)
+    report.unchanged = sum(1 for tid, digest in final.items() if before[tid] == digest)
+    report.replaced = len(final) - report.new - report.unchanged
     report.seconds = time.perf_counter() - start
     return report
 
