@@ -45,6 +45,9 @@ class ParsedTurn:
 
     actions: list[Action]
     text: str
+    # The model's reasoning, when the protocol has a place for it: the text beside native tool
+    # calls, or a "thought" field of a JSON action (not the JSON itself, which the step keeps as raw).
+    thought: str | None = None
 
 
 def _function_of(tool: dict[str, Any]) -> dict[str, Any]:
@@ -153,7 +156,7 @@ class ToolCallProtocol:
         if not calls:
             if self.text_is_final and text.strip():
                 return ParsedTurn([Action("final", {"answer": text.strip()})], text)
-            return ParsedTurn([Action("", problem="the reply called no tool")], text)
+            return ParsedTurn([Action("", problem="the reply called no tool")], text, text.strip() or None)
         actions = []
         for i, call in enumerate(calls):
             call_id = f"call_{turn}_{i}"
@@ -164,7 +167,7 @@ class ToolCallProtocol:
             if name not in space.names:
                 problem = f"unknown action {name!r}"
             actions.append(Action(name, args or {}, call_id, problem))
-        return ParsedTurn(actions, text)
+        return ParsedTurn(actions, text, text.strip() or None)
 
     def messages(self, parsed: ParsedTurn, observations: list[str]) -> list[dict[str, Any]]:
         """The assistant turn and the replies to it, in chat-completions form."""
@@ -219,7 +222,9 @@ class JsonActionProtocol:
         args, problem = _coerce_arguments(value.get("arguments", {}))
         if name not in space.names:
             problem = f"unknown action {name!r}"
-        return ParsedTurn([Action(name, args or {}, None, problem)], text)
+        thought = value.get("thought")
+        return ParsedTurn([Action(name, args or {}, None, problem)], text,
+                          thought.strip() or None if isinstance(thought, str) else None)
 
     def messages(self, parsed: ParsedTurn, observations: list[str]) -> list[dict[str, Any]]:
         return [{"role": "assistant", "content": parsed.text},

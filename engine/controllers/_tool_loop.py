@@ -75,7 +75,7 @@ class ToolLoop:
         observations: list[str] = []
         pending_completion = completion  # the reply's cost is charged to its first step
         for action in parsed.actions:
-            thought = parsed.text if pending_completion is not None and parsed.text else None
+            thought = parsed.thought if pending_completion is not None else None
             if action.problem:
                 observation = self._invalid(action, pending_completion, thought)
             elif action.name == "final":
