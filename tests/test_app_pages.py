@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 
+from trajscope.format import FinalStep  # noqa: E402
 from app_fixture_records import app_trajectories, upload_trajectories, vanilla_rag_trajectories  # noqa: E402
 
 from trajscope.format import encode  # noqa: E402
@@ -157,6 +158,30 @@ def test_replay_marks_steps_served_from_the_response_cache(tmp_path, monkeypatch
 def test_replay_of_an_unknown_id_says_so(warehouse_file, monkeypatch):
     at = open_page(warehouse_file, "replay", monkeypatch, trajectory="nope::q9")
     assert any("No trajectory `nope::q9`" in w.value for w in at.warning)
+
+
+def test_compare_explains_an_undefined_stratified_odds_ratio(tmp_path, monkeypatch):
+    from app_fixture_records import _read, _run, _search, _traj
+
+    a, b = _run("deg_a", "fx", "baseline"), _run("deg_b", "fx", "read_gate")
+    db = tmp_path / "wh.duckdb"
+    ingest_trajectories(db, [
+        # A reads one passage, never a gold one; B reads two, a gold among them: no shared stratum.
+        _traj(a, "q1", [_search("Ann", "x1"), _read("x1"), FinalStep(answer="Rome")], "Rome", False),
+        _traj(a, "q3", [_search("rivers", "x3"), _read("x3"), FinalStep(answer="Po")], "Po", False),
+        _traj(b, "q1", [_search("Ann", "g1a", "x1"), _read("g1a", "x1"), FinalStep(answer="Lyon")], "Lyon", False),
+        _traj(b, "q3", [_search("rivers", "g3a", "x3"), _read("g3a", "x3"), FinalStep(answer="Po")], "Po", False),
+    ])
+    at = open_page(db, "compare", monkeypatch, a="deg_a", b="deg_b")
+    assert any("Undefined here" in c.value for c in at.caption)
+    strata = frame(at, "passages_read", "post_gold_read")
+    assert strata.to_dict("records") == [
+        {"passages_read": 1, "run": "deg_b", "post_gold_read": 0, "other": 0},
+        {"passages_read": 1, "run": "deg_a", "post_gold_read": 0, "other": 2},
+        {"passages_read": 2, "run": "deg_b", "post_gold_read": 2, "other": 0},
+        {"passages_read": 2, "run": "deg_a", "post_gold_read": 0, "other": 0},
+    ]
+    assert not [m for m in at.metric if m.label == "Mantel-Haenszel OR"]
 
 
 def test_compare_shows_paired_statistics_and_transition_questions(warehouse_file, monkeypatch):

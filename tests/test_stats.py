@@ -73,6 +73,16 @@ def test_mantel_haenszel_matches_statsmodels(seed):
     assert ours.cmh_p == pytest.approx(null.pvalue, abs=1e-9)
 
 
+def test_mantel_haenszel_is_undefined_like_statsmodels_when_no_stratum_holds_both_groups():
+    # Each stratum has one exposure group only (one run at each read-exposure level): 0/0.
+    tables = np.array([[[0, 0], [0, 10]], [[8, 2], [0, 0]]], dtype=float)
+    ours = mantel_haenszel(tables)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ref = StratifiedTable(np.transpose(tables, (1, 2, 0)))
+        assert np.isnan(ref.oddsratio_pooled) and np.isnan(ref.test_null_odds(correction=False).pvalue)
+    assert np.isnan(ours.odds_ratio) and np.isnan(ours.ci_low) and np.isnan(ours.cmh_p)
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_tost_matches_statsmodels(seed):
     a, b = _paired(seed)

@@ -25,6 +25,14 @@ CELLS = {"b_only": "Fixed by B (A wrong → B right)", "a_only": "Broken by B (A
          "both_right": "Right under both", "both_wrong": "Wrong under both"}
 
 
+def strata_frame(tables: dict[int, list[list[int]]], run_a: str, run_b: str) -> pl.DataFrame:
+    """Each read-exposure stratum's 2x2 table as rows (passages_read 4 means 4 or more)."""
+    return pl.DataFrame(
+        [{"passages_read": k, "run": run, "post_gold_read": t[row][0], "other": t[row][1]}
+         for k, t in sorted(tables.items()) for row, run in ((0, run_b), (1, run_a))],
+        schema={"passages_read": pl.Int64, "run": pl.Utf8, "post_gold_read": pl.Int64, "other": pl.Int64})
+
+
 def _number(value: float, spec: str) -> str:
     # An undefined estimate (NaN: a zero cell) reads as "undefined", not "nan".
     return "undefined" if value != value else format(value, spec)
@@ -118,8 +126,11 @@ if state:
                     st.caption("No questions in this cell.")
             if odds is not None:
                 st.subheader("Post-gold-read failures, stratified by read exposure")
-                if odds.result is None:
-                    st.caption("No informative stratum: the odds ratio is undefined here.")
+                if odds.result is None or odds.result.odds_ratio != odds.result.odds_ratio:
+                    st.caption("Undefined here: no read-exposure stratum has trajectories of both runs "
+                               "and both outcomes, so none carries information about the odds ratio "
+                               "(the strata, as counted, are below).")
+                    st.dataframe(strata_frame(odds.tables, run_a, run_b), hide_index=True)
                 else:
                     r = odds.result
                     o = st.columns(3)

@@ -36,7 +36,8 @@ def mantel_haenszel(tables: np.ndarray, *, confidence: float = 0.95) -> MantelHa
     ad, bc = a * d / n, b * c / n
     apd, bpc = (a + d) / n, (b + c) / n
     r, s = ad.sum(), bc.sum()
-    odds_ratio = r / s if s > 0 else np.inf
+    # 0/0 (no stratum with both exposures and both outcomes) is undefined, as in statsmodels.
+    odds_ratio = r / s if s > 0 else (np.inf if r > 0 else np.nan)
     # Robins, Breslow and Greenland (1986) variance of log OR.
     var = (
         np.sum(apd * ad) / (2 * r**2)
