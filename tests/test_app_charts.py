@@ -28,3 +28,25 @@ def test_failure_plane_joins_the_labels_of_runs_at_the_same_point_and_skips_runs
     assert texts.count("baseline") == texts.count("read_gate") == 1
     assert texts.count("register") == 2  # its point label and its legend entry
     assert "k5" not in texts  # no P_disc: neither drawn nor labelled nor in the legend
+
+
+def test_short_run_labels_add_detail_only_where_names_collide() -> None:
+    from app.charts import short_run_labels
+
+    runs = pl.DataFrame({
+        "run_id": ["demo-read_gate-baseline-9c2", "demo-read_gate-read_gate-da2", "hp-read_gate-baseline-1f0",
+                   "demo-vanilla-k5-s1", "demo-vanilla-k5-s2", "imported"],
+        "dataset": ["demo", "demo", "hotpotqa", "demo", "demo", "demo"],
+        "controller": ["read_gate", "read_gate", "read_gate", "vanilla_rag", "vanilla_rag", None],
+        "condition": ["baseline", "read_gate", "baseline", "k5", "k5", None],
+    })
+    assert short_run_labels(runs, ["demo-read_gate-baseline-9c2", "demo-read_gate-read_gate-da2", "imported"]) == {
+        "demo-read_gate-baseline-9c2": "read_gate/baseline", "demo-read_gate-read_gate-da2": "read_gate/read_gate",
+        "imported": "imported"}
+    # The same condition on two datasets: the dataset tells them apart.
+    assert short_run_labels(runs, ["demo-read_gate-baseline-9c2", "hp-read_gate-baseline-1f0"]) == {
+        "demo-read_gate-baseline-9c2": "read_gate/baseline (demo)",
+        "hp-read_gate-baseline-1f0": "read_gate/baseline (hotpotqa)"}
+    # Two seeds of one condition on one dataset: only the run ids differ.
+    assert short_run_labels(runs, ["demo-vanilla-k5-s1", "demo-vanilla-k5-s2"]) == {
+        "demo-vanilla-k5-s1": "demo-vanilla-k5-s1", "demo-vanilla-k5-s2": "demo-vanilla-k5-s2"}

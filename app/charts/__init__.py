@@ -6,8 +6,9 @@ from ._figures import (
     interval_chart,
     stacked_share_chart,
 )
+from ._labels import short_run_labels
 
 __all__ = [
     "chart_to_png", "chart_to_svg", "failure_plane_chart", "grouped_bar_chart", "interval_chart",
-    "stacked_share_chart",
+    "short_run_labels", "stacked_share_chart",
 ]

@@ -40,17 +40,17 @@ def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: st
     return alt.layer(*layers, dots, labels).properties(width=380, height=380, title=title)
 
 
-def stacked_share_chart(df: pl.DataFrame, *, slice_title: str, title: str) -> alt.Chart:
+def stacked_share_chart(df: pl.DataFrame, *, slice_title: str, title: str, run_field: str = "run_id") -> alt.Chart:
     """Horizontal bars per slice value, stacked by failure label, one row of bars per run."""
     return alt.Chart(df).mark_bar().encode(
         x=alt.X("n:Q", stack="normalize", title="Share of failures", axis=alt.Axis(format="%")),
-        y=alt.Y("run_id:N", title=None),
+        y=alt.Y(f"{run_field}:N", title=None),
         color=alt.Color("label:N", title="Failure cause", scale=alt.Scale(scheme=_PALETTE),
                         legend=alt.Legend(orient="bottom", columns=3)),
         row=alt.Row("slice_value:N", title=slice_title,
                     header=alt.Header(labelAngle=0, labelAlign="left", labelFontWeight="bold")),
         tooltip=["run_id", "slice_value", "label", "n", "n_failures", alt.Tooltip("share:Q", format=".1%")],
-    ).properties(width=330, title=title)
+    ).properties(width=260, title=title)
 
 
 def grouped_bar_chart(df: pl.DataFrame, *, x: str, y: str, group: str, x_title: str, y_title: str,

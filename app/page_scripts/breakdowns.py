@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.charts import grouped_bar_chart, stacked_share_chart
+import polars as pl
+
+from app.charts import grouped_bar_chart, short_run_labels, stacked_share_chart
 from app.queries import (
     failure_breakdown_sql, hop_breakdown_sql, run_choices_sql, type_breakdown_sql,
 )
@@ -38,6 +40,8 @@ elif state:
         if not chosen:
             st.info("Choose at least one run.")
         else:
+            labels = short_run_labels(runs.df, chosen)
+            named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
             by_hop, by_type = st.columns(2, gap="large")
             for column, slice_, title in ((by_hop, "hop_count", "Hop count"),
                                           (by_type, "question_type", "Question type")):
@@ -45,7 +49,7 @@ elif state:
                     st.subheader(f"Failure causes by {title.lower()}")
                     result = fetch(failure_breakdown_sql(chosen, taxonomy, slice_))
                     if result is not None and result.df.height:
-                        chart = stacked_share_chart(result.df, slice_title=title,
+                        chart = stacked_share_chart(named(result.df), slice_title=title, run_field="run",
                                                     title=f"{TAXONOMIES[taxonomy].split(' (')[0]}")
                         figure_panel(chart, result, key=f"breakdown-{slice_}",
                                      stem=f"failures-by-{slice_}")
@@ -60,12 +64,12 @@ elif state:
                 left, right = st.columns(2, gap="large")
                 with left:
                     figure_panel(grouped_bar_chart(
-                        hops.df, x="hop_count", y="hop_evidence_recall", group="run_id",
+                        named(hops.df), x="hop_count", y="hop_evidence_recall", group="run",
                         x_title="Hop count", y_title="Gold passages reached",
                         title="Evidence recall by hop"), hops, key="recall-by-hop", stem="recall-by-hop")
                 with right:
                     figure_panel(grouped_bar_chart(
-                        hops.df, x="hop_count", y="accuracy", group="run_id", x_title="Hop count",
+                        named(hops.df), x="hop_count", y="accuracy", group="run", x_title="Hop count",
                         y_title="Accuracy", title="Accuracy by hop"), hops, key="accuracy-by-hop",
                         stem="accuracy-by-hop")
                 table_panel(hops, key="hop-table", stem="hop-breakdown", column_config={
