@@ -44,13 +44,13 @@ def stacked_share_chart(df: pl.DataFrame, *, slice_title: str, title: str, run_f
     """Horizontal bars per slice value, stacked by failure label, one row of bars per run."""
     return alt.Chart(df).mark_bar().encode(
         x=alt.X("n:Q", stack="normalize", title="Share of failures", axis=alt.Axis(format="%")),
-        y=alt.Y(f"{run_field}:N", title=None),
+        y=alt.Y(f"{run_field}:N", title=None, axis=alt.Axis(labelLimit=170)),
         color=alt.Color("label:N", title="Failure cause", scale=alt.Scale(scheme=_PALETTE),
-                        legend=alt.Legend(orient="bottom", columns=3)),
+                        legend=alt.Legend(orient="bottom", columns=2)),
         row=alt.Row("slice_value:N", title=slice_title,
                     header=alt.Header(labelAngle=0, labelAlign="left", labelFontWeight="bold")),
         tooltip=["run_id", "slice_value", "label", "n", "n_failures", alt.Tooltip("share:Q", format=".1%")],
-    ).properties(width=260, title=title)
+    ).properties(width=200, title=title)
 
 
 def grouped_bar_chart(df: pl.DataFrame, *, x: str, y: str, group: str, x_title: str, y_title: str,
