@@ -34,10 +34,15 @@ def prefetched(items: Iterator[T]) -> Iterator[T]:
                     except queue.Full:
                         continue
                 if stop.is_set():
-                    return
-            slot.put(_DONE)
+                    break
+            else:
+                slot.put(_DONE)
         except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread as is
             slot.put(_Failure(exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:  # a generator left half-way runs its finally blocks now
+                close()
 
     worker = threading.Thread(target=work, name="trajscope-prefetch", daemon=True)
     worker.start()
