@@ -171,3 +171,26 @@ def test_explicit_encoder_encodes_queries(chunks: list[Chunk], tmp_path: Path, t
     encoder = torch_dense.encoder
     dense = DenseRetriever(chunks[:3], encoder=encoder, cache_dir=tmp_path)
     assert dense.query_encoder is encoder and dense.query_backend == "torch"
+
+
+def test_a_models_query_and_document_prompts_are_applied(chunks: list[Chunk], tmp_path: Path,
+                                                         torch_dense: DenseRetriever) -> None:
+    # An instruction-style embedder (as Qwen3-Embedding is) made from MiniLM: queries and passages
+    # get their prompts, and the ONNX export declines such a model so torch encodes its queries.
+    from sentence_transformers import SentenceTransformer
+
+    base = torch_dense.encoder
+    prompted = SentenceTransformer(modules=list(base), device="cpu",
+                                   prompts={"query": "Instruct: find the passage\nQuery: ", "document": "Passage: "})
+    dense = DenseRetriever(chunks[:4], "prompted-minilm", encoder=prompted, cache_dir=tmp_path)
+    query = "a sleeping kitty lying on a rug"
+    expected_query = base.encode(["Instruct: find the passage\nQuery: " + query], normalize_embeddings=True)
+    np.testing.assert_allclose(dense.encode_queries([query]), expected_query, atol=1e-5)
+    plain_query = base.encode([query], normalize_embeddings=True)
+    assert float((dense.encode_queries([query]) * plain_query).sum()) < 0.99  # the prompt changed the vector
+    expected_docs = base.encode(["Passage: " + f"{c.title}\n{c.text}" if c.title else "Passage: " + c.text
+                                 for c in chunks[:4]], normalize_embeddings=True)
+    np.testing.assert_allclose(dense.embeddings(), expected_docs, atol=1e-5)
+    assert load_query_encoder("prompted-minilm", tmp_path, lambda: prompted, "auto") is prompted
+    meta = json.loads((onnx_cache_entry(tmp_path, "prompted-minilm") / "trajscope_onnx.json").read_text())
+    assert "query prompt" in meta["unsupported"]

@@ -103,15 +103,18 @@ class DenseRetriever:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit-length float32 embeddings of passages, one row each, by the torch encoder."""
-        return self._encode(self.encoder, texts)
+        return self._encode(self.encoder, texts, "document")
 
     def encode_queries(self, queries: list[str]) -> np.ndarray:
         """Unit-length float32 query embeddings by the query encoder, bypassing the query cache."""
-        return self._encode(self.query_encoder, queries)
+        return self._encode(self.query_encoder, queries, "query")
 
-    def _encode(self, encoder: Any, texts: list[str]) -> np.ndarray:
-        vectors = encoder.encode(texts, batch_size=self.batch_size, convert_to_numpy=True,
-                                 normalize_embeddings=True, show_progress_bar=False)
+    def _encode(self, encoder: Any, texts: list[str], role: str) -> np.ndarray:
+        # encode_query / encode_document (sentence-transformers >= 5) apply the model's own prompt for
+        # that role, e.g. Qwen3-Embedding's query instruction; MiniLM's prompts are empty.
+        method = getattr(encoder, f"encode_{role}", None) or encoder.encode
+        vectors = method(texts, batch_size=self.batch_size, convert_to_numpy=True,
+                         normalize_embeddings=True, show_progress_bar=False)
         return normalise_rows(np.asarray(vectors).reshape(len(texts), -1))
 
     def embed_queries(self, queries: list[str]) -> np.ndarray:

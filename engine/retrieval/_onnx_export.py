@@ -37,6 +37,9 @@ def _layout(encoder: Any) -> tuple[str, bool]:
         raise UnsupportedModel(f"pooling mode {pooling!r} is not one of {POOLING_MODES}")
     if getattr(encoder[0], "do_lower_case", False) or getattr(encoder, "default_prompt_name", None):
         raise UnsupportedModel("lower-casing or a default prompt is applied outside the tokenizer")
+    if (getattr(encoder, "prompts", None) or {}).get("query"):
+        # The export encodes raw text; the query prompt (and whether pooling skips it) stays with torch.
+        raise UnsupportedModel("the model prepends a query prompt")
     if getattr(encoder.tokenizer, "padding_side", "right") != "right":
         raise UnsupportedModel("left-padding tokenizers are not exported")
     return pooling, len(names) == 3
