@@ -208,6 +208,7 @@ def test_export_previews_a_view_and_offers_every_format(warehouse_file, monkeypa
     assert sorted(frame(at, "run_id", "em")["run_id"]) == ["run_base", "run_gate"]
     assert {r.label for r in at.radio} >= {"Table format"}
     assert at.radio(key="export-format").options == ["CSV", "Parquet", "LaTeX (booktabs)", "Markdown"]
+    assert at.selectbox(key="export-y").value == "em"  # a measure, not the last numeric column
     at = open_page(warehouse_file, "export", monkeypatch, source="runs", where="1=1; DROP TABLE runs")
     assert any("Refused" in e.value for e in at.error)
 

@@ -9,6 +9,20 @@ from app.console import ForbiddenStatement, check_statement
 from app.ui import fetch, figure_downloads, page_header, require_warehouse, set_url, sql_expander, url_value
 from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
+
+# Measures a paper figure usually plots, best first; settings columns (temperature, top_k) vary least.
+_MEASURES = ("accuracy", "em", "contain_acc", "llm_acc", "f1", "p_disc", "p_post", "hop_evidence_recall",
+             "delta", "share", "n_failures", "n")
+
+
+def default_y(df: pl.DataFrame, numeric: list[str]) -> str:
+    """The y a figure of this table starts with: a known measure, else the first column that varies."""
+    for name in _MEASURES:
+        if name in numeric:
+            return name
+    varying = [c for c in numeric if df[c].n_unique() > 1]
+    return (varying or numeric)[0]
+
 page_header("Export", "Any view or table for the paper: CSV, Parquet, LaTeX (booktabs), Markdown; and a "
             "figure of it as PNG or SVG. Every figure on the other pages has its own PNG/SVG buttons.")
 
@@ -74,7 +88,7 @@ if state:
             c1, c2, c3, c4 = st.columns(4)
             mark = c1.selectbox("Mark", ["bar", "point", "line"], key="export-mark")
             x = c2.selectbox("x", columns, key="export-x")
-            y = c3.selectbox("y", numeric, index=len(numeric) - 1, key="export-y")
+            y = c3.selectbox("y", numeric, index=numeric.index(default_y(result.df, numeric)), key="export-y")
             color = c4.selectbox("Colour", [None, *columns], key="export-color",
                                  format_func=lambda c: "—" if c is None else c)
             data = result.df.head(5000)
