@@ -49,7 +49,7 @@ _BATCH_BYTES = 48 * 1024 * 1024
 
 @dataclass
 class _Batch:
-    """A slice of a log copied to a temporary file, with the trajectories whose last copy it holds."""
+    """A slice of a log copied to a temporary file; ids and hashes are of the last copy of each id in it."""
 
     path: Path
     ids: list[str] = field(default_factory=list)
@@ -328,25 +328,26 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
     """Load a batch's new and changed trajectories; `before` gets each id's stored hash when first met."""
     incoming = pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes})
     con.register("incoming_arrow", incoming)
+    # One join with the stored trajectories serves both the report (hash before this call) and
+    # the choice of what to load (new or changed records only).
     stored = con.execute(
-        "SELECT i.trajectory_id, t.record_hash FROM incoming_arrow i LEFT JOIN trajectories t USING (trajectory_id)"
+        "SELECT i.trajectory_id, i.record_hash, t.record_hash FROM incoming_arrow i "
+        "LEFT JOIN trajectories t USING (trajectory_id)"
     ).fetchall()
-    for tid, digest in stored:
-        before.setdefault(tid, digest)
-    con.execute(
-        """CREATE OR REPLACE TEMP TABLE incoming_changed AS
-           SELECT i.trajectory_id, i.record_hash, t.trajectory_id IS NOT NULL AS existed
-           FROM incoming_arrow i
-           LEFT JOIN trajectories t USING (trajectory_id)
-           WHERE t.record_hash IS DISTINCT FROM i.record_hash"""
-    )
     con.unregister("incoming_arrow")
-    changed, existed = con.execute(
-        "SELECT count(*), count(*) FILTER (existed) FROM incoming_changed"
-    ).fetchall()[0]
-    if not changed:
+    changed_rows = []
+    for tid, digest, stored_digest in stored:
+        before.setdefault(tid, stored_digest)
+        if digest != stored_digest:
+            changed_rows.append((tid, digest, stored_digest is not None))
+    if not changed_rows:
         return
-    if existed:
+    tids, digests, existed_flags = zip(*changed_rows)
+    con.register("incoming_changed_arrow", pa.table({
+        "trajectory_id": list(tids), "record_hash": list(digests), "existed": list(existed_flags)}))
+    con.execute("CREATE OR REPLACE TEMP TABLE incoming_changed AS SELECT * FROM incoming_changed_arrow")
+    con.unregister("incoming_changed_arrow")
+    if any(existed_flags):
         for table in _CHILD_TABLES:
             con.execute(
                 f"DELETE FROM {table} WHERE trajectory_id IN "
