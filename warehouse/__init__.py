@@ -8,7 +8,6 @@ from ._connection import (
     open_readonly,
     open_warehouse,
     transaction,
-    upgrade_if_warehouse,
 )
 from ._loader import (
     IngestReport,
@@ -19,7 +18,7 @@ from ._loader import (
     validate_log,
 )
 from ._reconstruct import read_trajectory
-from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
+from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version, upgrade_if_warehouse
 
 __all__ = [
     "DEFAULT_DB", "IngestReport", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",

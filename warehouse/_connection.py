@@ -120,24 +120,3 @@ def open_readonly(
     finally:
         con.close()
 
-
-def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0) -> str:
-    """Apply pending migrations and view changes to an existing trajscope warehouse file.
-
-    Returns "upgraded", "current" (nothing to do), "not a warehouse" (left untouched) or "busy".
-    """
-    from ._schema import latest_schema_version, schema_version, views_stale
-
-    try:
-        with open_readonly(path, timeout_s=timeout_s) as con:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-            if "schema_migrations" not in tables:
-                return "not a warehouse"
-            if schema_version(con) >= latest_schema_version() and not views_stale(con):
-                return "current"
-        with open_warehouse(path, timeout_s=timeout_s):
-            return "upgraded"
-    except WarehouseBusy:
-        return "busy"
-    except duckdb.Error:
-        return "not a warehouse"
