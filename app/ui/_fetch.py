@@ -38,30 +38,28 @@ def cached_queries(named_sql: dict[str, str]) -> dict[str, QueryResult]:
 
 def fetch(sql: str) -> QueryResult | None:
     """Run sql on a fresh read-only connection; on failure show a one-line reason and return None."""
-    config = app_config()
-    try:
-        return cached_queries({"q": sql})["q"]
-    except WarehouseMissing:
-        fill_warehouse_help(config, exists=False)
-    except WarehouseBusy as exc:
-        st.warning(f"{exc}", icon=":material/hourglass_top:")
-    except duckdb.Error as exc:
-        st.error(f"The warehouse query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
-        st.code(sql, language="sql")
-    return None
+    results = _shown_failures({"q": sql}, "The warehouse query failed", failed_sql=sql)
+    return results["q"] if results is not None else None
 
 
 def fetch_many(named_sql: dict[str, str]) -> dict[str, QueryResult] | None:
     """Run several queries on one short connection; on failure show why and return None."""
-    config = app_config()
+    return _shown_failures(named_sql, "A warehouse query failed")
+
+
+def _shown_failures(named_sql: dict[str, str], failed: str, *,
+                    failed_sql: str | None = None) -> dict[str, QueryResult] | None:
+    # The one place a page's query failure (missing, busy, or a DuckDB error) becomes a notice.
     try:
         return cached_queries(named_sql)
     except WarehouseMissing:
-        fill_warehouse_help(config, exists=False)
+        fill_warehouse_help(app_config(), exists=False)
     except WarehouseBusy as exc:
         st.warning(f"{exc}", icon=":material/hourglass_top:")
     except duckdb.Error as exc:
-        st.error(f"A warehouse query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
+        st.error(f"{failed}: {str(exc).splitlines()[0]}", icon=":material/warning:")
+        if failed_sql is not None:
+            st.code(failed_sql, language="sql")
     return None
 
 
