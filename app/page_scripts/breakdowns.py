@@ -1,9 +1,8 @@
 """Breakdowns: failure causes of both taxonomies by hop count and by question type; recall by hop."""
 from __future__ import annotations
 
-import streamlit as st
-
 import polars as pl
+import streamlit as st
 
 from app.charts import grouped_bar_chart, short_run_labels, stacked_share_chart
 from app.queries import (

@@ -9,7 +9,6 @@ from app.console import ForbiddenStatement, check_statement
 from app.ui import fetch, figure_downloads, page_header, require_warehouse, set_url, sql_expander, url_value
 from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
-
 # Measures a paper figure usually plots, best first; settings columns (temperature, top_k) vary least.
 _MEASURES = ("accuracy", "em", "contain_acc", "llm_acc", "f1", "p_disc", "p_post", "hop_evidence_recall",
              "delta", "share", "n_failures", "n")
@@ -22,6 +21,7 @@ def default_y(df: pl.DataFrame, numeric: list[str]) -> str:
             return name
     varying = [c for c in numeric if df[c].n_unique() > 1]
     return (varying or numeric)[0]
+
 
 page_header("Export", "Any view or table for the paper: CSV, Parquet, LaTeX (booktabs), Markdown; and a "
             "figure of it as PNG or SVG. Every figure on the other pages has its own PNG/SVG buttons.")

@@ -39,8 +39,8 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
 
     Runs the bundled demo questions under the baseline, Read-Gate and requirement-register conditions
     with SmolLM2-135M served locally (no key, no network), ingests every trajectory into --db, judges
-    it (EM / F1 / Contain-Acc, entity coverage, answer checks), then starts `trajscope app` on it. Rerunning is fast: finished questions are resumed and model
-    responses come from the on-disk cache.
+    it (EM / F1 / Contain-Acc, entity coverage, answer checks), then starts `trajscope app` on it.
+    Rerunning is fast: finished questions are resumed and model responses come from the on-disk cache.
     """
     from engine.llm import LocalModelError
     from engine.runs import RunSpec, execute_matrix
