@@ -12,7 +12,9 @@ from ._codec import (
     write_jsonl,
 )
 from ._records import (
+    CAPABILITY_NAMES,
     SCHEMA_VERSION,
+    Capabilities,
     Chunk,
     Judgment,
     ModelSettings,
@@ -46,7 +48,7 @@ from ._steps import (
 from ._trajectory import Trajectory, make_trajectory_id
 
 __all__ = [
-    "SCHEMA_VERSION", "STEP_KINDS", "STEP_TYPES", "SEARCH_KINDS",
+    "CAPABILITY_NAMES", "Capabilities", "SCHEMA_VERSION", "STEP_KINDS", "STEP_TYPES", "SEARCH_KINDS",
     "BudgetNudgeStep", "Candidate", "Chunk", "ContextInjectionStep", "DecodedLine", "ErrorStep",
     "FinalStep", "ForcedAnswerStep", "GateRejectionStep", "Judgment", "KeywordSearchStep",
     "ModelSettings", "Passage", "Question", "ReadStep", "RecordError", "RegisterEvent",

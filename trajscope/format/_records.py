@@ -60,6 +60,22 @@ class RetrieverSettings(Record, kw_only=True):
     bm25_b: float | None = None
 
 
+class Capabilities(Record, kw_only=True):
+    """What a run's log can be measured on; None means unknown (a measure needing it does not apply)."""
+
+    search_candidates: bool | None = None  # search steps list candidate chunk ids
+    snippets: bool | None = None  # candidates or search observations carry snippet text
+    read_action: bool | None = None  # a read opens a full passage (not a look-up inside an opened page)
+    gold_answers: bool | None = None
+    gold_passages: bool | None = None
+    judgments: bool | None = None  # the source log carries verdicts of its own
+    declared: list[str] = []  # capabilities a user or mapping stated; the rest were inferred
+    reasons: dict[str, str] = {}  # capability -> why it holds or not, shown beside any NULL measure
+
+
+CAPABILITY_NAMES = ("search_candidates", "snippets", "read_action", "gold_answers", "gold_passages", "judgments")
+
+
 class Run(Record, kw_only=True):
     """Settings of the run that produced a trajectory; identical for every trajectory of one run."""
 
@@ -76,6 +92,7 @@ class Run(Record, kw_only=True):
     code_version: str | None = None
     started_at: str | None = None
     config: dict[str, Any] = {}
+    capabilities: Capabilities | None = None  # None: not recorded by the writer; inferred at load
 
 
 class Judgment(Record, kw_only=True):
