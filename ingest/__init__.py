@@ -1,3 +1,3 @@
-"""Reading the world: dataset loaders (`ingest.datasets`), the bundled demo set (`ingest.demo`),
-importers of external trajectory logs (`ingest.importers`) and audit records (`ingest.audit_records`).
+"""Reading the world: dataset loaders (`ingest.datasets`), the bundled demo set (`ingest.demo`)
+and importers of external trajectory logs (`ingest.importers`). The audit record format lives in `trajscope.format`.
 """

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from ingest.audit_records import AuditRecord, ReaderOutput
+from trajscope.format import AuditRecord, ReaderOutput
 from warehouse import open_readonly
 from warehouse.audit import (
     Estimate,

@@ -8,15 +8,15 @@ import pytest
 from click.testing import CliRunner
 
 from engine.audit import AuditLog, AuditLogCorrupt, recover_audit_log
-from ingest.audit_records import (
+from trajscope.cli import main
+from trajscope.format import (
     AuditRecord,
     ReaderOutput,
+    RecordError,
     decode_audit_record,
     encode_audit_record,
     read_audit_records,
 )
-from trajscope.cli import main
-from trajscope.format import RecordError
 from warehouse import open_readonly
 from warehouse.audit import load_audit_files, load_audit_records
 

@@ -11,10 +11,9 @@ from click.testing import CliRunner
 from engine.audit import AuditSpec, placebo, remove_answer, run_audit
 from engine.llm import resolve_model
 from engine.mock_llm import MockLLMServer, reply_error
-from ingest.audit_records import read_audit_records
 from ingest.datasets import Dataset, write_dataset
 from trajscope.cli import main
-from trajscope.format import Chunk, Question
+from trajscope.format import Chunk, Question, read_audit_records
 from warehouse import open_readonly
 from warehouse.audit import causal_effects
 

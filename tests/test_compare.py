@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, mcnemar
 
-from engine.judges import judge_run
+from engine.judge_pass import judge_run
 from engine.mock_llm import MockLLMServer, reply_json
 from fixtures.forensics.builders import final, read, search, trajectory
 from trajscope.cli import main

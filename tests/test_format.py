@@ -88,7 +88,7 @@ def test_unknown_field_is_rejected_not_dropped():
     data["run"]["temprature"] = 0.7
     with pytest.raises(RecordError) as info:
         decode_trajectory(json.dumps(data))
-    assert info.value.field == "run" and "temprature" in str(info.value)
+    assert info.value.field == "run.temprature" and "unknown field" in str(info.value)
 
 
 def test_msgspec_convert_matches_decoder():

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.judges import judge_run
+from engine.judge_pass import judge_run
 from fixtures.forensics.builders import final, inject, llm, read, register_event, register_step, search, trajectory
 from trajscope.format import ForcedAnswerStep, Run
 from warehouse import ingest_trajectories, open_warehouse

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.runs import recover_jsonl
-from ingest.audit_records import AuditRecord, decode_audit_record, encode_audit_record
+from trajscope.format import AuditRecord, decode_audit_record, encode_audit_record
 
 
 class AuditLogCorrupt(RuntimeError):

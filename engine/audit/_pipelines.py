@@ -8,8 +8,7 @@ from typing import Any
 
 from engine.llm import ChatModel, ModelError
 from engine.prompts import render_prompt
-from ingest.audit_records import ModelCall
-from trajscope.format import Chunk
+from trajscope.format import Chunk, ModelCall
 
 # Verification modes of B4 (paper appendix 10): the baseline name each one produces.
 VERIFY_BASELINES: dict[str, str] = {"hard": "b4", "soft": "b4s", "label": "b4lr"}

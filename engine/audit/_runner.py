@@ -9,10 +9,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from engine.judges import token_f1
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
-from ingest.audit_records import RAW_BASELINE, AuditRecord, ReaderOutput
-from trajscope.format import Chunk, Question
+from trajscope.format import RAW_BASELINE, AuditRecord, Chunk, Question, ReaderOutput, token_f1
 
 from ._interventions import (
     gold_is_auditable,

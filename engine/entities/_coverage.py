@@ -5,7 +5,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from engine.judges import normalize_answer
+from trajscope.format import normalize_answer
 
 _WORD_SEPARATORS = re.compile(r"[-‐‑–—/_]")
 

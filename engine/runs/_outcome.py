@@ -7,9 +7,8 @@ from typing import Any
 
 import msgspec
 
-from engine.judges import score_answer
 from engine.llm import ModelError
-from trajscope.format import ErrorStep, Judgment, Question, Run, Trajectory, make_trajectory_id
+from trajscope.format import ErrorStep, Judgment, Question, Run, Trajectory, make_trajectory_id, score_answer
 
 
 def utc_now() -> str:

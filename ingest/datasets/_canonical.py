@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import Chunk, Question
+from trajscope.format import Chunk, Question, field_of
 
 from ._dataset import Dataset
 from ._errors import DatasetError
@@ -88,14 +88,6 @@ def write_dataset(ds: Dataset, directory: str | Path) -> Path:
     return out
 
 
-def _field_of(exc: msgspec.ValidationError) -> tuple[str | None, str]:
-    text = str(exc)
-    if " - at `$" in text:
-        message, _, where = text.partition(" - at `$")
-        return where.rstrip("`").lstrip(".") or None, message
-    return None, text
-
-
 def _decode_lines(path: Path, kind: type) -> list[tuple[int, Any]]:
     decoder = msgspec.json.Decoder(kind)
     out = []
@@ -109,7 +101,7 @@ def _decode_lines(path: Path, kind: type) -> list[tuple[int, Any]]:
         try:
             out.append((lineno, decoder.decode(raw)))
         except msgspec.ValidationError as exc:
-            field, message = _field_of(exc)
+            field, message = field_of(exc)
             raise DatasetError(path, message, line=lineno, field=field) from None
         except msgspec.DecodeError as exc:
             raise DatasetError(path, f"not valid JSON ({exc})", line=lineno) from None
@@ -125,7 +117,7 @@ def read_dataset(directory: str | Path) -> Dataset:
     except FileNotFoundError:
         raise DatasetError(meta_path, "file not found (not a canonical dataset directory)") from None
     except msgspec.ValidationError as exc:
-        field, message = _field_of(exc)
+        field, message = field_of(exc)
         raise DatasetError(meta_path, message, field=field) from None
     except msgspec.DecodeError as exc:
         raise DatasetError(meta_path, f"not valid JSON ({exc})") from None

@@ -10,7 +10,7 @@ from ._dataset import Dataset
 from ._errors import DatasetError
 from ._json_source import first_record
 from ._loaders import load_self_contained, load_with_corpus
-from ._sources import fetched_path, official_source
+from ._sources import DEMO_DIR, fetched_path, official_source
 
 FORMATS = ("hotpotqa", "2wiki", "musique", "hipporag", "linearrag", "canonical")
 FORMAT_ALIASES = {"hotpot": "hotpotqa", "2wikimultihopqa": "2wiki", "arag": "linearrag", "a-rag": "linearrag"}
@@ -105,10 +105,13 @@ def resolve_source(path: Path, fmt: str | None = None, corpus: Path | None = Non
     return ResolvedSource(fmt or _sniff(first_record(path), path, corpus is not None), path, corpus)
 
 
+def load_demo() -> Dataset:
+    """The demo dataset (name "demo") shipped in the package."""
+    return read_dataset(DEMO_DIR)
+
+
 def _named(name: str) -> Dataset | None:
     if name.lower() == "demo":
-        from ingest.demo import load_demo  # lazy: the demo package itself reads through this one
-
         return load_demo()
     source = official_source(name)
     if source is None:

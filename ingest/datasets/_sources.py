@@ -5,6 +5,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+# The bundled demo set is package data of `ingest.demo`, which builds it with this package's
+# writer; it is read from that directory here, so the loader never imports the builder.
+DEMO_DIR = Path(__file__).resolve().parent.parent / "demo"
+
 
 @dataclass(frozen=True)
 class OfficialSource:

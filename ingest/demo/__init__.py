@@ -1,18 +1,10 @@
-"""The bundled demo dataset: fictional multi-hop questions written for trajscope (no third-party text)."""
-from __future__ import annotations
+"""The bundled demo dataset: fictional multi-hop questions written for trajscope (no third-party text).
 
-from pathlib import Path
-
-from ingest.datasets import Dataset, read_dataset
+The canonical files sit beside these modules (package data); `ingest.datasets` reads them
+(`load_demo`, re-exported here), and `build_demo` regenerates them.
+"""
+from ingest.datasets import DEMO_DIR, load_demo
 
 from ._questions import SNIPPET_CHARS
-
-DEMO_DIR = Path(__file__).parent  # the canonical files sit beside the modules (package data)
-
-
-def load_demo() -> Dataset:
-    """The demo dataset (name "demo") shipped in the package."""
-    return read_dataset(DEMO_DIR)
-
 
 __all__ = ["DEMO_DIR", "SNIPPET_CHARS", "load_demo"]

@@ -79,7 +79,7 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
 def _judge(db: Path, run_ids: list[str]) -> None:
     # Entity coverage and answer checks feed the snippet-only and low-evidence discipline labels;
     # without them the failure plane could only show no-read finals.
-    from engine.judges import judge_run
+    from engine.judge_pass import judge_run
 
     started = time.perf_counter()
     for run_id in run_ids:

@@ -39,7 +39,7 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
     """
     from pathlib import Path
 
-    from engine.judges import judge_run
+    from engine.judge_pass import judge_run
     from warehouse import WarehouseBusy
 
     if not Path(db_path).exists():

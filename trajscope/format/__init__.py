@@ -1,9 +1,36 @@
-"""The canonical trajectory format v1: typed records, their codec and JSON Schema."""
+"""The canonical formats (trajectory v1, audit record v1): typed records, their codec and JSON Schema,
+and the shared answer-scoring vocabulary (normalisation, EM, token F1, Contain-Acc).
+
+The bottom layer: it imports nothing of trajscope's other packages (docs/architecture.md).
+"""
+from ._answers import contain_match, exact_match, normalize_answer, score_answer, token_f1
+from ._audit_codec import (
+    DEFAULT_SENTINEL,
+    DecodedAuditLine,
+    decode_audit_record,
+    encode_audit_record,
+    iter_audit_records,
+    read_audit_records,
+    write_audit_record,
+)
+from ._audit_records import (
+    AUDIT_SCHEMA_VERSION,
+    INTERVENTION_NAMES,
+    RAW_BASELINE,
+    SENTINEL_INTERVENTIONS,
+    AuditRecord,
+    Intervention,
+    ModelCall,
+    ReaderOutput,
+    make_record_id,
+)
 from ._codec import (
     DecodedLine,
     RecordError,
+    decode_strict,
     decode_trajectory,
     encode,
+    field_of,
     iter_trajectories,
     json_schema,
     json_schema_text,
@@ -19,6 +46,7 @@ from ._records import (
     Judgment,
     ModelSettings,
     Question,
+    Record,
     RegisterEvent,
     RetrieverSettings,
     Run,
@@ -48,11 +76,16 @@ from ._steps import (
 from ._trajectory import Trajectory, make_trajectory_id
 
 __all__ = [
-    "CAPABILITY_NAMES", "Capabilities", "SCHEMA_VERSION", "STEP_KINDS", "STEP_TYPES", "SEARCH_KINDS",
-    "BudgetNudgeStep", "Candidate", "Chunk", "ContextInjectionStep", "DecodedLine", "ErrorStep",
-    "FinalStep", "ForcedAnswerStep", "GateRejectionStep", "Judgment", "KeywordSearchStep",
-    "ModelSettings", "Passage", "Question", "ReadStep", "RecordError", "RegisterEvent",
-    "RegisterUpdateStep", "RetrieverSettings", "Run", "SearchStep", "SemanticSearchStep", "Step",
-    "StepBase", "ToolStep", "Trajectory", "decode_trajectory", "encode", "iter_trajectories", "json_schema",
-    "json_schema_text", "looks_canonical", "make_trajectory_id", "step_kind", "to_builtins", "write_jsonl",
+    "AUDIT_SCHEMA_VERSION", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES", "RAW_BASELINE",
+    "SCHEMA_VERSION", "SEARCH_KINDS", "SENTINEL_INTERVENTIONS", "STEP_KINDS", "STEP_TYPES", "AuditRecord",
+    "BudgetNudgeStep", "Candidate", "Capabilities", "Chunk", "contain_match", "ContextInjectionStep",
+    "decode_audit_record", "decode_strict", "decode_trajectory", "DecodedAuditLine", "DecodedLine", "encode",
+    "encode_audit_record", "ErrorStep", "exact_match", "field_of", "FinalStep", "ForcedAnswerStep",
+    "GateRejectionStep", "Intervention", "iter_audit_records", "iter_trajectories", "json_schema",
+    "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id",
+    "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer", "Passage", "Question",
+    "read_audit_records", "ReaderOutput", "ReadStep", "Record", "RecordError", "RegisterEvent",
+    "RegisterUpdateStep", "RetrieverSettings", "Run", "score_answer", "SearchStep", "SemanticSearchStep",
+    "Step", "step_kind", "StepBase", "to_builtins", "token_f1", "ToolStep", "Trajectory",
+    "write_audit_record", "write_jsonl",
 ]

@@ -16,6 +16,7 @@ from ._trajectory import Trajectory
 _encoder = msgspec.json.Encoder()
 _trajectory_decoder = msgspec.json.Decoder(Trajectory)
 _PATH_RE = re.compile(r"at `\$(.*)`")
+_UNKNOWN_RE = re.compile(r"unknown field `([^`]+)`")
 
 
 class RecordError(ValueError):
@@ -29,12 +30,27 @@ class RecordError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-def _field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str | None, str]:
+def field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str | None, str]:
+    """The dotted field path a msgspec error points at (None at the top level) and its bare message."""
     text = str(error)
     m = _PATH_RE.search(text)
     field = m.group(1).lstrip(".") if m else None
+    unknown = _UNKNOWN_RE.search(text)
+    if unknown:  # msgspec points at the enclosing object; name the offending field itself
+        field = f"{field}.{unknown.group(1)}" if field else unknown.group(1)
     message = _PATH_RE.sub("", text).rstrip(" -")
     return (field or None), message
+
+
+def decode_strict(decoder: msgspec.json.Decoder, data: bytes | str, *, path: str | Path, line: int) -> Any:
+    """Decode with a typed decoder, turning any schema or syntax error into a RecordError."""
+    try:
+        return decoder.decode(data)
+    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        field, message = field_of(exc)
+        if not isinstance(exc, msgspec.ValidationError):  # a syntax error, not a schema error
+            message = f"not valid JSON: {message}"
+        raise RecordError(path, line, field, message) from None
 
 
 def encode(record: msgspec.Struct) -> bytes:
@@ -44,13 +60,7 @@ def encode(record: msgspec.Struct) -> bytes:
 
 def decode_trajectory(data: bytes | str, *, path: str | Path = "<input>", line: int = 1) -> Trajectory:
     """Decode one JSON trajectory, raising RecordError with the offending field."""
-    try:
-        return _trajectory_decoder.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        field, message = _field_of(exc)
-        if not isinstance(exc, msgspec.ValidationError):
-            message = f"not valid JSON: {message}"
-        raise RecordError(path, line, field, message) from None
+    return decode_strict(_trajectory_decoder, data, path=path, line=line)
 
 
 @dataclass(frozen=True)
@@ -122,7 +132,9 @@ __all__ = [
     "DecodedLine",
     "Question",
     "RecordError",
+    "decode_strict",
     "decode_trajectory",
+    "field_of",
     "encode",
     "iter_trajectories",
     "json_schema",

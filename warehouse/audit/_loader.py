@@ -11,8 +11,7 @@ from pathlib import Path
 import msgspec
 import pyarrow as pa
 
-from engine.judges import token_f1
-from ingest.audit_records import AuditRecord, encode_audit_record, read_audit_records
+from trajscope.format import AuditRecord, encode_audit_record, read_audit_records, token_f1
 
 from .._connection import open_warehouse, transaction
 from .._loader import IngestReport

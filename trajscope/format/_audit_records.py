@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-import msgspec
+from ._records import Record
 
 AUDIT_SCHEMA_VERSION = "1"
 
@@ -14,11 +14,7 @@ SENTINEL_INTERVENTIONS = ("remove", "placebo")
 RAW_BASELINE = "b1"
 
 
-class _Strict(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=False):
-    """Strict, keyword-only base: an unknown field is an error, not silently dropped."""
-
-
-class ReaderOutput(_Strict, kw_only=True):
+class ReaderOutput(Record, kw_only=True):
     """One reader call: on a baseline's context, unperturbed ("none") or under one intervention."""
 
     baseline: str
@@ -38,7 +34,7 @@ class ReaderOutput(_Strict, kw_only=True):
     cached: bool | None = None
 
 
-class ModelCall(_Strict, kw_only=True):
+class ModelCall(Record, kw_only=True):
     """Telemetry of one compile or verify call that produced a baseline's context."""
 
     role: Literal["compile", "verify"]
@@ -52,7 +48,7 @@ class ModelCall(_Strict, kw_only=True):
     error: str | None = None
 
 
-class AuditRecord(_Strict, kw_only=True):
+class AuditRecord(Record, kw_only=True):
     """One line of an audit log: contexts maps a baseline ("b1" raw retrieval, "b2", ...) to its text."""
 
     schema_version: Literal["1"] = AUDIT_SCHEMA_VERSION

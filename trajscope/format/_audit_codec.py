@@ -1,7 +1,6 @@
 """Reading and writing audit JSONL: strict decoding plus the checks a type cannot express."""
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,26 +8,12 @@ from typing import IO
 
 import msgspec
 
-from trajscope.format import RecordError
-
-from ._records import RAW_BASELINE, SENTINEL_INTERVENTIONS, AuditRecord
+from ._audit_records import RAW_BASELINE, SENTINEL_INTERVENTIONS, AuditRecord
+from ._codec import RecordError, decode_strict, encode
 
 DEFAULT_SENTINEL = "[MASK]"
 
-_encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(AuditRecord)
-_PATH_RE = re.compile(r"at `\$(.*)`")
-_UNKNOWN_RE = re.compile(r"unknown field `([^`]+)`")
-
-
-def _field_of(error: Exception) -> tuple[str | None, str]:
-    text = str(error)
-    m = _PATH_RE.search(text)
-    field = m.group(1).lstrip(".") if m else None
-    unknown = _UNKNOWN_RE.search(text)
-    if unknown:  # msgspec points at the enclosing object; name the offending field itself
-        field = f"{field}.{unknown.group(1)}" if field else unknown.group(1)
-    return (field or None), _PATH_RE.sub("", text).rstrip(" -")
 
 
 def _check(record: AuditRecord, path: str | Path, line: int) -> AuditRecord:
@@ -75,13 +60,7 @@ def _check(record: AuditRecord, path: str | Path, line: int) -> AuditRecord:
 
 def decode_audit_record(data: bytes | str, *, path: str | Path = "<input>", line: int = 1) -> AuditRecord:
     """Decode and check one JSON audit record; RecordError names the file, line and field."""
-    try:
-        record = _decoder.decode(data)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        field, message = _field_of(exc)
-        if not isinstance(exc, msgspec.ValidationError):  # a syntax error, not a schema error
-            message = f"not valid JSON ({message})"
-        raise RecordError(path, line, field, message) from None
+    record = decode_strict(_decoder, data, path=path, line=line)
     return _check(record, path, line)
 
 
@@ -115,12 +94,12 @@ def read_audit_records(path: str | Path) -> list[AuditRecord]:
 
 def encode_audit_record(record: AuditRecord) -> bytes:
     """Compact JSON of a record (no trailing newline)."""
-    return _encoder.encode(record)
+    return encode(record)
 
 
 def write_audit_record(record: AuditRecord, out: IO[bytes]) -> None:
     """Append one record as a JSONL line and flush it, so a crash loses at most the line in flight."""
-    out.write(_encoder.encode(record) + b"\n")
+    out.write(encode(record) + b"\n")
     out.flush()
 
 

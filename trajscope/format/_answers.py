@@ -1,12 +1,29 @@
-"""Lexical answer judges: exact match, token F1 and Contain-Acc over a gold and its aliases."""
+"""Answer normalisation and lexical scores (EM, token F1, Contain-Acc): one definition for engine and warehouse.
+
+The normalisation is the official SQuAD v1.1 / HotpotQA one: lower case, strip punctuation, drop
+the articles a / an / the, collapse whitespace.
+"""
 from __future__ import annotations
 
+import re
+import string
 from collections import Counter
 from collections.abc import Iterable
 
-from trajscope.format import Judgment
+from ._records import Judgment
 
-from ._normalize import normalize_answer
+_ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def normalize_answer(text: str | None) -> str:
+    """The official SQuAD v1.1 normalisation; None becomes the empty string."""
+    if not text:
+        return ""
+    lowered = text.lower()
+    no_punct = "".join(ch for ch in lowered if ch not in _PUNCTUATION)
+    no_articles = _ARTICLES.sub(" ", no_punct)
+    return " ".join(no_articles.split())
 
 
 def exact_match(prediction: str | None, gold: str | None) -> float:
@@ -60,4 +77,4 @@ def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | 
     return [Judgment(judge=name, score=value) for name, value in scores.items()]
 
 
-__all__ = ["contain_match", "exact_match", "score_answer", "token_f1"]
+__all__ = ["contain_match", "exact_match", "normalize_answer", "score_answer", "token_f1"]

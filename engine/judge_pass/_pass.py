@@ -14,9 +14,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ._abstention import is_abstention
-from ._lexical import score_answer
-from ._llm_judge import EquivalenceItem, LLMJudge
+from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
+from engine.judges import EquivalenceItem, LLMJudge, is_abstention
+from trajscope.format import score_answer
+from warehouse import open_warehouse, transaction
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
 
@@ -104,9 +105,6 @@ def read_judge_inputs(con: Any, run_id: str) -> list[JudgeInput]:
 
 
 def _coverage_table(inputs: Sequence[JudgeInput], extractors: Sequence[str]) -> pa.Table:
-    # Imported here: spaCy is heavy and engine.entities itself builds on engine.judges.
-    from engine.entities import EXTRACTORS, entity_coverage, passage_haystack
-
     questions = [i.question or "" for i in inputs]
     haystacks = [passage_haystack(i.read_texts) for i in inputs]
     columns: dict[str, list[Any]] = {k: [] for k in (
@@ -136,8 +134,6 @@ def _coverage_table(inputs: Sequence[JudgeInput], extractors: Sequence[str]) -> 
 
 
 def _answer_table(inputs: Sequence[JudgeInput]) -> pa.Table:
-    from engine.entities import mentions, passage_haystack
-
     rows = [
         (
             i.trajectory_id,
@@ -188,8 +184,6 @@ def write_judge_results(
     con: Any, inputs: Sequence[JudgeInput], judgment_rows: list[tuple], coverage: pa.Table, answers: pa.Table
 ) -> int:
     """Replace forensic rows and append judgments in one transaction; skips re-ingested trajectories."""
-    from warehouse import transaction
-
     current = dict(con.execute(
         "SELECT trajectory_id, record_hash FROM trajectories WHERE trajectory_id IN "
         "(SELECT unnest($ids))", {"ids": [i.trajectory_id for i in inputs]}
@@ -242,8 +236,6 @@ def judge_run(
 
     The LLM judge's model client is closed when the pass ends: use a fresh LLMJudge per pass.
     """
-    from warehouse import open_warehouse
-
     start = time.perf_counter()
     report = JudgeReport(run_id, judge_model=llm_judge.model_name if llm_judge else None)
     with open_warehouse(db_path) as con:
