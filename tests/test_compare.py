@@ -56,7 +56,9 @@ def db(tmp_path_factory):
 
 
 def _compare_csv(db, *args) -> list[dict[str, str]]:
-    result = CliRunner().invoke(main, ["compare", *args, "--format", "csv", "--db", str(db)])
+    # These tests check against the views' Contain-Acc columns; the default metric is 'correct'.
+    metric = [] if "--metric" in args else ["--metric", "contain"]
+    result = CliRunner().invoke(main, ["compare", *args, *metric, "--format", "csv", "--db", str(db)])
     assert result.exit_code == 0, result.output
     return list(csv.DictReader(io.StringIO(result.stdout)))
 
@@ -83,6 +85,18 @@ def test_compare_numbers_equal_the_views(db):
     assert float(row["mcnemar_exact_p"]) == pytest.approx(mcnemar(table, exact=True).pvalue, abs=1e-9)
     assert float(row["mcnemar_chi2_p"]) == pytest.approx(mcnemar(table, exact=False).pvalue, abs=1e-9)
     assert float(row["ci_low"]) <= float(row["delta"]) <= float(row["ci_high"])
+
+
+def test_compare_default_metric_is_the_papers_correctness_as_on_the_compare_page(db):
+    from warehouse.queries import DEFAULT_COMPARE_METRIC
+
+    (default,) = list(csv.DictReader(io.StringIO(CliRunner().invoke(
+        main, ["compare", "base", "gate", "--format", "csv", "--db", str(db)]).stdout)))
+    (correct,) = _compare_csv(db, "base", "gate", "--metric", "correct")
+    acc = dict(_sql(db, """SELECT run_id, avg(CASE WHEN correct THEN 1.0 ELSE 0.0 END) FROM trajectory_correctness
+                           WHERE run_id IN ('base', 'gate') GROUP BY run_id"""))
+    assert DEFAULT_COMPARE_METRIC == "correct" and default == correct
+    assert float(default["acc_a"]) == pytest.approx(acc["base"], abs=1e-12)
 
 
 def test_compare_strata_rows_equal_type_breakdown(db):

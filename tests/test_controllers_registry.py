@@ -9,7 +9,6 @@ from engine.controllers import (
     Proposal,
     Register,
     apply_update,
-    extract_entities,
     get_controller,
     list_controllers,
     low_evidence_gate,
@@ -18,6 +17,7 @@ from engine.controllers import (
     snippet_only_gate,
 )
 from engine.controllers._history import ELIDED, fit_history
+from engine.entities import extract_regex_entities as extract_entities
 from engine.prompts import available_prompts, render_prompt
 
 

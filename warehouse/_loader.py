@@ -251,10 +251,9 @@ _INSERT_SQL = [
     """INSERT INTO trajectories
        WITH agg AS (
            SELECT trajectory_id,
-                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search')) AS search_count,
+                  count(*) FILTER (list_contains(search_kinds(), st.kind)) AS search_count,
                   count(*) FILTER (st.kind = 'read') AS read_count,
-                  count(*) FILTER (st.kind IN ('search', 'keyword_search', 'semantic_search', 'read',
-                                               'final', 'tool')) AS agent_actions,
+                  count(*) FILTER (list_contains(agent_action_kinds(), st.kind)) AS agent_actions,
                   count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
                   count(*) FILTER (st.kind = 'context_injection') AS injections,
                   count(*) FILTER (st.kind = 'error') AS error_steps,

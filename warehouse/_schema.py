@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from ._connection import WarehouseBusy, open_readonly, open_warehouse, transaction
+from ._definitions import definitions_sql, install_definitions
 
 _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -86,7 +87,8 @@ def _dependency_order(views: list[ViewDef]) -> list[ViewDef]:
 
 
 def install_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create every view, dependencies first."""
+    """(Re)create the measure macros, then every view, dependencies first."""
+    install_definitions(con)
     for view in _dependency_order(load_views()):
         try:
             con.execute(view.sql)
@@ -116,7 +118,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
 
 @functools.cache
 def _views_hash() -> str:
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(definitions_sql().encode() + b"\0")
     for view in load_views():
         digest.update(view.name.encode() + b"\0" + view.sql.encode() + b"\0")
     return digest.hexdigest()

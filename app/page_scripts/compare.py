@@ -13,7 +13,7 @@ from app.ui import (
 )
 from warehouse import WarehouseBusy
 from warehouse.queries import (
-    METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
+    DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
 )
 from warehouse.stats import UnpairedComparison
 
@@ -64,12 +64,12 @@ if state:
         run_b = c2.selectbox("Run B", run_ids, key="compare-b",
                              index=run_ids.index(b_default) if b_default in run_ids else 1)
         metric = c3.selectbox("Outcome", METRICS, key="compare-metric",
-                              index=METRICS.index(url_value("metric") or "correct"))
+                              index=METRICS.index(url_value("metric") or DEFAULT_COMPARE_METRIC))
         strata_options = [None, *STRATA]
         strata = c4.selectbox("Stratify by", strata_options, key="compare-strata",
                               index=strata_options.index(url_value("strata")) if url_value("strata") in STRATA else 0,
                               format_func=lambda s: "—" if s is None else s)
-        for key, value in (("a", run_a), ("b", run_b), ("metric", metric if metric != "correct" else None),
+        for key, value in (("a", run_a), ("b", run_b), ("metric", metric if metric != DEFAULT_COMPARE_METRIC else None),
                            ("strata", strata)):
             set_url(key, value)
         comparison = odds = None

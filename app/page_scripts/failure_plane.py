@@ -10,6 +10,7 @@ from app.ui import (
     fetch, figure_panel, not_available, page_header, require_warehouse, set_url, table_exports,
     table_panel, url_list, url_value,
 )
+from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
             "post-gold-read failures (P_post) as shares of each run's trajectories. Click a point, or "
@@ -21,10 +22,10 @@ if state and "failure_plane" not in state.views:
                   "failure taxonomies; re-ingest to install it)")
 elif state:
     c1, c2 = st.columns([1, 3])
-    extractors = ["regex", "spacy"]
+    extractors = list(ENTITY_EXTRACTORS)
     extractor = c1.radio("Entity extractor", extractors, horizontal=True, key="plane-extractor",
-                         index=extractors.index(url_value("extractor") or "regex"))
-    set_url("extractor", extractor if extractor != "regex" else None)
+                         index=extractors.index(url_value("extractor") or GATE_EXTRACTOR))
+    set_url("extractor", extractor if extractor != GATE_EXTRACTOR else None)
     points = fetch(failure_plane_sql(extractor, []))
     if points is not None and points.df.height:
         all_datasets = sorted(d for d in points.df["dataset"].unique().to_list() if d is not None)

@@ -14,7 +14,8 @@ def replay_header_sql(trajectory_id: str) -> str:
        t.question_id, q.text AS question, q.gold_answer, q.aliases, q.question_type, q.hop_count,
        q.gold_chunk_ids, t.final_answer, t.end_reason, t.error, t.started_at, t.finished_at,
        f.search_count, f.read_count, f.turns, f.gate_rejections, f.injections,
-       f.tokens_in, f.tokens_out, f.cost_usd, f.latency_ms, f.em, f.f1, f.contain, f.llm
+       f.tokens_in, f.tokens_out, f.cost_usd, f.latency_ms, f.em, f.f1, f.contain, f.llm,
+       answer_correct(f.llm, f.contain) AS correct
 FROM trajectories t
 JOIN runs r USING (run_id)
 LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id

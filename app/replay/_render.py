@@ -69,13 +69,13 @@ def _render_header(row: dict, labels: QueryResult | None) -> None:
     st.caption(meta)
     gold = row["gold_answer"] or "—"
     aliases = ", ".join(row["aliases"] or [])
-    correct = row["llm"] if row["llm"] is not None else row["contain"]
+    correct = row["correct"]  # the warehouse's rule (macro answer_correct), not a copy of it
     left, right = st.columns(2)
     left.markdown(f"**Gold answer:** {gold}" + (f"  \n*aliases:* {aliases}" if aliases else ""))
     answer = row["final_answer"] if row["final_answer"] is not None else "(no answer)"
     if correct is None:
         right.markdown(f"**Final answer:** {answer}")
-    elif correct >= 0.5:
+    elif correct:
         right.success(f"**Final answer:** {answer}", icon=":material/check_circle:")
     else:
         right.error(f"**Final answer:** {answer}", icon=":material/cancel:")

@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from engine.entities import LOW_EVIDENCE_THRESHOLD, mentions, passage_haystack, question_coverage
 from engine.prompts import render_prompt
-
-from ._entities import contains_phrase, entity_coverage, extract_entities
 
 
 @dataclass(frozen=True)
@@ -30,7 +29,6 @@ class GateDecision:
 
 
 Gate = Callable[[str, EvidenceState], GateDecision | None]
-LOW_EVIDENCE_THRESHOLD = 0.8
 
 
 def read_gate(answer: str, state: EvidenceState) -> GateDecision | None:
@@ -44,14 +42,15 @@ def read_gate(answer: str, state: EvidenceState) -> GateDecision | None:
     return None
 
 
-def low_evidence_gate(answer: str, state: EvidenceState,
-                      threshold: float = LOW_EVIDENCE_THRESHOLD) -> GateDecision | None:
-    """+lowev: reject when the question's named entities are covered < 80% by read passages."""
-    coverage, missing = entity_coverage(extract_entities(state.question), state.read_texts)
-    if coverage < threshold:
+def low_evidence_gate(answer: str, state: EvidenceState) -> GateDecision | None:
+    """+lowev: reject when the question's named entities are covered < 80% by read passages; the same
+    extractor, matching and threshold as the low-evidence label (engine.entities, failure_rg)."""
+    found = question_coverage(state.question, list(state.read_texts))
+    if found.low_evidence:
+        coverage, missing = found.coverage or 0.0, found.missing
         return GateDecision(
             "lowev",
-            f"entity coverage {coverage:.2f} < {threshold:.2f}; missing: {', '.join(missing)}",
+            f"entity coverage {coverage:.2f} < {LOW_EVIDENCE_THRESHOLD:.2f}; missing: {', '.join(missing)}",
             render_prompt("gate_lowev", coverage=round(100 * coverage), missing=", ".join(missing)),
         )
     return None
@@ -59,7 +58,8 @@ def low_evidence_gate(answer: str, state: EvidenceState,
 
 def snippet_only_gate(answer: str, state: EvidenceState) -> GateDecision | None:
     """Reject an answer found in search snippets but in no read passage."""
-    if contains_phrase(state.snippet_texts, answer) and not contains_phrase(state.read_texts, answer):
+    # The snippet-only label's test (answer_checks): the answer in a snippet and in no read passage.
+    if mentions(passage_haystack(state.snippet_texts), answer) and not mentions(passage_haystack(state.read_texts), answer):
         return GateDecision(
             "snippet_only",
             "answer appears only in search snippets",

@@ -5,14 +5,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from trajscope.format import normalize_answer
+from trajscope.format import LOW_EVIDENCE_THRESHOLD, normalize_answer
 
 _WORD_SEPARATORS = re.compile(r"[-‐‑–—/_]")
+# "Obama's" and "Jesus'" name Obama and Jesus; dropped before punctuation removal would glue the s on.
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b|(?<=s)['’](?!\w)")
+# Runs of single letters are initials: "J. R. R." and "J.R.R." both become "jrr".
+_INITIALS = re.compile(r"\b(?:[a-z0-9] )+[a-z0-9]\b")
 
 
 def normalize_entity(text: str) -> str:
-    """SQuAD normalisation after turning dashes and slashes into spaces ("Jean-Luc" ~ "Jean Luc")."""
-    return normalize_answer(_WORD_SEPARATORS.sub(" ", text))
+    """SQuAD normalisation after dropping possessives and turning dashes and slashes into spaces
+    ("Jean-Luc" ~ "Jean Luc", "Obama's" ~ "Obama"), with initials joined ("J. R. R." ~ "J.R.R.")."""
+    normal = normalize_answer(_WORD_SEPARATORS.sub(" ", _POSSESSIVE.sub("", text)))
+    return _INITIALS.sub(lambda m: m.group(0).replace(" ", ""), normal)
 
 
 @dataclass(frozen=True)
@@ -26,6 +32,11 @@ class Coverage:
     @property
     def coverage(self) -> float | None:
         return self.n_covered / self.n_entities if self.n_entities else None
+
+    @property
+    def low_evidence(self) -> bool:
+        """Read-Gate's low-evidence test (the SQL macro is_low_evidence): coverage below the threshold."""
+        return self.coverage is not None and self.coverage < LOW_EVIDENCE_THRESHOLD
 
 
 def passage_haystack(texts: Iterable[str | None]) -> str:

@@ -5,8 +5,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from ._coverage import normalize_entity
-from ._regex import _strip_leading_stopwords
+from ._names import strip_name, unique_outermost
 
 # Numeric and measure types are not named entities in the Read-Gate sense; years come as DATE.
 _IGNORED_LABELS = frozenset({"CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "TIME"})
@@ -21,20 +20,17 @@ def _pipeline() -> Any:
 
 
 def _entities_of(doc: Any) -> list[str]:
-    unique: dict[str, str] = {}
+    names = []
     for ent in doc.ents:
         if ent.label_ in _IGNORED_LABELS or (ent.label_ == "DATE" and not any(ch.isdigit() for ch in ent.text)):
             # "what year", "the same day": relative dates name nothing a passage must mention.
             continue
-        name = _strip_leading_stopwords(ent.text)
-        key = normalize_entity(name)
-        if key and key not in unique:
-            unique[key] = name
-    return list(unique.values())
+        names.append(strip_name(ent.text))
+    return unique_outermost(names)
 
 
 def extract_spacy_entities(text: str) -> list[str]:
-    """Named entities spaCy finds in one text, deduplicated by normalised form."""
+    """Named entities spaCy finds in one text, cleaned up as the regex extractor's are."""
     return _entities_of(_pipeline()(text))
 
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
 from engine.judges import EquivalenceItem, LLMJudge, is_abstention
-from trajscope.format import score_answer
+from trajscope.format import ENTITY_EXTRACTORS, score_answer
 from warehouse import open_warehouse, transaction
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
@@ -230,7 +230,7 @@ def judge_run(
     run_id: str,
     *,
     llm_judge: LLMJudge | None = None,
-    extractors: Sequence[str] = ("regex", "spacy"),
+    extractors: Sequence[str] = ENTITY_EXTRACTORS,
 ) -> JudgeReport:
     """Judge one run: missing em/f1/contain, optional LLM verdicts, entity coverage, answer checks.
 

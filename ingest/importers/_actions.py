@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from trajscope.format import (
+    READ_KIND,
+    SEARCH_KINDS,
     Candidate,
-    ToolStep,
     FinalStep,
     KeywordSearchStep,
     Passage,
@@ -15,6 +16,7 @@ from trajscope.format import (
     SearchStep,
     SemanticSearchStep,
     Step,
+    ToolStep,
 )
 
 from ._fields import Where
@@ -50,8 +52,8 @@ DEFAULT_TOOL_MAP: dict[str, str] = {
     "submit_answer": "final",
 }
 
-CANONICAL_ACTIONS = ("search", "keyword_search", "semantic_search", "read", "final")
-SEARCH_ACTIONS = ("search", "keyword_search", "semantic_search")
+CANONICAL_ACTIONS = (*SEARCH_KINDS, READ_KIND, "final")
+SEARCH_ACTIONS = SEARCH_KINDS
 _SEARCH_TYPES = {"search": SearchStep, "keyword_search": KeywordSearchStep, "semantic_search": SemanticSearchStep}
 _QUERY_KEYS = ("query", "q", "search_query", "keywords", "keyword", "text", "input")
 _CHUNK_KEYS = ("chunk_ids", "chunk_id", "ids", "id", "doc_ids", "doc_id", "document_id", "document_ids")

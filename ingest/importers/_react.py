@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import ErrorStep, Judgment, Step, Trajectory
+from trajscope.format import SEARCH_KINDS, ErrorStep, Judgment, Step, Trajectory
 
 from ._actions import make_step
 from ._context import ImportContext, assemble
@@ -38,7 +38,7 @@ def _content_text(content: Any) -> str | None:
 def _action_step(ctx: ImportContext, name: str, arg: str, *, raw: str, thought: str | None) -> Step:
     action = ctx.action(name)
     arg = arg.strip()
-    if action in ("search", "keyword_search", "semantic_search"):
+    if action in SEARCH_KINDS:
         return make_step(action, tool_name=name, args={"query": arg}, query=arg, raw=raw, thought=thought)
     if action == "read":  # a ReAct look-up inside an opened page: a keyword, never a chunk id
         return make_step(action, tool_name=name, args={"keyword": arg}, chunk_ids=[], raw=raw, thought=thought)

@@ -3,15 +3,17 @@ from __future__ import annotations
 
 import click
 
+from trajscope.format import COMPARE_METRICS, DEFAULT_COMPARE_METRIC
+
 from ._options import db_option
 
 
 @click.command("compare")
 @click.argument("run_a")
 @click.argument("run_b")
-@click.option("--metric", type=click.Choice(["contain", "em", "f1", "llm", "correct"]), default="contain",
-              show_default=True,
-              help="Per-question outcome; 'correct' is the papers' criterion (LLM verdict, else Contain-Acc).")
+@click.option("--metric", type=click.Choice(COMPARE_METRICS), default=DEFAULT_COMPARE_METRIC, show_default=True,
+              help="Per-question outcome; 'correct' (the default, as on the Compare page) is the papers' "
+                   "criterion: the LLM verdict, else Contain-Acc.")
 @click.option("--strata", type=click.Choice(["dataset", "question_type", "hop_count", "a_zero_read"]),
               default=None, help="Add one row per value of this question column (a_zero_read: A read nothing).")
 @click.option("--zero-read", "zero_read", is_flag=True,

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import click
 
+from trajscope.format import ENTITY_EXTRACTORS
+
 from ._options import db_option
 
 
@@ -24,8 +26,8 @@ def _llm_judge(spec: str, base_url: str | None, concurrency: int, use_cache: boo
 @click.option("--concurrency", type=click.IntRange(1, 256), default=8, show_default=True,
               help="LLM judge requests in flight.")
 @click.option("--no-cache", is_flag=True, help="Do not reuse or store cached judge responses.")
-@click.option("--extractor", "extractors", multiple=True, type=click.Choice(["regex", "spacy"]),
-              default=("regex", "spacy"), show_default=True, help="Entity extractors for low-evidence coverage.")
+@click.option("--extractor", "extractors", multiple=True, type=click.Choice(ENTITY_EXTRACTORS),
+              default=ENTITY_EXTRACTORS, show_default=True, help="Entity extractors for low-evidence coverage.")
 @db_option
 def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db_path) -> None:
     """Judge the trajectories of RUN_IDS already in the warehouse.

@@ -38,6 +38,16 @@ from ._codec import (
     to_builtins,
     write_jsonl,
 )
+from ._definitions import (
+    AGENT_ACTION_KINDS,
+    COMPARE_METRICS,
+    CORRECT_AT,
+    DEFAULT_COMPARE_METRIC,
+    ENTITY_EXTRACTORS,
+    GATE_EXTRACTOR,
+    LOW_EVIDENCE_THRESHOLD,
+    READ_KIND,
+)
 from ._records import (
     CAPABILITY_NAMES,
     SCHEMA_VERSION,
@@ -76,6 +86,8 @@ from ._steps import (
 from ._trajectory import Trajectory, make_trajectory_id
 
 __all__ = [
+    "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
+    "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
     "AUDIT_SCHEMA_VERSION", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES", "RAW_BASELINE",
     "SCHEMA_VERSION", "SEARCH_KINDS", "SENTINEL_INTERVENTIONS", "STEP_KINDS", "STEP_TYPES", "AuditRecord",
     "BudgetNudgeStep", "Candidate", "Capabilities", "Chunk", "contain_match", "ContextInjectionStep",

@@ -1,4 +1,4 @@
-"""Paired bootstrap of a mean difference: percentile CI, NumPy generator with a fixed seed."""
+"""The audit's view of the one paired bootstrap (warehouse.stats): an Estimate per mean difference, NaN when empty."""
 from __future__ import annotations
 
 import math
@@ -7,10 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-N_RESAMPLES = 1000
-SEED = 42
-CONFIDENCE = 0.95
-_BLOCK = 100  # resamples drawn per block, so memory stays n * _BLOCK whatever n_resamples is
+from warehouse.stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_differences, bootstrap_means
+
+N_RESAMPLES = DEFAULT_RESAMPLES
+SEED = DEFAULT_SEED
+CONFIDENCE = DEFAULT_CONFIDENCE
 
 
 @dataclass(frozen=True)
@@ -32,29 +33,16 @@ class Estimate:
         return Estimate(self.n, self.mean * factor, self.low * factor, self.high * factor)
 
 
-def bootstrap_means(values: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> np.ndarray:
-    """Means of n_resamples resamples (with replacement) of values."""
-    rng = np.random.default_rng(seed)
-    n = len(values)
-    means = np.empty(n_resamples)
-    for start in range(0, n_resamples, _BLOCK):
-        size = min(_BLOCK, n_resamples - start)
-        means[start:start + size] = values[rng.integers(0, n, size=(size, n))].mean(axis=1)
-    return means
-
-
 def paired_bootstrap(
     deltas: Sequence[float] | np.ndarray, *, n_resamples: int = N_RESAMPLES, seed: int = SEED,
     confidence: float = CONFIDENCE,
 ) -> Estimate:
-    """Mean of per-item paired differences and its percentile bootstrap CI."""
+    """Mean of per-item paired differences and its percentile bootstrap CI (warehouse.stats.bootstrap_differences)."""
     values = np.asarray(deltas, dtype=float)
     if values.size == 0:
         return Estimate(0, math.nan, math.nan, math.nan)
-    means = bootstrap_means(values, n_resamples, seed)
-    tail = (1.0 - confidence) / 2 * 100
-    low, high = np.percentile(means, [tail, 100 - tail])
-    return Estimate(int(values.size), float(values.mean()), float(low), float(high))
+    ci = bootstrap_differences(values, n_resamples=n_resamples, seed=seed, confidence=confidence)
+    return Estimate(int(values.size), ci.delta, ci.low, ci.high)
 
 
 __all__ = ["CONFIDENCE", "N_RESAMPLES", "SEED", "Estimate", "bootstrap_means", "paired_bootstrap"]

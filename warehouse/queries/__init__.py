@@ -11,11 +11,11 @@ from ._forensics import (
     judge_agreement,
     post_read_odds_ratio,
 )
-from ._outcomes import METRICS, STRATA, QueryError, paired_outcomes_sql
+from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, paired_outcomes_sql
 from ._table import comparison_frame
 
 __all__ = [
-    "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint", "LabelAgreement",
+    "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint", "LabelAgreement",
     "PairedStatistics", "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame",
     "efficiency_frontier", "extractor_agreement", "judge_agreement", "paired_outcomes_sql",
     "post_read_odds_ratio", "zero_read_rescue",

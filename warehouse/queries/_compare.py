@@ -20,7 +20,7 @@ from warehouse.stats import (
     transition_table,
 )
 
-from ._outcomes import STRATA, QueryError, paired_outcomes_sql, require_run, run_question_ids_sql
+from ._outcomes import DEFAULT_COMPARE_METRIC, STRATA, QueryError, paired_outcomes_sql, require_run, run_question_ids_sql
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def compare_runs(
     run_a: str,
     run_b: str,
     *,
-    metric: str = "contain",
+    metric: str = DEFAULT_COMPARE_METRIC,
     strata: str | None = None,
     margin: float | None = None,
     subset: str | None = None,
@@ -133,7 +133,7 @@ def compare_runs(
     return Comparison(run_a, run_b, metric, note, only_a, only_b, overall, strata, sliced, sql)
 
 
-def zero_read_rescue(con: Any, run_a: str, run_b: str, *, metric: str = "contain", **options: Any) -> Comparison:
+def zero_read_rescue(con: Any, run_a: str, run_b: str, *, metric: str = DEFAULT_COMPARE_METRIC, **options: Any) -> Comparison:
     """Read-Gate's rescue analysis: B against A on the questions where A finalised with no read.
 
     A self-selected subset: its delta is the rescue capacity, not a population effect.

@@ -90,7 +90,7 @@ WITH verdicts AS (
     FROM judgments
     GROUP BY ALL
 )
-SELECT x.trajectory_id, x.score >= 0.5 AS a_says_right, y.score >= 0.5 AS b_says_right
+SELECT x.trajectory_id, says_correct(x.score) AS a_says_right, says_correct(y.score) AS b_says_right
 FROM verdicts x
 JOIN verdicts y ON y.trajectory_id = x.trajectory_id AND y.rater = $rater_b
 JOIN trajectories t ON t.trajectory_id = x.trajectory_id

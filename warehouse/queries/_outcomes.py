@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from typing import Any
 
-METRICS = ("correct", "contain", "em", "f1", "llm")
+from trajscope.format import COMPARE_METRICS, DEFAULT_COMPARE_METRIC
+
+METRICS = COMPARE_METRICS
 # Question-level columns a comparison may be stratified by, plus the baseline's read exposure.
 STRATA = ("dataset", "question_type", "hop_count", "a_zero_read")
 
@@ -61,5 +63,5 @@ def require_run(con: Any, run_id: str) -> None:
         raise QueryError(f"no trajectories for run {run_id!r} in the warehouse")
 
 
-__all__ = ["METRICS", "STRATA", "QueryError", "metric_expression", "paired_outcomes_sql", "require_run",
+__all__ = ["DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "QueryError", "metric_expression", "paired_outcomes_sql", "require_run",
            "run_question_ids_sql"]

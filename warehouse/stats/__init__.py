@@ -6,6 +6,8 @@ from ._bootstrap import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     BootstrapCI,
+    bootstrap_differences,
+    bootstrap_means,
     paired_bootstrap_delta,
 )
 from ._equivalence import TOSTResult, tost_paired
@@ -18,6 +20,6 @@ __all__ = [
     "DEFAULT_CONFIDENCE", "DEFAULT_RESAMPLES", "DEFAULT_SEED",
     "Agreement", "BootstrapCI", "MantelHaenszelResult", "McNemarResult", "PairedOutcomes",
     "TOSTResult", "TransitionTable", "UnpairedComparison",
-    "cohen_kappa", "mantel_haenszel", "mcnemar_test", "paired_bootstrap_delta", "pair_outcomes",
+    "bootstrap_differences", "bootstrap_means", "cohen_kappa", "mantel_haenszel", "mcnemar_test", "paired_bootstrap_delta", "pair_outcomes",
     "pareto_frontier", "tost_paired", "transition_table",
 ]

@@ -1,4 +1,4 @@
-"""Paired bootstrap confidence interval of the accuracy delta (B minus A), vectorised."""
+"""The one paired bootstrap: percentile CI of a mean per-question difference, vectorised (compare and audit both use it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,7 +25,10 @@ class BootstrapCI:
     confidence: float
 
 
-def _resampled_means(diff: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+def bootstrap_means(diff: np.ndarray, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """Means of n_resamples resamples (with replacement) of diff, from a NumPy generator at seed."""
+    diff = np.asarray(diff, dtype=float)
+    rng = np.random.default_rng(seed)
     n = diff.size
     values, counts = np.unique(diff, return_counts=True)
     if values.size <= _MAX_DISTINCT_FOR_COUNTS:
@@ -55,13 +58,29 @@ def paired_bootstrap_delta(
     b = np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError("paired bootstrap needs two equal-length, non-empty 1-d outcome arrays")
+    return bootstrap_differences(b - a, n_resamples=n_resamples, seed=seed, confidence=confidence)
+
+
+def bootstrap_differences(
+    diff: np.ndarray,
+    *,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> BootstrapCI:
+    """mean(diff) of per-question paired differences with a percentile CI from resampling questions."""
+    diff = np.asarray(diff, dtype=float)
+    if diff.ndim != 1 or diff.size == 0:
+        raise ValueError("paired bootstrap needs a non-empty 1-d array of per-question differences")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    diff = b - a
-    means = _resampled_means(diff, n_resamples, np.random.default_rng(seed))
+    means = bootstrap_means(diff, n_resamples, seed)
     alpha = 1 - confidence
     low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
     return BootstrapCI(float(diff.mean()), float(low), float(high), n_resamples, seed, confidence)
 
 
-__all__ = ["DEFAULT_CONFIDENCE", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "BootstrapCI", "paired_bootstrap_delta"]
+__all__ = [
+    "DEFAULT_CONFIDENCE", "DEFAULT_RESAMPLES", "DEFAULT_SEED", "BootstrapCI", "bootstrap_differences",
+    "bootstrap_means", "paired_bootstrap_delta",
+]

@@ -15,7 +15,7 @@ labels AS (
     FROM failure_rg GROUP BY run_id, extractor
 ),
 grid AS (
-    SELECT t.*, x.extractor FROM totals t CROSS JOIN (VALUES ('regex'), ('spacy')) x(extractor)
+    SELECT t.*, x.extractor FROM totals t CROSS JOIN entity_extractors() x
 )
 SELECT g.run_id, r.condition, r.controller, r.model, r.dataset, g.extractor,
        g.n_trajectories, g.n_judged, g.n_wrong,

@@ -1,20 +1,17 @@
 -- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity, with the discipline sub-type.
 -- Runs without a read action (vanilla RAG, direct answer) have no discipline branch; their post-gold test is the gold placed in the prompt.
 CREATE OR REPLACE VIEW failure_rg AS
-WITH extractors AS (
-    SELECT * FROM (VALUES ('regex'), ('spacy')) v(extractor)
-),
-signals AS (
+WITH signals AS (
     SELECT f.* REPLACE (CASE WHEN p.read_action THEN f.any_gold_read
                              ELSE f.n_gold_reached > 0 END AS any_gold_read),
            x.extractor, p.read_action, ec.coverage AS entity_coverage, ec.n_entities,
            ec.trajectory_id IS NOT NULL                                                  AS coverage_computed,
            p.read_action AND f.read_count = 0                                            AS no_read,
            p.read_action AND coalesce(f.answer_in_snippets AND NOT f.answer_in_reads, false) AS snippet_only,
-           p.read_action AND coalesce(ec.coverage < 0.8, false)                          AS low_evidence
+           p.read_action AND is_low_evidence(ec.coverage)                                AS low_evidence
     FROM trajectory_forensics f
     JOIN run_protocol p USING (run_id)
-    CROSS JOIN extractors x
+    CROSS JOIN entity_extractors() x
     LEFT JOIN entity_coverage ec
            ON ec.trajectory_id = f.trajectory_id AND ec.record_hash = f.record_hash
           AND ec.extractor = x.extractor

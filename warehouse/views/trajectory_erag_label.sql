@@ -6,13 +6,13 @@ CREATE OR REPLACE VIEW trajectory_erag_label AS
 -- per-hop breakdown counts labels and accuracy in one pass over trajectory_forensics.
 SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, correct,
        CASE WHEN correct IS DISTINCT FROM false THEN NULL
-            WHEN llm IS NOT NULL AND contain >= 0.5 THEN 'judge_error'
+            WHEN llm IS NOT NULL AND says_correct(contain) THEN 'judge_error'
             WHEN coalesce(abstained, false) OR end_reason IN ('budget', 'forced_answer') THEN 'gave_up'
             WHEN all_gold_reached OR false_resolution THEN 'reasoning_error'
             WHEN n_gold > 0 THEN 'missing_evidence'
             ELSE 'no_gold_evidence' END                                AS label,
        CASE WHEN correct IS DISTINCT FROM false THEN NULL
-            WHEN llm IS NOT NULL AND contain >= 0.5 THEN NULL
+            WHEN llm IS NOT NULL AND says_correct(contain) THEN NULL
             WHEN coalesce(abstained, false) OR end_reason IN ('budget', 'forced_answer') THEN NULL
             WHEN all_gold_reached THEN 'all_gold_retrieved'
             WHEN false_resolution THEN 'false_resolution' END         AS reasoning_subtype,

@@ -2,7 +2,7 @@
 CREATE OR REPLACE VIEW trajectory_forensics AS
 -- Every taxonomy view and page query reads this view, so it is written to scan each table once:
 -- the verdicts (judgment_scores, as trajectory_scores reads them) are joined once and correctness
--- uses the rule of trajectory_correctness on them,
+-- uses the rule of trajectory_correctness (the macro answer_correct) on them,
 -- and gold reach and register resolution are the load-time columns of trajectories (summed there
 -- from gold_evidence_facts and register_events, as trajectory_evidence reads them).
 WITH base AS (
@@ -22,10 +22,8 @@ WITH base AS (
 SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        b.question_type, b.hop_count, b.final_answer, b.end_reason,
        b.search_count, b.read_count, b.tokens_in, b.tokens_out, b.cost_usd,
-       CASE WHEN b.llm IS NOT NULL THEN b.llm >= 0.5
-            WHEN b.contain IS NOT NULL THEN b.contain >= 0.5 END              AS correct,
-       CASE WHEN b.llm IS NOT NULL THEN 'llm'
-            WHEN b.contain IS NOT NULL THEN 'contain' END                     AS correct_by,
+       answer_correct(b.llm, b.contain)                                       AS correct,
+       answer_correct_by(b.llm, b.contain)                                    AS correct_by,
        b.contain, b.llm,
        b.n_gold, b.n_gold_retrieved, b.n_gold_read,
        b.n_gold > 0 AND b.n_gold_retrieved = b.n_gold                         AS all_gold_retrieved,

@@ -1,0 +1,103 @@
+"""Each measure's definition exists once in the source (issue 14, item 1): scanned with ast and regexes."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from trajscope.format import COMPARE_METRICS, DEFAULT_COMPARE_METRIC, ENTITY_EXTRACTORS, SEARCH_KINDS
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("trajscope", "engine", "warehouse", "ingest", "app")
+
+
+def _sources(suffix: str) -> dict[str, str]:
+    return {str(p.relative_to(ROOT)): p.read_text() for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob(f"*{suffix}"))}
+
+
+PY = _sources(".py")
+SQL = _sources(".sql")
+
+
+def _assigned(name: str) -> list[str]:
+    """Files that bind name to a literal (not to another name), at any level."""
+    found = []
+    for path, text in PY.items():
+        for node in ast.walk(ast.parse(text)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            value = getattr(node, "value", None)
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets) and isinstance(value, (ast.Constant, ast.Tuple, ast.List)):
+                found.append(path)
+    return found
+
+
+def _string_tuples(values: tuple[str, ...]) -> list[str]:
+    """Files with a tuple / list / set literal of exactly these strings (in any order)."""
+    found = []
+    for path, text in PY.items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and node.elts and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
+                if sorted(e.value for e in node.elts) == sorted(values):
+                    found.append(path)
+    return found
+
+
+def _functions(pattern: str) -> list[str]:
+    return [f"{path}:{node.name}" for path, text in PY.items() for node in ast.walk(ast.parse(text))
+            if isinstance(node, ast.FunctionDef) and re.fullmatch(pattern, node.name)]
+
+
+def test_low_evidence_threshold_is_one_constant_the_sql_reads():
+    assert _assigned("LOW_EVIDENCE_THRESHOLD") == ["trajscope/format/_definitions.py"]
+    for path, text in SQL.items():
+        assert not re.search(r"coverage\s*<\s*0?\.\d", text), f"{path}: a literal low-evidence threshold"
+    assert "is_low_evidence(ec.coverage)" in SQL["warehouse/views/failure_rg.sql"]
+
+
+def test_one_regex_entity_extractor_and_one_matching_rule():
+    assert _functions(r"extract_\w*entities") == [
+        "engine/entities/_regex.py:extract_regex_entities", "engine/entities/_spacy.py:extract_spacy_entities"]
+    assert [p for p, t in PY.items() if "_NAME_RE = re.compile" in t] == ["engine/entities/_regex.py"]
+    assert _functions(r"normalize_(entity|text)") == ["engine/entities/_coverage.py:normalize_entity"]
+    assert not (ROOT / "engine/controllers/_entities.py").exists()
+
+
+def test_correctness_rule_is_one_macro():
+    rule = re.compile(r"(llm|contain|score)\s*>=\s*0?\.5")
+    offenders = [p for p, t in {**SQL, **PY}.items() if rule.search(t)]
+    assert offenders == [], f"the correctness threshold written out in {offenders}; use answer_correct()"
+    assert [p for p, t in SQL.items() if "MACRO answer_correct(" in t] == ["warehouse/definitions/measures.sql"]
+    py_rule = re.compile(r"""\[["']llm["']\]\s+if\s+.*\[["']llm["']\]\s+is not None""")
+    assert [p for p, t in PY.items() if py_rule.search(t)] == []
+
+
+def test_extractor_list_is_one_tuple():
+    assert _string_tuples(ENTITY_EXTRACTORS) == ["trajscope/format/_definitions.py"]
+    listed = [p for p, t in SQL.items() if re.search(r"VALUES\s*\(\s*'regex'\s*\)", t)]
+    assert listed == [], f"{listed}: use entity_extractors()"
+    # failure_breakdown keeps one UNION branch per extractor so a filter on taxonomy prunes branches;
+    # its branches must be exactly the extractors.
+    branches = re.findall(r"'read_gate:(\w+)' AS taxonomy", SQL["warehouse/views/failure_breakdown.sql"])
+    assert tuple(branches) == ENTITY_EXTRACTORS
+
+
+def test_one_paired_bootstrap():
+    resamplers = [p for p, t in PY.items() if "default_rng" in t]
+    assert resamplers == ["warehouse/stats/_bootstrap.py"]
+    assert "bootstrap_differences" in PY["warehouse/audit/_bootstrap.py"]
+
+
+def test_step_kind_lists_are_defined_once():
+    assert _string_tuples(SEARCH_KINDS) == ["trajscope/format/_steps.py"]
+    for path, text in {**PY, **SQL}.items():
+        assert not re.search(r"'search',\s*'keyword_search'", text), f"{path}: use search_kinds()"
+
+
+def test_compare_metrics_and_default_are_one_definition():
+    assert _string_tuples(COMPARE_METRICS) == ["trajscope/format/_definitions.py"]
+    assert _assigned("DEFAULT_COMPARE_METRIC") == ["trajscope/format/_definitions.py"]
+    assert DEFAULT_COMPARE_METRIC == "correct"
+    for path in ("trajscope/cli/compare_cmd.py", "app/page_scripts/compare.py", "warehouse/queries/_compare.py"):
+        assert "DEFAULT_COMPARE_METRIC" in PY[path]
+        assert not re.search(r"""metric[^\n]*(default=|or |: str = )["'](contain|correct)["']""", PY[path]), path

@@ -1,0 +1,36 @@
+"""The constants that define a measure, in the bottom layer so engine, warehouse, app and CLI read one value.
+
+The warehouse turns these into SQL macros (warehouse/_definitions.py); docs/definitions.md says which
+paper section each comes from.
+"""
+from __future__ import annotations
+
+from ._steps import SEARCH_KINDS
+
+# Read-Gate §3: a final is low-evidence when its question's named entities are covered < 80% by
+# the passages the agent read.
+LOW_EVIDENCE_THRESHOLD = 0.8
+
+# The entity extractors the low-evidence label is computed with (Read-Gate §5.1 reports both);
+# the first is the one the +lowev gate uses at run time, so gate and label agree on it.
+ENTITY_EXTRACTORS: tuple[str, ...] = ("regex", "spacy")
+GATE_EXTRACTOR = ENTITY_EXTRACTORS[0]
+
+# A verdict (LLM-judge average over judge models, or Contain-Acc) at or above this counts as correct;
+# an LLM verdict, when one exists, decides before Contain-Acc (ExecutionRAG App. E; Read-Gate LLM-Acc).
+CORRECT_AT = 0.5
+
+# Step kinds that are actions the agent chose (not the environment's own moves).
+READ_KIND = "read"
+AGENT_ACTION_KINDS: tuple[str, ...] = (*SEARCH_KINDS, READ_KIND, "final", "tool")
+
+# Per-question outcomes `trajscope compare` and the Compare page offer, and the default of both:
+# the papers' criterion (LLM verdict, else Contain-Acc).
+COMPARE_METRICS: tuple[str, ...] = ("correct", "contain", "em", "f1", "llm")
+DEFAULT_COMPARE_METRIC = "correct"
+
+
+__all__ = [
+    "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
+    "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
+]

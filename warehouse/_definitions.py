@@ -1,0 +1,44 @@
+"""The measure definitions as SQL macros, rendered from trajscope.format's constants and installed before the views."""
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from string import Template
+
+import duckdb
+
+from trajscope.format import (
+    AGENT_ACTION_KINDS,
+    CORRECT_AT,
+    ENTITY_EXTRACTORS,
+    LOW_EVIDENCE_THRESHOLD,
+    SEARCH_KINDS,
+)
+
+
+def _sql_list(values: tuple[str, ...]) -> str:
+    return "[" + ", ".join("'" + v.replace("'", "''") + "'" for v in values) + "]"
+
+
+@functools.cache
+def definitions_sql() -> str:
+    """warehouse/definitions/measures.sql with each constant written in."""
+    template = (resources.files("warehouse") / "definitions" / "measures.sql").read_text()
+    return Template(template).substitute(
+        low_evidence_threshold=repr(float(LOW_EVIDENCE_THRESHOLD)),
+        correct_at=repr(float(CORRECT_AT)),
+        entity_extractors=_sql_list(ENTITY_EXTRACTORS),
+        search_kinds=_sql_list(SEARCH_KINDS),
+        agent_action_kinds=_sql_list(AGENT_ACTION_KINDS),
+    )
+
+
+def install_definitions(con: duckdb.DuckDBPyConnection) -> None:
+    """(Re)create the measure macros; the views call them, so this runs first."""
+    try:
+        con.execute(definitions_sql())
+    except duckdb.Error as exc:
+        raise RuntimeError(f"warehouse/definitions/measures.sql: {exc}") from exc
+
+
+__all__ = ["definitions_sql", "install_definitions"]

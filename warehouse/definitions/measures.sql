@@ -1,0 +1,20 @@
+-- The measure definitions every view calls, rendered from trajscope.format's constants (warehouse/_definitions.py substitutes each dollar-brace slot).
+-- Read-Gate §3: a final is low-evidence below this share of question entities found in read passages.
+CREATE OR REPLACE MACRO low_evidence_threshold() AS ${low_evidence_threshold};
+-- Read-Gate low-evidence: coverage is NULL when the question has no entities, and then nothing is low.
+CREATE OR REPLACE MACRO is_low_evidence(coverage) AS coalesce(coverage < low_evidence_threshold(), false);
+-- One verdict in [0, 1] read as right or wrong: at or above the threshold (a judge tie of 0.5 is right).
+CREATE OR REPLACE MACRO says_correct(verdict) AS verdict >= ${correct_at};
+-- The correctness rule: the LLM verdict (averaged over judge models) decides when it exists, else Contain-Acc.
+CREATE OR REPLACE MACRO answer_correct(llm, contain) AS
+    CASE WHEN llm IS NOT NULL THEN says_correct(llm)
+         WHEN contain IS NOT NULL THEN says_correct(contain) END;
+-- Which verdict answer_correct used: 'llm', 'contain', or NULL when the trajectory is unjudged.
+CREATE OR REPLACE MACRO answer_correct_by(llm, contain) AS
+    CASE WHEN llm IS NOT NULL THEN 'llm' WHEN contain IS NOT NULL THEN 'contain' END;
+-- The entity extractors the low-evidence label is computed with, one row each.
+CREATE OR REPLACE MACRO entity_extractors() AS TABLE SELECT unnest(${entity_extractors}) AS extractor;
+-- Step kinds that are searches (Read-Gate search, A-RAG keyword_search / semantic_search).
+CREATE OR REPLACE MACRO search_kinds() AS ${search_kinds};
+-- Step kinds that are the agent's own actions (searches, read, final, other tools), not the environment's.
+CREATE OR REPLACE MACRO agent_action_kinds() AS ${agent_action_kinds};
