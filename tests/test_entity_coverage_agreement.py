@@ -5,7 +5,7 @@ import pytest
 
 from engine.controllers import EvidenceState, low_evidence_gate
 from engine.entities import extract_regex_entities, question_coverage
-from engine.judges import judge_run
+from engine.judge_pass import judge_run
 from fixtures.forensics.builders import final, llm, read, search, trajectory
 from trajscope.format import LOW_EVIDENCE_THRESHOLD, Run
 from warehouse import ingest_trajectories, open_warehouse
