@@ -197,3 +197,16 @@ def test_update_ids_are_normalised_and_enumerated():
     assert [p.item_id for p in proposals] == ["R2", "R3", "X"]
     item = update_schema(["R1", "R2"], ["c1"])["properties"]["updates"]["items"]["properties"]
     assert item["id"]["enum"] == ["R1", "R2"] and item["supporting_chunk_ids"]["items"]["enum"] == ["c1"]
+
+
+def test_a_model_error_is_recognised_by_its_type_not_its_class_name():
+    from engine.controllers._base import describe_error
+    from engine.llm import ModelError
+
+    class ModelError2(ModelError):
+        pass
+
+    assert describe_error(ModelError("timeout", "no reply", attempts=3))[0] == "model_error:timeout"
+    assert describe_error(ModelError2("rate_limit", "slow down"))[0] == "model_error:rate_limit"
+    lookalike = type("ModelError", (RuntimeError,), {})  # same name, unrelated class
+    assert describe_error(lookalike("boom")) == ("controller_error", "ModelError: boom")

@@ -14,7 +14,7 @@ from engine.environment import ToolEnvironment
 from engine.llm import ChatModel, ModelConfig
 from engine.mock_llm import MockLLMServer
 from engine.retrieval import Hit, make_snippet
-from engine.runs import EpisodeContext
+from engine.runs import EpisodeResources
 from trajscope.format import Chunk, ModelSettings, Question, Run, Trajectory
 
 CHUNKS = [
@@ -129,8 +129,8 @@ def run_controller(controller: Any, server: MockLLMServer, *, protocol: str = "t
     async def episode() -> Trajectory:
         async with ChatModel(config) as model:
             chunks = corpus if corpus is not None else CORPUS
-            ctx = EpisodeContext(model=model, run=run, make_environment=environment_factory(chunks, retriever),
-                                 retriever=retriever, corpus=chunks, params=params or {})
+            ctx = EpisodeResources(model=model, run=run, make_environment=environment_factory(chunks, retriever),
+                                   retriever=retriever, corpus=chunks, params=params or {})
             return await controller.run(question, ctx)
 
     return asyncio.run(episode())

@@ -3,6 +3,7 @@ from ._actions import ActionSpace, JsonActionProtocol, ToolCallProtocol, make_pr
 from ._arag import ARAGController
 from ._base import ControllerBase
 from ._baselines import DirectAnswerController, VanillaRAGController
+from ._context import EpisodeContext
 from ._execution_rag import ExecutionRAGController
 from ._gates import GATE_SETS, EvidenceState, GateDecision, low_evidence_gate, read_gate, snippet_only_gate
 from ._read_gate import ReadGateController
@@ -11,9 +12,9 @@ from ._registry import CONTROLLERS, ControllerSpec, get_controller, list_control
 
 __all__ = [
     "CONTROLLERS", "GATE_SETS", "ARAGController", "ActionSpace", "ControllerBase", "ControllerSpec",
-    "DirectAnswerController", "EvidenceState", "ExecutionRAGController", "GateDecision", "JsonActionProtocol",
-    "Proposal", "ReadGateController", "Register", "RegisterItem", "ToolCallProtocol", "VanillaRAGController",
-    "apply_update", "compose_query", "get_controller",
-    "list_controllers", "low_evidence_gate", "make_protocol", "read_gate", "select_active",
+    "DirectAnswerController", "EpisodeContext", "EvidenceState", "ExecutionRAGController", "GateDecision",
+    "JsonActionProtocol", "Proposal", "ReadGateController", "Register", "RegisterItem", "ToolCallProtocol",
+    "VanillaRAGController", "apply_update", "compose_query", "get_controller", "list_controllers",
+    "low_evidence_gate", "make_protocol", "read_gate", "select_active",
     "snippet_only_gate",
 ]

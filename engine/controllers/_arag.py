@@ -16,6 +16,7 @@ from ._base import (
     open_environment,
     resolve_protocol,
 )
+from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 from ._tool_loop import LoopSettings, ToolLoop
 
@@ -39,7 +40,7 @@ class ARAGController(ControllerBase):
         "protocol": None,
     }
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+    async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
         env = open_environment(ctx, toolset="arag", max_turns=params["max_loops"], top_k=params["top_k"],
                                context_token_budget=params["context_token_budget"])

@@ -2,20 +2,26 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from trajscope.format import Question, Trajectory
 
+from engine.llm import ModelError
+
 from ._actions import ActionProtocol, make_protocol
+from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
+
+if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
+    from engine.environment import ToolEnvironment
 
 EpisodeResult = tuple[str | None, str, str | None]  # final answer, end_reason, error
 
 
 def describe_error(exc: BaseException) -> tuple[str, str]:
     """(error_type, message) for an exception escaping an episode."""
-    if any(c.__name__ == "ModelError" for c in type(exc).__mro__):
-        return f"model_error:{getattr(exc, 'kind', 'other')}", str(exc)
+    if isinstance(exc, ModelError):
+        return f"model_error:{exc.kind}", str(exc)
     return "controller_error", f"{type(exc).__name__}: {exc}"
 
 
@@ -54,12 +60,12 @@ class ControllerBase:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(condition={self.condition!r})"
 
-    def effective_params(self, ctx: Any) -> dict[str, Any]:
+    def effective_params(self, ctx: EpisodeContext) -> dict[str, Any]:
         """This controller's parameters, overridden by the known keys of `ctx.params`."""
         overrides: Mapping[str, Any] = getattr(ctx, "params", None) or {}
         return {**self.params, **{k: v for k, v in overrides.items() if k in self.defaults}}
 
-    async def run(self, question: Question, ctx: Any) -> Trajectory:
+    async def run(self, question: Question, ctx: EpisodeContext) -> Trajectory:
         """Run one episode; any failure becomes an error trajectory holding the steps so far."""
         recorder = TrajectoryRecorder(ctx.run, question)
         recorder.metadata["controller"] = self.name
@@ -74,13 +80,13 @@ class ControllerBase:
             return recorder.finish(final_answer=None, end_reason="error", error=message)
         return recorder.finish(final_answer=answer, end_reason=end_reason, error=error)
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+    async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
         """The controller's own logic; records steps on `recorder`."""
         raise NotImplementedError
 
 
-def resolve_protocol(ctx: Any, params: Mapping[str, Any], *, text_is_final: bool = False) -> ActionProtocol:
+def resolve_protocol(ctx: EpisodeContext, params: Mapping[str, Any], *, text_is_final: bool = False) -> ActionProtocol:
     """The action protocol: the `protocol` parameter, else the run's model settings, else the model's."""
     name = params.get("protocol")
     if not name:
@@ -101,13 +107,13 @@ def decoding_overrides(params: Mapping[str, Any], key: str = "temperature") -> d
 LOCAL_HISTORY_TOKENS = 2500
 
 
-def history_limit(ctx: Any, params: Mapping[str, Any]) -> int | None:
+def history_limit(ctx: EpisodeContext, params: Mapping[str, Any]) -> int | None:
     """The `max_history_tokens` parameter, else a safe default for the embedded model, else no limit."""
     if params.get("max_history_tokens") is not None:
         return int(params["max_history_tokens"])
     return LOCAL_HISTORY_TOKENS if getattr(getattr(ctx.model, "config", None), "local", False) else None
 
 
-def open_environment(ctx: Any, **options: Any) -> Any:
+def open_environment(ctx: EpisodeContext, **options: Any) -> ToolEnvironment:
     """A fresh ToolEnvironment for this episode, configured for the controller's tool set."""
     return ctx.make_environment(**options)

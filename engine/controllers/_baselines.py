@@ -8,10 +8,12 @@ from trajscope.format import Candidate, ContextInjectionStep, FinalStep, Passage
 from engine.prompts import render_prompt
 
 from ._base import ControllerBase, EpisodeResult, decoding_overrides, resolve_protocol
+from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 
 
-async def _answer(ctx: Any, params: dict[str, Any], recorder: TrajectoryRecorder, prompt: str) -> EpisodeResult:
+async def _answer(ctx: EpisodeContext, params: dict[str, Any], recorder: TrajectoryRecorder,
+                  prompt: str) -> EpisodeResult:
     protocol = resolve_protocol(ctx, params)
     suffix, request = protocol.answer_request()
     prompt = f"{prompt}\n{suffix}" if suffix else prompt
@@ -33,7 +35,7 @@ class DirectAnswerController(ControllerBase):
     defaults = {"temperature": 0.0, "protocol": None}
     read_action = False
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+    async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
         return await _answer(ctx, params, recorder, render_prompt("direct_answer", question=question.text))
 
@@ -48,7 +50,7 @@ class VanillaRAGController(ControllerBase):
     defaults = {"k": 5, "temperature": 0.0, "protocol": None, "max_passage_chars": None}
     read_action = False
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+    async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
         k = int(params["k"])
         hits = ctx.retriever.search(question.text, k)

@@ -9,6 +9,7 @@ from trajscope.format import BudgetNudgeStep, Question, RegisterUpdateStep
 from engine.prompts import render_prompt
 
 from ._base import ControllerBase, EpisodeResult
+from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 from ._register import ItemChange, compose_query, progress_delta, select_active
 from ._register_episode import RegisterEpisode
@@ -52,7 +53,7 @@ class ExecutionRAGController(ControllerBase):
         if int(params["max_loops"]) < 1 or int(params["max_items"]) < 1:
             raise ValueError("max_loops and max_items must be at least 1")
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+    async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
         state = RegisterEpisode(question, ctx, recorder, params)
         recorder.metadata["protocol"] = state.protocol.name

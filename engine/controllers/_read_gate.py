@@ -16,6 +16,7 @@ from ._base import (
     open_environment,
     resolve_protocol,
 )
+from ._context import EpisodeContext
 from ._gates import GATE_SETS
 from ._recorder import TrajectoryRecorder
 from ._tool_loop import LoopSettings, ToolLoop
@@ -55,7 +56,7 @@ class ReadGateController(ControllerBase):
         if int(params["max_turns"]) < 1 or int(params["correction_cap"]) < 0:
             raise ValueError("max_turns must be at least 1 and correction_cap at least 0")
 
-    async def episode(self, question: Question, ctx: Any, recorder: TrajectoryRecorder,
+    async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
         env = open_environment(ctx, toolset="read_gate", max_turns=params["max_turns"],
                                top_k=params["top_k"], inject_top_passage=params["inject_top_passage"])

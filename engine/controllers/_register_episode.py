@@ -18,6 +18,7 @@ from engine.prompts import load_prompt, render_prompt
 
 from ._actions import ActionProtocol, parse_json_object
 from ._base import EpisodeResult, decoding_overrides, open_environment, resolve_protocol
+from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 from ._register import (
     STATUSES,
@@ -82,7 +83,7 @@ def update_schema(item_ids: list[str], chunk_ids: list[str]) -> dict[str, Any]:
 class RegisterEpisode:
     """The state of one ExecutionRAG episode; the controller drives it loop by loop."""
 
-    def __init__(self, question: Question, ctx: Any, recorder: TrajectoryRecorder, params: dict[str, Any]):
+    def __init__(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder, params: dict[str, Any]):
         self.question, self.ctx, self.recorder, self.params = question, ctx, recorder, params
         self.corpus: Mapping[str, Chunk] = ctx.corpus
         # Two environment turns per loop (search, read) plus the seed's.

@@ -1,5 +1,5 @@
 """Run orchestration: specs, the controller interface, durable resumable logs, matrices."""
-from ._context import Controller, EpisodeContext
+from ._context import Controller, EpisodeResources
 from ._inputs import RunInputs, prepare_inputs
 from ._log import LogCorrupt, LogState, TrajectoryLog, recover_jsonl, recover_log
 from ._matrix import MatrixError, execute_matrix, execute_matrix_async, load_matrix
@@ -17,7 +17,7 @@ from ._spec import RunSpec
 from ._warehouse_sink import WarehouseSink
 
 __all__ = [
-    "Controller", "EpisodeContext", "LogCorrupt", "LogState", "MatrixError", "RunInputs", "RunSetupError",
+    "Controller", "EpisodeResources", "LogCorrupt", "LogState", "MatrixError", "RunInputs", "RunSetupError",
     "RunSpec", "RunSummary", "TrajectoryLog", "WarehouseSink", "code_version", "error_trajectory",
     "execute_matrix", "execute_matrix_async", "execute_run", "execute_run_async", "load_matrix",
     "model_config_for", "prepare_inputs", "recover_jsonl", "recover_log", "select_questions", "with_judgments",

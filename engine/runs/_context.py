@@ -1,13 +1,18 @@
-"""The controller interface the orchestrator calls, and what each episode is handed."""
+"""The controller interface the orchestrator calls, and the resources each episode is handed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from trajscope.format import Chunk, Question, Run, Trajectory
 
+from engine.controllers import EpisodeContext
 from engine.llm import ChatModel
+
+if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
+    from engine.environment import ToolEnvironment
+    from engine.retrieval import Retriever
 
 
 @runtime_checkable
@@ -20,13 +25,16 @@ class Controller(Protocol):
 
 
 @dataclass
-class EpisodeContext:
-    """Shared, read-only resources for one episode. `make_environment(**overrides)` builds a fresh
-    ToolEnvironment (overrides such as toolset="arag" or max_turns=15 go to its constructor)."""
+class EpisodeResources:
+    """The run's EpisodeContext (engine.controllers): shared, read-only resources for one episode.
+    `make_environment(**overrides)` builds a fresh ToolEnvironment."""
 
     model: ChatModel
     run: Run
-    make_environment: Callable[..., Any]
-    retriever: Any
+    make_environment: Callable[..., ToolEnvironment]
+    retriever: Retriever
     corpus: Mapping[str, Chunk]
     params: dict[str, Any] = field(default_factory=dict)
+
+
+__all__ = ["Controller", "EpisodeResources"]

@@ -16,7 +16,7 @@ from trajscope.format import Question, RetrieverSettings, Run, Trajectory
 
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
 
-from ._context import EpisodeContext
+from ._context import EpisodeResources
 from ._inputs import RunInputs, prepare_inputs
 from ._log import TrajectoryLog, recover_log
 from ._outcome import error_trajectory, normalise, trajectory_cost, utc_now, with_judgments
@@ -117,8 +117,8 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
 
     cache = ResponseCache(spec.cache_path or default_cache_path()) if spec.cache else None
     model = ChatModel(config, cache=cache)
-    ctx = EpisodeContext(model=model, run=run, make_environment=inputs.make_environment,
-                         retriever=inputs.retriever, corpus=inputs.corpus, params=dict(spec.params))
+    ctx = EpisodeResources(model=model, run=run, make_environment=inputs.make_environment,
+                           retriever=inputs.retriever, corpus=inputs.corpus, params=dict(spec.params))
     log = TrajectoryLog(log_path)
     sink = WarehouseSink(spec.db_path, spec.ingest_batch)
     progress = RunProgress(len(selected), initial=len(selected) - len(todo), desc=run.run_id, enabled=spec.progress)
@@ -160,7 +160,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
     )
 
 
-async def _run_episode(inputs: RunInputs, question: Question, ctx: EpisodeContext, timeout_s: float | None) -> Trajectory:
+async def _run_episode(inputs: RunInputs, question: Question, ctx: EpisodeResources, timeout_s: float | None) -> Trajectory:
     started_at = utc_now()
     try:
         episode = inputs.controller.run(question, ctx)

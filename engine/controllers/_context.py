@@ -1,0 +1,31 @@
+"""What a controller may use during one episode: the EpisodeContext protocol that engine.runs fulfils.
+
+It lives with the controllers, which only read it, so engine.runs (which builds the concrete
+context and calls the controllers) depends on engine.controllers and never the other way round.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from trajscope.format import Chunk, Run
+
+if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
+    from engine.environment import ToolEnvironment
+    from engine.llm import ChatModel
+    from engine.retrieval import Retriever
+
+
+class EpisodeContext(Protocol):
+    """Shared, read-only resources of one episode; `make_environment(**overrides)` builds a fresh
+    ToolEnvironment (overrides such as toolset="arag" or max_turns=15 go to its constructor)."""
+
+    model: ChatModel
+    run: Run
+    make_environment: Callable[..., ToolEnvironment]
+    retriever: Retriever
+    corpus: Mapping[str, Chunk]
+    params: Mapping[str, Any]
+
+
+__all__ = ["EpisodeContext"]
