@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.setup-stamp
 DB     ?= demo.duckdb
 
-.PHONY: setup browser test test-fast demo app bench schema clean
+.PHONY: setup browser test test-fast lint demo app bench schema clean
 
 setup: $(STAMP)
 
@@ -31,18 +31,23 @@ test: setup browser
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
+# ruff (pycodestyle, pyflakes, import order, bugbear, pyupgrade), configured in pyproject.toml.
+lint: setup
+	$(BIN)/ruff check .
+
 demo: setup
 	$(BIN)/trajscope demo --db $(DB)
 
 app: setup
 	$(BIN)/trajscope app --db $(DB)
 
+# Script names shadow no package (sys.path[0] is bench/); each has a --tiny mode (tests/test_bench.py).
 bench: setup
-	$(BIN)/python bench/ingest.py
-	$(BIN)/python bench/retrieval.py
-	$(BIN)/python bench/engine.py
-	$(BIN)/python bench/stats.py
-	$(BIN)/python bench/app.py
+	$(BIN)/python bench/ingest_vs_read_json.py
+	$(BIN)/python bench/retrieval_2wiki.py
+	$(BIN)/python bench/engine_throughput.py
+	$(BIN)/python bench/stats_comparison.py
+	$(BIN)/python bench/app_pages.py
 
 schema: setup
 	$(BIN)/trajscope schema > trajscope/format/trajectory.v1.schema.json

@@ -16,7 +16,7 @@ log = logging.getLogger(__name__)
 
 QueryBackend = Literal["auto", "onnx", "torch"]
 QUERY_BACKENDS: tuple[str, ...] = ("auto", "onnx", "torch")
-# Two intra-op threads encoded a query faster than one on the 2-core machine, loaded or not (bench/retrieval.py).
+# Two intra-op threads encoded a query faster than one on the 2-core machine, loaded or not (bench/retrieval_2wiki.py).
 DEFAULT_QUERY_THREADS = 2
 BACKEND_ENV, THREADS_ENV = "TRAJSCOPE_QUERY_BACKEND", "TRAJSCOPE_QUERY_THREADS"
 

@@ -1,6 +1,6 @@
 """Engine benchmark: trajectories/s against a fixed-latency mock endpoint, and engine CPU per model call.
 
-    .venv/bin/python bench/engine.py [--latency 0.2] [--levels 1,8,32,64] [--per-slot 4]
+    .venv/bin/python bench/engine_throughput.py [--latency 0.2] [--levels 1,8,32,64] [--per-slot 4] [--tiny]
 
 The mock runs in its own process (so its CPU is not counted) and plays a 3-call episode
 (search, search, final) for the real Read-Gate controller over the demo corpus with BM25.
@@ -89,7 +89,11 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--levels", default="1,8,32,64")
     parser.add_argument("--per-slot", type=int, default=4, help="episodes per concurrency slot")
+    parser.add_argument("--tiny", action="store_true",
+                        help="20 ms latency, levels 1,4, one episode per slot: checks the script runs, not speed")
     args = parser.parse_args()
+    if args.tiny:
+        args.latency, args.levels, args.per_slot = 0.02, "1,4", 1
     process, base_url = start_mock(args.latency)
     rows = []
     try:

@@ -1,6 +1,6 @@
 """Benchmark: the full paired comparison on 100,000 synthetic paired trajectories (target < 2 s).
 
-Run: .venv/bin/python bench/stats.py [--n 100000] [--repeats 5]
+Run: .venv/bin/python bench/stats_comparison.py [--n 100000] [--repeats 5] [--tiny]
 Times pairing by question id, the transition table with ids per cell, McNemar (exact and chi-square),
 the 1,000-resample paired bootstrap, TOST, per-stratum statistics and the Mantel-Haenszel odds
 ratio, and prints the median wall time.
@@ -54,7 +54,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--tiny", action="store_true", help="2,000 pairs, one repeat: checks the script runs, not speed")
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.repeats = 2_000, 1
     data = synthetic(args.n)
     full_comparison(*data)  # warm-up: imports, allocator
     times = []

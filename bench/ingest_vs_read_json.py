@@ -14,6 +14,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import write_synthetic_log  # noqa: E402
 
+TINY_N = 500
+
 _CHILD = r"""
 import json, resource, sys, time
 mode, log, db = sys.argv[1:4]
@@ -52,7 +54,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000, help="trajectories to generate")
     parser.add_argument("--workdir", default=None)
+    parser.add_argument("--tiny", action="store_true", help=f"{TINY_N} trajectories: checks the script runs, not speed")
     args = parser.parse_args()
+    if args.tiny:
+        args.n = TINY_N
     work = Path(args.workdir or tempfile.mkdtemp(prefix="trajscope-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     log = work / "synthetic.jsonl"

@@ -1,6 +1,6 @@
 """Retrieval benchmark on the 2WikiMultiHopQA corpus (6,119 passages, 1,000 questions).
 
-Run from the repo root:  .venv/bin/python -m bench.retrieval [--cold] [--cache-dir DIR]
+Run from the repo root:  .venv/bin/python bench/retrieval_2wiki.py [--cold] [--cache-dir DIR] [--tiny]
 Measures cold index build (with embedding), cached load, warm hybrid latency (p50/p95), recall@5 of
 gold passages (corpus titles equal to evidence subjects) for BM25, dense and RRF, and rank-bm25 vs
 bm25s query time; then the ONNX query encoder against torch (1 and 2 threads, interleaved per query),
@@ -34,17 +34,26 @@ from engine.retrieval import (
 )
 from trajscope.format import Chunk
 
-DATA = Path("../shared/data/2wikimultihopqa")
+# Real data stays in shared/ beside the checkout (../shared/data from the repo root).
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "2wikimultihopqa"
+TINY_QUESTIONS, TINY_PASSAGES = 30, 300
 
 
-def load_2wiki() -> tuple[list[Chunk], list[str], list[set[str]]]:
-    """Chunks (id = position), question texts, and per question the gold chunk ids by title."""
+def load_2wiki(tiny: bool = False) -> tuple[list[Chunk], list[str], list[set[str]]]:
+    """Chunks (id = position), question texts, and per question the gold chunk ids by title.
+
+    tiny: the first TINY_QUESTIONS questions over their gold passages plus the first TINY_PASSAGES others.
+    """
     rows = json.loads((DATA / "corpus_6119.json").read_text())
     chunks = [Chunk(chunk_id=f"2wiki-{i:05d}", title=r["title"], text=r["text"], dataset="2wiki")
               for i, r in enumerate(rows)]
     by_title = {c.title: c.chunk_id for c in chunks}
     questions = json.loads((DATA / "questions_1000.json").read_text())
     golds = [{by_title[s] for s, _, _ in q["evidence"] if s in by_title} for q in questions]
+    if tiny:
+        questions, golds = questions[:TINY_QUESTIONS], golds[:TINY_QUESTIONS]
+        keep = set().union(*golds) | {c.chunk_id for c in chunks[:TINY_PASSAGES]}
+        chunks = [c for c in chunks if c.chunk_id in keep]
     return chunks, [q["question"] for q in questions], golds
 
 
@@ -91,7 +100,7 @@ def compare_query_encoders(retriever: HybridRetriever, questions: list[str]) -> 
     for q in questions[:400]:
         for name, fn in encode.items():
             times[name].append(timed(fn, q)[1])
-    rows = [(f"query encoding {name} p50 / p95 (400 q, interleaved)",
+    rows = [(f"query encoding {name} p50 / p95 ({min(len(questions), 400)} q, interleaved)",
              f"{percentile_ms(t, 50):.2f} / {percentile_ms(t, 95):.2f} ms", "") for name, t in times.items()]
     onnx_vectors = encoders["onnx 1 thread"].encode(questions, normalize_embeddings=True)
     torch_vectors = np.asarray(torch_encoder.encode(questions, batch_size=64, convert_to_numpy=True,
@@ -113,11 +122,13 @@ def main() -> None:
                         help="query encoder threads (onnxruntime or torch)")
     parser.add_argument("--query-backend", choices=QUERY_BACKENDS, default="auto",
                         help="query encoder: ONNX export (auto/onnx) or torch")
+    parser.add_argument("--tiny", action="store_true",
+                        help=f"{TINY_QUESTIONS} questions over about {TINY_PASSAGES} passages: checks the script runs")
     args = parser.parse_args()
 
     import torch
 
-    chunks, questions, golds = load_2wiki()
+    chunks, questions, golds = load_2wiki(args.tiny)
     corpus = index_corpus(chunks)
     entries = [args.cache_dir / "bm25" / bm25_cache_key(corpus),
                args.cache_dir / "dense" / dense_cache_key(corpus, "all-MiniLM-L6-v2")]
@@ -129,7 +140,7 @@ def main() -> None:
         encoder, t_model = timed(load_encoder)
         retriever, t_cold = timed(build_retriever, corpus, "hybrid", args.cache_dir, None, 5, 60)
         rows.append(("cold build: model load", f"{t_model:.2f} s", ""))
-        rows.append(("cold build: BM25 + embed 6,119 + FAISS", f"{t_cold:.1f} s", ""))
+        rows.append((f"cold build: BM25 + embed {len(chunks):,} + FAISS", f"{t_cold:.1f} s", ""))
     else:
         rows.append(("cold build", "skipped (cached; pass --cold)", ""))
 
@@ -181,14 +192,14 @@ def main() -> None:
     sample = questions[:200]
     rank_t = [timed(lambda q: np.argsort(reference.get_scores(tokenize(q)))[::-1][:5], q)[1] for q in sample]
     ours_t = [timed(retriever.bm25.search, q, 5)[1] for q in sample]
-    rows.append(("rank-bm25 top-5 query p50 (200 q)", f"{percentile_ms(rank_t, 50):.2f} ms", ""))
-    rows.append(("bm25s top-5 query p50 (200 q)", f"{percentile_ms(ours_t, 50):.3f} ms", ""))
+    rows.append((f"rank-bm25 top-5 query p50 ({len(sample)} q)", f"{percentile_ms(rank_t, 50):.2f} ms", ""))
+    rows.append((f"bm25s top-5 query p50 ({len(sample)} q)", f"{percentile_ms(ours_t, 50):.3f} ms", ""))
     rows.append(("rank-bm25 / bm25s median time", f"{statistics.median(rank_t) / statistics.median(ours_t):.0f}x", ""))
 
     rows.extend(compare_query_encoders(retriever, questions))
 
     width = max(len(r[0]) for r in rows)
-    print(f"\n2WikiMultiHopQA: {len(chunks)} passages, {len(questions)} questions; "
+    print(f"\n2WikiMultiHopQA{' (tiny)' if args.tiny else ''}: {len(chunks)} passages, {len(questions)} questions; "
           f"query encoder {backend}, {args.threads} thread(s)")
     print(f"{'measure'.ljust(width)}  {'measured':<32} target")
     for name, value, target in rows:

@@ -1,0 +1,87 @@
+"""Every bench script runs from a checkout in its tiny mode, and no bench script shadows a package.
+
+Run as `make bench` runs them (python bench/NAME.py from the repo root), so sys.path[0] is bench/:
+a script named like a package (bench/engine.py) would shadow it for every other bench script.
+The figures of a tiny run mean nothing; only that the script completes and prints its ratio lines.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+TOP_PACKAGES = ("trajscope", "app", "engine", "warehouse", "ingest", "bench")
+HELPERS = {"__init__", "synthetic"}  # imported by the scripts, not run
+SHARED_DATA = ROOT.parent / "shared" / "data"
+
+# script -> (extra arguments, lines its output must contain)
+TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
+    "ingest_vs_read_json": ([], [r"^ratio ingest / read_json = \d+\.\d\d", r"^trajscope ingest .* traj/s",
+                                 r"^re-ingest \(no change\) .*adds 0 trajectories"]),
+    "engine_throughput": ([], [r"^ conc episodes .* ratio ", r"^\s+1\s+\d+\s.*\d+\.\d\d", r"^\s+4\s+\d+\s.*\d+\.\d\d"]),
+    "stats_comparison": ([], [r"^full paired comparison, n=2,000 .*x of budget$", r"^continuous \(F1\) paired bootstrap"]),
+    "app_pages": ([], [r"^warehouse: 300 trajectories in 4 runs", r"^Compare\s+\d+\.\d+\s+\d+\.\d+",
+                       r"^slowest page \(warm\): \d+\.\d+ s"]),
+    "retrieval_2wiki": ([], [r"^recall@5 RRF hybrid", r"^rank-bm25 / bm25s median time\s+\d+x",
+                             r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
+}
+
+
+def _scripts() -> list[str]:
+    return sorted(p.stem for p in BENCH.glob("*.py") if p.stem not in HELPERS)
+
+
+def _run(name: str, args: list[str], tmp_path: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+           "TRAJSCOPE_CACHE": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, f"bench/{name}.py", "--tiny", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, f"bench/{name}.py --tiny exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def test_no_bench_script_is_named_like_an_importable_package():
+    for name in _scripts() + sorted(HELPERS - {"__init__"}):
+        assert name not in TOP_PACKAGES, f"bench/{name}.py shadows the {name} package when a bench script runs"
+        assert importlib.util.find_spec(name) is None, f"bench/{name}.py shadows the installed module {name}"
+
+
+def test_every_bench_script_has_a_tiny_run_here():
+    assert sorted(TINY_RUNS) == _scripts(), "add the new bench script to TINY_RUNS (with a --tiny mode)"
+
+
+def _check(name: str, tmp_path: Path) -> None:
+    args, expected = TINY_RUNS[name]
+    if name == "ingest_vs_read_json":
+        args = [*args, "--workdir", str(tmp_path / "work")]
+    if name == "app_pages":
+        args = [*args, "--db", str(tmp_path / "bench.duckdb")]
+    out = _run(name, args, tmp_path)
+    for pattern in expected:
+        assert re.search(pattern, out, re.MULTILINE), f"bench/{name}.py --tiny printed no line like {pattern!r}:\n{out}"
+
+
+@pytest.mark.parametrize("name", ["engine_throughput", "stats_comparison"])
+def test_bench_script_runs_in_tiny_mode(name, tmp_path):
+    _check(name, tmp_path)
+
+
+# Slow: each starts several Python processes (ingest) or imports Streamlit and ingests (app).
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages"])
+def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
+    _check(name, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="real data shared/data is not beside this checkout")
+def test_retrieval_bench_runs_in_tiny_mode(tmp_path):
+    # Slow: even a 300-passage corpus loads the embedding model and exports the ONNX query encoder.
+    _check("retrieval_2wiki", tmp_path)
