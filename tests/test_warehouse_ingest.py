@@ -77,14 +77,46 @@ def test_changed_record_replaces_the_old_one_entirely(tmp_path):
         assert read_trajectory(con, changed.trajectory_id) == changed
 
 
-def test_duplicate_ids_in_one_file_keep_the_last(tmp_path):
+def test_duplicate_ids_with_different_content_are_refused_naming_both_lines(tmp_path):
+    db = tmp_path / "w.duckdb"
+    first, other, second = fixture_trajectories()[0], fixture_trajectories()[1], fixture_trajectories()[0]
+    second.final_answer = "second"
+    log = write_log(tmp_path / "d.jsonl", [first, other, second])
+    with pytest.raises(RecordError) as info:
+        ingest_paths(db, [log])
+    assert (info.value.line, info.value.field) == (3, "trajectory_id")
+    assert "lines 1 and 3" in str(info.value) and "--on-duplicate" in str(info.value)
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("keep, answer", [("last", "second"), ("first", None)])
+def test_on_duplicate_keeps_the_copy_asked_for(tmp_path, keep, answer):
     db = tmp_path / "w.duckdb"
     first, second = fixture_trajectories()[0], fixture_trajectories()[0]
     second.final_answer = "second"
-    report = ingest_paths(db, [write_log(tmp_path / "d.jsonl", [first, second])])
-    assert report.new == 1
+    report = ingest_paths(db, [write_log(tmp_path / "d.jsonl", [first, second])], on_duplicate=keep)
+    assert (report.new, report.records, report.differing_duplicates) == (1, 1 if keep == "first" else 2, 1)
+    assert f"kept the {keep} copy" in report.summary()
     with open_readonly(db) as con:
-        assert con.execute("SELECT final_answer FROM trajectories").fetchall() == [("second",)]
+        assert con.execute("SELECT final_answer FROM trajectories").fetchall() == [(answer or first.final_answer,)]
+
+
+def test_identical_duplicate_lines_are_counted_and_loaded_once(tmp_path):
+    db = tmp_path / "w.duckdb"
+    trajs = fixture_trajectories()
+    report = ingest_paths(db, [write_log(tmp_path / "d.jsonl", [trajs[0], trajs[1], trajs[0], trajs[0]])])
+    assert (report.new, report.records, report.identical_duplicates) == (2, 2, 2)
+    assert "2 identical duplicate line(s) counted once" in report.summary()
+    assert counts(db)["trajectories"] == 2
+
+
+def test_an_empty_trajectory_id_is_refused(tmp_path):
+    db = tmp_path / "w.duckdb"
+    trajs = fixture_trajectories()
+    trajs[1].trajectory_id = "  "
+    with pytest.raises(RecordError) as info:
+        ingest_paths(db, [write_log(tmp_path / "e.jsonl", trajs)])
+    assert (info.value.line, info.value.field) == (2, "trajectory_id") and "empty trajectory id" in str(info.value)
 
 
 def test_bad_record_in_the_middle_changes_nothing(tmp_path):
@@ -105,7 +137,8 @@ def test_failure_during_load_rolls_back(tmp_path, monkeypatch):
     db = tmp_path / "w.duckdb"
     ingest_trajectories(db, fixture_trajectories()[:2])
     before = counts(db)
-    monkeypatch.setattr(_loader, "_INSERT_SQL", _loader._INSERT_SQL + ["SELECT no_such_column FROM stage"])
+    statements = _loader._load_sql() + (("99_broken.sql", "SELECT no_such_column FROM stage"),)
+    monkeypatch.setattr(_loader, "_load_sql", lambda: statements)
     with pytest.raises(Exception):
         ingest_trajectories(db, fixture_trajectories())
     assert counts(db) == before
@@ -154,12 +187,12 @@ def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
     twice[-1].final_answer = "last copy"
     log = write_log(tmp_path / "a.jsonl", twice)
     whole = tmp_path / "whole.duckdb"
-    ingest_paths(whole, [log])
+    ingest_paths(whole, [log], on_duplicate="last")
     monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)  # one or two records per batch
-    manifest = _loader.validate_log(log, workdir=tmp_path)
+    manifest = _loader.validate_log(log, workdir=tmp_path, on_duplicate="last")
     assert len(manifest.batches) >= 3
     batched = tmp_path / "batched.duckdb"
-    report = ingest_paths(batched, [log])
+    report = ingest_paths(batched, [log], on_duplicate="last")
     assert report.new == 4 and report.records == 5
     assert counts(batched) == counts(whole)
     with open_readonly(batched) as con:
@@ -169,7 +202,7 @@ def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
 
 
 def _roll_back_to_version_3(db) -> None:
-    """The warehouse as session 1 left it: no migration 0004 (cached calls), views of that time."""
+    """The warehouse as session 1 left it: no migration 0004 (cached calls) or 0005 (capabilities), views of that time."""
     import duckdb
 
     with duckdb.connect(str(db)) as con:
@@ -178,7 +211,16 @@ def _roll_back_to_version_3(db) -> None:
         con.execute("ALTER TABLE steps DROP COLUMN cached")
         con.execute("ALTER TABLE trajectories DROP COLUMN cached_calls")
         con.execute("ALTER TABLE trajectories DROP COLUMN cached_cost_usd")
-        con.execute("DELETE FROM schema_migrations WHERE version = 4")
+        for column in ("cap_search_candidates", "cap_snippets", "cap_read_action", "cap_gold_answers",
+                       "cap_gold_passages", "cap_judgments", "capabilities_declared", "capability_reasons"):
+            con.execute(f"ALTER TABLE runs DROP COLUMN {column}")
+        for column in ("failed_read_count", "n_candidates", "n_snippets", "n_search_observations",
+                       "n_record_judgments"):
+            con.execute(f"ALTER TABLE trajectories DROP COLUMN {column}")
+        # Session 1 counted every read step, passage or not.
+        con.execute("UPDATE trajectories t SET read_count = (SELECT count(*) FROM steps s "
+                    "WHERE s.trajectory_id = t.trajectory_id AND s.kind = 'read')")
+        con.execute("DELETE FROM schema_migrations WHERE version >= 4")
         con.execute("UPDATE views_state SET views_hash = 'session-1'")
 
 
@@ -188,7 +230,7 @@ def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_pat
     _roll_back_to_version_3(db)
     assert warehouse.upgrade_if_warehouse(db) == "upgraded"
     with open_readonly(db) as con:
-        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 4
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 5
         rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
     # Rows loaded before the migration do not know which calls were cached: NULL, not 0.
     assert rows == [("run_a", 3, None), ("run_b", 1, None)]
@@ -242,9 +284,9 @@ def test_report_counts_each_id_once_against_the_warehouse_before_the_call(tmp_pa
     again.final_answer = "last copy"
     log = write_log(tmp_path / "a.jsonl", [*trajs, again])  # the repeat lands in a later batch
     db = tmp_path / "w.duckdb"
-    first = ingest_paths(db, [log])
+    first = ingest_paths(db, [log], on_duplicate="last")
     assert (first.records, first.new, first.replaced, first.unchanged) == (5, 4, 0, 0)
-    second = ingest_paths(db, [log])
+    second = ingest_paths(db, [log], on_duplicate="last")
     # The earlier copy of the repeated id differs from what is stored, but the last copy does not.
     assert (second.new, second.replaced, second.unchanged) == (0, 0, 4)
     with open_readonly(db) as con:

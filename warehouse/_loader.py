@@ -4,11 +4,14 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 import duckdb
 import msgspec
@@ -18,15 +21,18 @@ from tqdm import tqdm
 from trajscope.format import Chunk, Question, RecordError, Trajectory, decode_trajectory, encode
 
 from ._connection import default_db_path, open_warehouse, transaction
-from ._prefetch import prefetched
 from ._duckdb_types import read_json_columns
+from ._prefetch import prefetched
 
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
+
+OnDuplicate = Literal["last", "first"]
+ON_DUPLICATE_CHOICES = ("last", "first")
 
 
 @dataclass
 class IngestReport:
-    """What an ingest did: counts of new, replaced and unchanged records per call."""
+    """What an ingest did: counts of new, replaced and unchanged records, and duplicates met."""
 
     files: list[str] = field(default_factory=list)
     records: int = 0
@@ -35,16 +41,35 @@ class IngestReport:
     unchanged: int = 0
     seconds: float = 0.0
     noun: str = "trajectories"
+    identical_duplicates: int = 0  # lines repeating an earlier line of the same file byte for byte
+    differing_duplicates: int = 0  # lines reusing an id with other content, resolved by on_duplicate
+    on_duplicate: str | None = None
 
     def summary(self) -> str:
         where = f" from {len(self.files)} file(s)" if self.files else ""
-        return (
+        text = (
             f"{self.records} {self.noun}{where}: {self.new} new, {self.replaced} replaced, "
             f"{self.unchanged} unchanged ({self.seconds:.1f}s)"
         )
+        if self.identical_duplicates:
+            text += f"; {self.identical_duplicates} identical duplicate line(s) counted once"
+        if self.differing_duplicates:
+            text += (f"; {self.differing_duplicates} duplicate id(s) with different content, "
+                     f"kept the {self.on_duplicate} copy")
+        return text
+
+
+class GoldConflict(RecordError):
+    """Two sources state different facts (gold answer, aliases, type, gold chunks) for one question key."""
+
+    def __init__(self, path: str | Path, dataset: str, question_id: str, field_name: str, message: str):
+        self.path, self.line, self.field, self.message = str(path), 0, field_name, message
+        self.dataset, self.question_id = dataset, question_id
+        ValueError.__init__(self, message)
 
 
 _BATCH_BYTES = 48 * 1024 * 1024
+_BATCH_DIR_PREFIX = "trajscope-batches-"
 
 
 @dataclass
@@ -66,6 +91,18 @@ class _Manifest:
     batches: list[_Batch] = field(default_factory=list)
 
 
+@dataclass
+class _Slice:
+    """Which bytes of a log to read: from `start` (a line boundary) to the last newline, first line numbered `first_line`."""
+
+    path: Path
+    start: int = 0
+    first_line: int = 1
+    complete_lines_only: bool = False  # a live log: stop before a last line still being written
+    end: int | None = None  # set by the reader: the offset after the last line read
+    lines: int = 0  # lines read (blank ones included)
+
+
 def _line_hash(raw: bytes) -> str:
     # Hash of the line as written: identical records hash alike, so a re-ingest is detected as
     # unchanged without re-encoding every record.
@@ -74,7 +111,7 @@ def _line_hash(raw: bytes) -> str:
 
 def validate_log(
     path: str | Path, *, progress: bool | None = None, workdir: str | Path | None = None,
-    batch_bytes: int | None = None,
+    batch_bytes: int | None = None, on_duplicate: OnDuplicate | None = None,
 ) -> _Manifest:
     """Stream-validate a canonical JSONL log (RecordError at the first bad line).
 
@@ -82,7 +119,9 @@ def validate_log(
     needs memory for one batch, never for the whole file.
     """
     manifest = _Manifest(Path(path))
-    for batch, records in _split_log(path, progress=progress, workdir=workdir, batch_bytes=batch_bytes):
+    report = IngestReport()
+    for batch, records in _split_log(_Slice(Path(path)), progress=progress, workdir=workdir,
+                                     batch_bytes=batch_bytes, on_duplicate=on_duplicate, report=report):
         manifest.records += records
         if batch is not None:
             manifest.batches.append(batch)
@@ -90,33 +129,61 @@ def validate_log(
 
 
 def _split_log(
-    path: str | Path, *, progress: bool | None, workdir: str | Path | None, batch_bytes: int | None,
+    source: _Slice, *, progress: bool | None, workdir: str | Path | None, batch_bytes: int | None,
+    on_duplicate: OnDuplicate | None, report: IngestReport,
 ) -> Iterator[tuple[_Batch | None, int]]:
     """Validate a log line by line, yielding (batch, records in it) as each batch file is complete.
 
-    A batch keeps the last copy of an id it holds twice; a copy in a later batch replaces it at
-    load time, so the last copy in the file wins either way. Without a workdir the batch is None.
+    An id seen twice in the file is an error unless both lines are identical (counted, loaded
+    once) or on_duplicate says which copy to keep. A batch keeps the last copy of an id it holds
+    twice; a copy in a later batch replaces it at load time. Without a workdir the batch is None.
     """
-    path = Path(path)
+    path = source.path
     batch_bytes = batch_bytes or _BATCH_BYTES
     if not path.exists():
         raise RecordError(path, 0, None, "file not found")
     size = path.stat().st_size
-    show = progress if progress is not None else size >= _PROGRESS_MIN_BYTES
+    show = progress if progress is not None else size - source.start >= _PROGRESS_MIN_BYTES
     batch: _Batch | None = None
     latest: dict[str, tuple[int, str]] = {}  # id -> (line within the batch, hash)
+    seen: dict[str, tuple[int, str]] = {}  # id -> (line in the file of its kept copy, hash)
     out = None
     written = records = n_batches = 0
+    offset = source.start
     try:
         with open(path, "rb") as fh, tqdm(
-            total=size, unit="B", unit_scale=True, desc=f"validate {path.name}", disable=not show,
-            leave=False,
+            total=size - source.start, unit="B", unit_scale=True, desc=f"validate {path.name}",
+            disable=not show, leave=False,
         ) as bar:
-            for lineno, raw in enumerate(fh, start=1):
+            fh.seek(source.start)
+            for lineno, raw in enumerate(fh, start=source.first_line):
+                if source.complete_lines_only and not raw.endswith(b"\n"):
+                    break  # a slice stops at the last complete line; the rest is still being written
                 bar.update(len(raw))
+                offset += len(raw)
+                source.lines += 1
                 if not raw.strip():
                     continue
                 trajectory = decode_trajectory(raw, path=path, line=lineno)
+                tid = trajectory.trajectory_id
+                if not tid.strip():
+                    raise RecordError(path, lineno, "trajectory_id", "empty trajectory id: every trajectory needs one")
+                digest = _line_hash(raw)
+                if tid in seen:
+                    first_line, first_digest = seen[tid]
+                    if first_digest == digest:
+                        report.identical_duplicates += 1
+                        continue
+                    if on_duplicate is None:
+                        raise RecordError(
+                            path, lineno, "trajectory_id",
+                            f"duplicate id {tid!r}: lines {first_line} and {lineno} hold different records "
+                            "(pass --on-duplicate last or --on-duplicate first to keep one)")
+                    report.differing_duplicates += 1
+                    report.on_duplicate = on_duplicate
+                    if on_duplicate == "first":
+                        continue
+                seen[tid] = (lineno, digest)
                 records += 1
                 if workdir is None:
                     continue
@@ -126,18 +193,19 @@ def _split_log(
                     yield _finish_batch(batch, latest), records
                     records = 0
                 if out is None:
-                    batch = _Batch(Path(workdir) / f"{path.name}.{n_batches:05d}.jsonl")
+                    batch = _Batch(Path(workdir) / f"{path.name}.{source.start}.{n_batches:05d}.jsonl")
                     n_batches += 1
                     latest = {}
                     out = open(batch.path, "wb")
                     written = 0
-                latest[trajectory.trajectory_id] = (len(batch.line_ids), _line_hash(raw))
-                batch.line_ids.append(trajectory.trajectory_id)
+                latest[tid] = (len(batch.line_ids), digest)
+                batch.line_ids.append(tid)
                 out.write(raw.rstrip(b"\r\n") + b"\n")
                 written += len(raw)
     finally:
         if out is not None:
             out.close()
+    source.end = offset
     if out is not None:
         yield _finish_batch(batch, latest), records
     elif workdir is None:
@@ -154,7 +222,7 @@ def _finish_batch(batch: _Batch, latest: dict[str, tuple[int, str]]) -> _Batch:
 
 
 def _keep_last_occurrences(batch: _Batch, latest: dict[str, tuple[int, str]]) -> None:
-    # A batch that repeats a trajectory id (a rerun appended to the log) keeps its last copy only.
+    # A batch that repeats a trajectory id (--on-duplicate last) keeps its last copy only.
     kept = batch.path.with_suffix(".dedup.jsonl")
     with open(batch.path, "rb") as src, open(kept, "wb") as dst:
         for i, raw in enumerate(src):
@@ -163,167 +231,60 @@ def _keep_last_occurrences(batch: _Batch, latest: dict[str, tuple[int, str]]) ->
     os.replace(kept, batch.path)
 
 
-_STAGE_SQL = """
-CREATE OR REPLACE TEMP TABLE stage AS
-SELECT *
-FROM read_json($path, format = 'newline_delimited', columns = {columns},
-               maximum_object_size = 67108864)
-WHERE trajectory_id IN (SELECT trajectory_id FROM incoming_changed)
-"""
+@functools.cache
+def _load_sql() -> tuple[tuple[str, str], ...]:
+    """The numbered load statements of warehouse/load/, in order: (file name, SQL)."""
+    folder = resources.files("warehouse") / "load"
+    found = sorted((e.name, e.read_text()) for e in folder.iterdir()
+                   if e.name.endswith(".sql") and e.name[:2].isdigit())
+    return tuple(found)
+
+
+@functools.cache
+def _named_sql(name: str) -> str:
+    return (resources.files("warehouse") / "load" / name).read_text()
+
 
 @functools.cache
 def _stage_sql() -> str:
     columns = ", ".join(f"'{name}': '{type_}'" for name, type_ in read_json_columns(Trajectory).items())
-    return _STAGE_SQL.format(columns="{" + columns + "}")
+    return _named_sql("stage.sql").replace("{columns}", "{" + columns + "}")
 
-
-_INSERT_SQL = [
-    # runs: the newest settings seen for a run id win
-    """DELETE FROM runs WHERE run_id IN (SELECT DISTINCT run.run_id FROM stage)""",
-    """INSERT INTO runs
-       SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention, r.model,
-              r.model_settings.temperature, r.model_settings.max_tokens,
-              r.model_settings.reasoning_effort, r.model_settings.protocol, r.model_settings.base_url,
-              r.retriever.kind, r.retriever.top_k, r.retriever.rrf_k, r.retriever.embedding_model,
-              r.retriever.bm25_k1, r.retriever.bm25_b, r.seed, r.code_version, r.started_at, r.config
-       FROM (SELECT any_value(run) AS r FROM stage GROUP BY run.run_id)""",
-    """CREATE OR REPLACE TEMP TABLE stage_questions AS
-       SELECT coalesce(q.dataset, run_dataset, '') AS dataset, q.*
-       FROM (SELECT any_value(question) AS q, any_value(run.dataset) AS run_dataset
-             FROM stage GROUP BY coalesce(question.dataset, run.dataset, ''), question.question_id)""",
-    """DELETE FROM questions WHERE (dataset, question_id) IN
-       (SELECT (dataset, question_id) FROM stage_questions)""",
-    """INSERT INTO questions
-       SELECT dataset, question_id, text, gold_answer, aliases, question_type, hop_count,
-              gold_chunk_ids, gold_match
-       FROM stage_questions""",
-    """CREATE OR REPLACE TEMP TABLE stage_steps AS
-       SELECT trajectory_id, unnest(range(len(steps))) AS step_index, unnest(steps) AS st
-       FROM stage""",
-    """CREATE OR REPLACE TEMP TABLE stage_candidates AS
-       SELECT trajectory_id, step_index, c.chunk_id, c.rank, c.score, c.retriever, c.snippet
-       FROM (SELECT trajectory_id, step_index, unnest(st.candidates) AS c FROM stage_steps
-             WHERE len(st.candidates) > 0)""",
-    """CREATE OR REPLACE TEMP TABLE stage_reads AS
-       SELECT trajectory_id, step_index, passage_index, p.chunk_id, p.text, p.is_new, kind AS via
-       FROM (SELECT trajectory_id, step_index, st.kind AS kind,
-                    unnest(range(len(st.passages))) AS passage_index, unnest(st.passages) AS p
-             FROM stage_steps WHERE len(st.passages) > 0)""",
-    # Gold reach is fixed once a trajectory is written, so it is computed here, per batch, rather
-    # than by every query joining millions of candidate rows.
-    """CREATE OR REPLACE TEMP TABLE stage_gold AS
-       WITH gold AS (
-           SELECT DISTINCT trajectory_id, unnest(question.gold_chunk_ids) AS chunk_id
-           FROM stage WHERE len(question.gold_chunk_ids) > 0
-       ),
-       seen AS (
-           SELECT trajectory_id, chunk_id, min(step_index) AS first_retrieved_step, min(rank) AS best_rank
-           FROM stage_candidates WHERE (trajectory_id, chunk_id) IN (SELECT (trajectory_id, chunk_id) FROM gold)
-           GROUP BY ALL
-       ),
-       got AS (
-           SELECT trajectory_id, chunk_id,
-                  min(step_index) FILTER (via = 'read')              AS first_read_step,
-                  min(step_index) FILTER (via = 'context_injection') AS first_injected_step
-           FROM stage_reads WHERE (trajectory_id, chunk_id) IN (SELECT (trajectory_id, chunk_id) FROM gold)
-           GROUP BY ALL
-       )
-       SELECT g.trajectory_id, g.chunk_id, s.first_retrieved_step, s.best_rank,
-              r.first_read_step, r.first_injected_step
-       FROM gold g
-       LEFT JOIN seen s USING (trajectory_id, chunk_id)
-       LEFT JOIN got r USING (trajectory_id, chunk_id)""",
-    # Register resolution is fixed by the record too: the last status of each item.
-    """CREATE OR REPLACE TEMP TABLE stage_register AS
-       WITH last AS (
-           SELECT trajectory_id, e.item_id, arg_max(e.to_status, event_index) AS status
-           FROM (SELECT trajectory_id, unnest(range(len(register_events))) AS event_index,
-                        unnest(register_events) AS e
-                 FROM stage WHERE len(register_events) > 0)
-           GROUP BY ALL
-       )
-       SELECT trajectory_id,
-              count(*)                                   AS n_register_items,
-              count(*) FILTER (status = 'resolved')      AS n_register_resolved,
-              bool_and(status IN ('resolved', 'retired')) AND count(*) FILTER (status = 'resolved') > 0
-                                                         AS register_complete
-       FROM last GROUP BY trajectory_id""",
-    """INSERT INTO trajectories
-       WITH agg AS (
-           SELECT trajectory_id,
-                  count(*) FILTER (list_contains(search_kinds(), st.kind)) AS search_count,
-                  count(*) FILTER (st.kind = 'read') AS read_count,
-                  count(*) FILTER (list_contains(agent_action_kinds(), st.kind)) AS agent_actions,
-                  count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
-                  count(*) FILTER (st.kind = 'context_injection') AS injections,
-                  count(*) FILTER (st.kind = 'error') AS error_steps,
-                  sum(st.tokens_in) AS tokens_in, sum(st.tokens_out) AS tokens_out,
-                  sum(st.cost_usd) AS cost_usd, sum(st.latency_ms) AS latency_ms,
-                  count(*) FILTER (st.cached) AS cached_calls,
-                  sum(st.cost_usd) FILTER (st.cached) AS cached_cost_usd
-           FROM stage_steps GROUP BY trajectory_id
-       ),
-       gold AS (
-           SELECT trajectory_id,
-                  count(*)                                                 AS n_gold,
-                  count(*) FILTER (first_retrieved_step IS NOT NULL)       AS n_gold_retrieved,
-                  count(*) FILTER (first_read_step IS NOT NULL)            AS n_gold_read,
-                  count(*) FILTER (first_retrieved_step IS NOT NULL AND first_read_step IS NULL
-                                   AND first_injected_step IS NULL)        AS n_gold_snippet_only,
-                  count(*) FILTER (first_retrieved_step IS NOT NULL OR first_read_step IS NOT NULL
-                                   OR first_injected_step IS NOT NULL)     AS n_gold_reached
-           FROM stage_gold GROUP BY trajectory_id
-       ),
-       passages AS (
-           SELECT trajectory_id, count(DISTINCT p.chunk_id) AS passages_read
-           FROM (SELECT trajectory_id, unnest(st.passages) AS p FROM stage_steps
-                 WHERE st.kind = 'read' AND len(st.passages) > 0)
-           GROUP BY trajectory_id
-       )
-       SELECT s.trajectory_id, s.run.run_id, s.question.question_id,
-              coalesce(s.question.dataset, s.run.dataset, ''), s.question.dataset, s.schema_version,
-              s.final_answer, s.end_reason, s.error, s.started_at, s.finished_at, s.total_tokens_in,
-              s.total_tokens_out, s.total_cost_usd, s.total_latency_ms, s.metadata, len(s.steps),
-              coalesce(a.search_count, 0), coalesce(a.read_count, 0), coalesce(a.agent_actions, 0),
-              coalesce(a.gate_rejections, 0), coalesce(a.injections, 0), coalesce(a.error_steps, 0),
-              coalesce(p.passages_read, 0), a.tokens_in, a.tokens_out, a.cost_usd, a.latency_ms,
-              coalesce(g.n_gold, 0), coalesce(g.n_gold_retrieved, 0), coalesce(g.n_gold_read, 0),
-              coalesce(g.n_gold_snippet_only, 0), coalesce(g.n_gold_reached, 0),
-              coalesce(r.n_register_items, 0), coalesce(r.n_register_resolved, 0),
-              coalesce(r.register_complete, false),
-              i.record_hash, $source_file, current_timestamp,
-              coalesce(a.cached_calls, 0), a.cached_cost_usd
-       FROM stage s
-       JOIN incoming_changed i USING (trajectory_id)
-       LEFT JOIN agg a USING (trajectory_id)
-       LEFT JOIN passages p USING (trajectory_id)
-       LEFT JOIN gold g USING (trajectory_id)
-       LEFT JOIN stage_register r USING (trajectory_id)""",
-    """INSERT INTO steps
-       SELECT trajectory_id, step_index, st.kind, st.tool_name, st.args, st.observation, st.raw,
-              st.thought, st.tokens_in, st.tokens_out, st.latency_ms, st.cost_usd, st.query,
-              st.deduplicated, st.chunk_ids, st.answer, st.gate, st.rejected_answer, st.reason,
-              st.phase, st.message, st.error_type, st.cached
-       FROM stage_steps""",
-    """INSERT INTO candidates SELECT * FROM stage_candidates""",
-    """INSERT INTO reads SELECT * FROM stage_reads""",
-    """INSERT INTO gold_evidence_facts SELECT * FROM stage_gold""",
-    """INSERT INTO register_events
-       SELECT trajectory_id, event_index, e.item_id, e.step_index, e.sub_question, e.from_status,
-              e.to_status, e.note, e.reason, e.supporting_chunk_ids
-       FROM (SELECT trajectory_id, unnest(range(len(register_events))) AS event_index,
-                    unnest(register_events) AS e
-             FROM stage WHERE len(register_events) > 0)""",
-    """INSERT INTO judgments (trajectory_id, judge, score, judge_model, rationale, origin)
-       SELECT trajectory_id, j.judge, j.score, j.judge_model, j.rationale, 'record'
-       FROM (SELECT trajectory_id, unnest(judgments) AS j FROM stage WHERE len(judgments) > 0)""",
-]
 
 _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments",
                  "gold_evidence_facts")
+_STAGE_TABLES = ("stage", "stage_steps", "stage_questions", "stage_candidates", "stage_reads", "stage_gold",
+                 "stage_register", "incoming_changed")
 
 
-def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, before: dict[str, str | None]) -> None:
+def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> None:
+    """Raise GoldConflict naming both sides when the batch disagrees about a question's facts."""
+    cur = con.execute(_named_sql("check_question_conflicts.sql"), {"source_file": str(source)})
+    names = [d[0] for d in cur.description]
+    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    if not rows:
+        return
+    first = [r for r in rows if (r["dataset"], r["question_id"]) == (rows[0]["dataset"], rows[0]["question_id"])]
+    a, b = first[0], first[1]
+    facts = ("gold_answer", "aliases", "gold_chunk_ids", "question_type", "hop_count", "text")
+    differing = next(f for f in facts if a[f] != b[f])
+    keys = {(r["dataset"], r["question_id"]) for r in rows}
+    dataset = f"dataset {a['dataset']!r}" if a["dataset"] else "no dataset"
+
+    def side(r: dict) -> str:
+        return f"{r[differing]!r} in run(s) {', '.join(r['run_ids'])} (file(s) {', '.join(r['files'])})"
+
+    more = f" ({len(keys) - 1} more question(s) conflict too)" if len(keys) > 1 else ""
+    raise GoldConflict(
+        source, a["dataset"], a["question_id"], differing,
+        f"question {a['question_id']!r} ({dataset}): conflicting {differing}: {side(b)} vs {side(a)}{more}. "
+        "An import never changes another run's question: fix the gold, or pass --per-run-questions "
+        "to keep each run's questions apart",
+    )
+
+
+def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, before: dict[str, str | None],
+                per_run_questions: bool) -> None:
     """Load a batch's new and changed trajectories; `before` gets each id's stored hash when first met."""
     incoming = pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes})
     con.register("incoming_arrow", incoming)
@@ -352,48 +313,88 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
                 f"DELETE FROM {table} WHERE trajectory_id IN "
                 "(SELECT trajectory_id FROM incoming_changed WHERE existed)"
             )
-    con.execute(_stage_sql(), {"path": str(batch.path)})
-    for sql in _INSERT_SQL:
-        params = {"source_file": str(source)} if "$source_file" in sql else None
-        con.execute(sql, params)
-    for temp in ("stage", "stage_steps", "stage_questions", "stage_candidates", "stage_reads",
-                 "incoming_changed"):
+    con.execute(_stage_sql(), {"path": str(batch.path), "per_run_questions": per_run_questions})
+    _check_question_conflicts(con, source)
+    for name, sql in _load_sql():
+        try:
+            con.execute(sql, {"source_file": str(source)} if "$source_file" in sql else None)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
+    for temp in _STAGE_TABLES:
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
 
-def _batches(paths: Sequence[Path], workdir: str, progress: bool | None,
-             report: IngestReport) -> Iterator[tuple[_Batch, Path]]:
-    for path in paths:
-        for batch, records in _split_log(path, progress=progress, workdir=workdir, batch_bytes=None):
+def _batches(sources: Sequence[_Slice], workdir: str, progress: bool | None, report: IngestReport,
+             on_duplicate: OnDuplicate | None) -> Iterator[tuple[_Batch, Path]]:
+    for source in sources:
+        for batch, records in _split_log(source, progress=progress, workdir=workdir, batch_bytes=None,
+                                         on_duplicate=on_duplicate, report=report):
             report.records += records
-            yield batch, path
+            yield batch, source.path
 
 
-def ingest_paths(
-    db_path: str | Path | None, paths: Sequence[str | Path], *, progress: bool | None = None
-) -> IngestReport:
-    """Validate and load every file in one transaction: all or nothing.
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
-    The next batch is validated on a worker thread while DuckDB loads the current one; any bad
-    line rolls the whole transaction back, and a warehouse file this call created is removed again.
-    """
+
+def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
+    """Delete batch folders that a killed ingest left in the temp dir (their process is gone)."""
+    root = Path(tmp_root or tempfile.gettempdir())
+    removed = []
+    for entry in root.glob(f"{_BATCH_DIR_PREFIX}*"):
+        pid_text = entry.name[len(_BATCH_DIR_PREFIX):].split("-", 1)[0]
+        if not entry.is_dir() or not pid_text.isdigit():
+            continue
+        if int(pid_text) != os.getpid() and not _pid_alive(int(pid_text)):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _reclaim_after_rollback(con: duckdb.DuckDBPyConnection) -> None:
+    # Blocks a rolled-back load wrote stay in the file; a checkpoint that has something to write
+    # truncates the free blocks at the file's end, so a failed ingest leaves the file's size as it was.
+    try:
+        con.execute("CREATE TABLE _trajscope_reclaim (x INTEGER)")
+        con.execute("DROP TABLE _trajscope_reclaim")
+        con.execute("CHECKPOINT")
+    except duckdb.Error:
+        pass  # the rollback already restored the data; only the file's size is at stake
+
+
+def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: bool | None,
+            on_duplicate: OnDuplicate | None, per_run_questions: bool) -> IngestReport:
     start = time.perf_counter()
-    report = IngestReport(files=[str(p) for p in paths])
+    report = IngestReport(files=[str(s.path) for s in sources])
     target = Path(db_path) if db_path else default_db_path()
     created = not target.exists()
     before: dict[str, str | None] = {}  # trajectory id -> stored record hash when first met (None: new)
     final: dict[str, str] = {}
+    remove_stale_batch_dirs()
     try:
-        with tempfile.TemporaryDirectory(prefix="trajscope-batches-") as workdir:
-            with open_warehouse(target) as con, transaction(con):
-                size = sum(Path(p).stat().st_size for p in paths if Path(p).is_file())
-                show = bool(progress) or (progress is None and size > _BATCH_BYTES)
-                with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
-                    for batch, source in prefetched(_batches([Path(p) for p in paths], workdir, progress, report)):
-                        _load_batch(con, batch, source, before)
-                        final.update(zip(batch.ids, batch.hashes))
-                        batch.path.unlink()
-                        bar.update()
+        with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
+            with open_warehouse(target) as con:
+                try:
+                    with transaction(con):
+                        size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
+                        show = bool(progress) or (progress is None and size > _BATCH_BYTES)
+                        with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
+                            for batch, source in prefetched(_batches(sources, workdir, progress, report,
+                                                                     on_duplicate)):
+                                _load_batch(con, batch, source, before, per_run_questions)
+                                final.update(zip(batch.ids, batch.hashes))
+                                batch.path.unlink()
+                                bar.update()
+                except BaseException:
+                    if not created:
+                        _reclaim_after_rollback(con)
+                    raise
     except BaseException:
         if created:
             for leftover in (target, target.with_name(target.name + ".wal")):
@@ -406,8 +407,41 @@ def ingest_paths(
     return report
 
 
+def ingest_paths(
+    db_path: str | Path | None, paths: Sequence[str | Path], *, progress: bool | None = None,
+    on_duplicate: OnDuplicate | None = None, per_run_questions: bool = False,
+) -> IngestReport:
+    """Validate and load every file in one transaction: all or nothing.
+
+    The next batch is validated on a worker thread while DuckDB loads the current one; any bad
+    line or conflicting gold rolls the whole transaction back (the file keeps its size), and a
+    warehouse file this call created is removed again. on_duplicate ('last' / 'first') keeps one
+    copy of an id a file holds twice with different content; per_run_questions keys every
+    question by its run, so runs that disagree about a question's gold are stored apart.
+    """
+    return _ingest(db_path, [_Slice(Path(p)) for p in paths], progress=progress, on_duplicate=on_duplicate,
+                   per_run_questions=per_run_questions)
+
+
+@dataclass(frozen=True)
+class LogSliceLoad:
+    """What ingest_log_slice loaded and where the next slice starts."""
+
+    report: IngestReport
+    next_offset: int
+    next_line: int
+
+
+def ingest_log_slice(db_path: str | Path | None, path: str | Path, *, start: int = 0,
+                     first_line: int = 1) -> LogSliceLoad:
+    """Load the complete lines a log holds from byte offset `start` on (a live run's new records)."""
+    source = _Slice(Path(path), start=start, first_line=first_line, complete_lines_only=True)
+    report = _ingest(db_path, [source], progress=False, on_duplicate=None, per_run_questions=False)
+    return LogSliceLoad(report, next_offset=source.end or start, next_line=first_line + source.lines)
+
+
 def ingest_trajectories(db_path: str | Path | None, trajectories: Iterable[Trajectory]) -> IngestReport:
-    """Ingest in-memory records (engine runs, importers) through the same path as a log file."""
+    """Ingest in-memory records (importers, the Upload page) through the same path as a log file."""
     fd, tmp = tempfile.mkstemp(suffix=".jsonl", prefix="trajscope-ingest-")
     try:
         with os.fdopen(fd, "wb") as out:

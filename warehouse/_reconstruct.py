@@ -7,10 +7,11 @@ from typing import Any
 import duckdb
 import msgspec
 
-from trajscope.format import STEP_TYPES, Trajectory
+from trajscope.format import CAPABILITY_NAMES, STEP_TYPES, Trajectory
 
 _STEP_FIELDS = {t.__struct_config__.tag: set(t.__struct_fields__) for t in STEP_TYPES}
-_JSON_COLUMNS = {"args", "config", "metadata"}
+_JSON_COLUMNS = {"args", "config", "metadata", "capability_reasons"}
+_CAPABILITY_COLUMNS = {f"cap_{name}": name for name in CAPABILITY_NAMES}
 
 
 def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
@@ -69,7 +70,12 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
     settings = ("temperature", "max_tokens", "reasoning_effort", "protocol", "base_url")
     retriever = {"retriever_kind": "kind", "top_k": "top_k", "rrf_k": "rrf_k",
                  "embedding_model": "embedding_model", "bm25_k1": "bm25_k1", "bm25_b": "bm25_b"}
-    run_record = {k: v for k, v in run.items() if k not in settings and k not in retriever}
+    profile = ("capabilities_declared", "capability_reasons", *_CAPABILITY_COLUMNS)
+    run_record = {k: v for k, v in run.items() if k not in settings and k not in retriever and k not in profile}
+    # A recorded profile always stores its declared list (maybe empty); NULL means the log had none.
+    run_record["capabilities"] = None if run["capabilities_declared"] is None else {
+        **{name: run[column] for column, name in _CAPABILITY_COLUMNS.items()},
+        "declared": run["capabilities_declared"], "reasons": run["capability_reasons"] or {}}
     run_record["model_settings"] = {k: run[k] for k in settings}
     run_record["retriever"] = {new: run[old] for old, new in retriever.items()}
     question_record = {**question, "dataset": t["question_dataset"]}

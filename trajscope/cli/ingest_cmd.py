@@ -41,7 +41,14 @@ def _convert_external(path: Path, fmt: str | None, mapping: str | None, question
               help="YAML/JSON mapping of tool names to canonical actions, overriding the defaults.")
 @click.option("--run-id", default=None, help="Run id for imported logs (default: derived from the file).")
 @click.option("--progress/--no-progress", default=None, help="Progress bar (default: on for large files).")
-def command(files, db_path, fmt, mapping, questions, tool_map, run_id, progress) -> None:
+@click.option("--on-duplicate", type=click.Choice(["last", "first"]), default=None,
+              help="A file that holds one trajectory id twice with different content is refused; "
+                   "keep its last or first copy instead. Identical repeats are always loaded once.")
+@click.option("--per-run-questions", is_flag=True,
+              help="Key every question by its run, so runs that disagree about a question's gold are "
+                   "stored apart instead of refused (they then do not pair in compare).")
+def command(files, db_path, fmt, mapping, questions, tool_map, run_id, progress, on_duplicate,
+            per_run_questions) -> None:
     """Load trajectory logs into the warehouse.
 
     Canonical logs (one trajectory per line, see `trajscope schema`) load directly; other formats
@@ -60,7 +67,8 @@ def command(files, db_path, fmt, mapping, questions, tool_map, run_id, progress)
                     canonical.append(path)
                 else:
                     canonical.append(_convert_external(path, fmt, mapping, questions, tool_map, run_id, tmp))
-            report = ingest_paths(db_path, canonical, progress=progress)
+            report = ingest_paths(db_path, canonical, progress=progress, on_duplicate=on_duplicate,
+                                  per_run_questions=per_run_questions)
         except RecordError as exc:
             raise click.ClickException(f"{exc}\nnothing was written to {db_path}") from None
         except WarehouseBusy as exc:

@@ -1,0 +1,10 @@
+-- Stage one batch file of canonical lines (new or changed trajectories only), with the dataset key its question is stored under; {columns} is filled from the format's types.
+CREATE OR REPLACE TEMP TABLE stage AS
+SELECT *,
+       -- --per-run-questions keys every question by its run too, so runs never share a question row
+       CASE WHEN NOT $per_run_questions THEN coalesce(question.dataset, run.dataset, '')
+            WHEN coalesce(question.dataset, run.dataset, '') = '' THEN 'run:' || run.run_id
+            ELSE coalesce(question.dataset, run.dataset) || '/run:' || run.run_id END AS key_dataset
+FROM read_json($path, format = 'newline_delimited', columns = {columns},
+               maximum_object_size = 67108864)
+WHERE trajectory_id IN (SELECT trajectory_id FROM incoming_changed)
