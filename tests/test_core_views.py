@@ -43,7 +43,8 @@ def test_run_summary_run_a(db):
 def test_run_summary_run_b_has_no_llm_judgments(db):
     (r,) = rows(db, "SELECT * FROM run_summary WHERE run_id = 'run_b'")
     assert r["n_trajectories"] == 1 and r["llm_acc"] is None and r["n_llm_judged"] == 0
-    assert r["zero_read_final_rate"] == 1.0  # injection is not a read action
+    # Injection is not a read action, and nothing in run_b's log shows or declares one: no rate.
+    assert r["zero_read_final_rate"] is None and r["zero_read_reason"].startswith("inferred: no read action")
 
 
 def test_trajectory_facts(db):

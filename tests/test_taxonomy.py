@@ -157,7 +157,7 @@ def test_read_gate_branches_and_subtypes_regex(db):
         "rg_post": ("post_gold_read", None),
         "rg_retrieval": ("retrieval", None),
         "rg_ambiguity": ("ambiguity", None),
-        "rg_no_gold": ("ambiguity", None),
+        "rg_no_gold": (None, None),  # no gold passages: post-gold-read / retrieval / ambiguity do not apply
         "rg_extractors_differ": ("discipline", "low_evidence_final"),
     }
 
@@ -231,8 +231,8 @@ def test_cooccurrence_table(db):
             "WHERE run_id = 'rg' AND extractor = 'regex'"
         ).fetchone()
     # discipline only: no_read, snippet_only, low_evidence, extractors_differ; post only: rg_post;
-    # neither: retrieval, ambiguity, no_gold.
-    assert row == (8, 4, 1, 0, 3)
+    # neither: retrieval, ambiguity; no_gold is in no cell (its post-gold test does not apply).
+    assert row == (8, 4, 1, 0, 2)
 
 
 def test_failure_plane_shares_of_all_trajectories(db):
@@ -263,10 +263,11 @@ def test_extractor_kappa_equals_sklearn_on_the_stored_labels(db):
         result = extractor_agreement(con)
         pairs = con.execute(
             "SELECT x.is_discipline, y.is_discipline FROM failure_rg x JOIN failure_rg y USING (trajectory_id) "
-            "WHERE x.extractor = 'regex' AND y.extractor = 'spacy' AND x.run_id <> 'vrag'"
+            "WHERE x.extractor = 'regex' AND y.extractor = 'spacy' AND x.run_id <> 'vrag' "
+            "AND x.end_reason = 'final'"
         ).fetchall()
     # The vanilla-RAG run has no discipline branch, so its trajectories would only inflate agreement.
-    assert result.agreement.n == len(pairs) == 8 + 7 + 7
+    assert result.agreement.n == len(pairs) == 8 + 6 + 7  # erag's e_budget has no final: no discipline test
     expected = cohen_kappa_score([p[0] for p in pairs], [p[1] for p in pairs])
     assert result.agreement.kappa == pytest.approx(expected, abs=1e-9)
     assert result.agreement.kappa < 1.0  # rg_extractors_differ disagrees
@@ -279,8 +280,8 @@ def test_runs_without_a_read_action_have_no_discipline_branch(db):
         labels = _labels(db, "failure_rg", "vrag", "label, discipline_subtype, no_read, low_evidence, read_action",
                          f"extractor = '{extractor}'")
         assert labels == {
-            "v_gold_in_prompt": ("post_gold_read", None, False, False, False),
-            "v_gold_missing": ("retrieval", None, False, False, False),
+            "v_gold_in_prompt": ("post_gold_read", None, None, None, False),
+            "v_gold_missing": ("retrieval", None, None, None, False),
         }
     with open_warehouse(db) as con:
         plane = con.execute(
@@ -288,5 +289,5 @@ def test_runs_without_a_read_action_have_no_discipline_branch(db):
             "WHERE run_id = 'vrag' ORDER BY 1"
         ).fetchall()
         protocol = dict(con.execute("SELECT run_id, read_action FROM run_protocol").fetchall())
-    assert plane == [("regex", 3, 0, None, None, 1 / 3, False), ("spacy", 3, 0, None, None, 1 / 3, False)]
+    assert plane == [("regex", 3, None, None, None, 1 / 3, False), ("spacy", 3, None, None, None, 1 / 3, False)]
     assert protocol == {"rg": True, "erag": True, "prio": True, "vrag": False}  # absent key: a read action

@@ -36,6 +36,8 @@ class ControllerBase:
     # Whether the agent has a read action. Pipelines that place passages in the prompt themselves
     # have no evidence-inspection protocol to break, so the Read-Gate discipline branch skips them.
     read_action: ClassVar[bool] = True
+    # Whether it searches the corpus (candidates with chunk ids and snippets); the run's capability profile says so.
+    searches: ClassVar[bool] = True
 
     def __init__(self, condition: str | None = None, **params: Any):
         condition = condition or self.default_condition

@@ -34,6 +34,7 @@ class DirectAnswerController(ControllerBase):
     conditions = {"baseline": {}}
     defaults = {"temperature": 0.0, "protocol": None}
     read_action = False
+    searches = False
 
     async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:

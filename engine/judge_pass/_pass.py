@@ -81,6 +81,7 @@ class JudgeReport:
     coverage_rows: int = 0
     answer_rows: int = 0
     stale_skipped: int = 0
+    no_gold_skipped: int = 0  # trajectories whose question has no gold answer: no verdict is possible
     judge_model: str | None = None
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -93,6 +94,9 @@ class JudgeReport:
         ]
         if self.judge_model:
             parts.append(f"{self.llm_added} {self.judge_model} verdicts added ({self.llm_failed} failed)")
+        if self.no_gold_skipped:
+            parts.append(f"{self.no_gold_skipped} not judged: their question has no gold answer "
+                         "(EM / F1 / Contain and LLM verdicts need one)")
         if self.stale_skipped:
             parts.append(f"{self.stale_skipped} skipped (re-ingested meanwhile)")
         return "; ".join(parts) + f" ({self.seconds:.1f}s)"
@@ -148,9 +152,16 @@ def _answer_table(inputs: Sequence[JudgeInput]) -> pa.Table:
     return pa.table({name: [r[k] for r in rows] for k, name in enumerate(names)})
 
 
+def has_gold(item: JudgeInput) -> bool:
+    """Whether a verdict is possible: the question has a non-empty gold answer or alias."""
+    return bool((item.gold or "").strip()) or any((a or "").strip() for a in item.aliases)
+
+
 def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, None, None]]:
     rows = []
     for item in inputs:
+        if not has_gold(item):
+            continue
         missing = [j for j in LEXICAL_JUDGES if j not in item.judges]
         if not missing:
             continue
@@ -161,7 +172,7 @@ def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, 
 
 
 async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[tuple]:
-    todo = [i for i in inputs if judge.model_name not in i.llm_models]
+    todo = [i for i in inputs if judge.model_name not in i.llm_models and has_gold(i)]
     try:
         verdicts = await judge.judge_many(
             [EquivalenceItem(i.question or "", i.gold, i.aliases, i.final_answer) for i in todo]
@@ -244,6 +255,7 @@ def judge_run(
     if not exists and not inputs:
         raise LookupError(f"no run {run_id!r} in the warehouse (see `trajscope sql \"SELECT run_id FROM runs\"`)")
     report.n_trajectories = len(inputs)
+    report.no_gold_skipped = sum(1 for i in inputs if not has_gold(i))
     rows = _judgment_rows(inputs)
     if llm_judge is not None:
         rows += asyncio.run(_llm_rows(inputs, llm_judge, report))
@@ -260,4 +272,4 @@ def judge_run(
     return report
 
 
-__all__ = ["JudgeInput", "JudgeReport", "judge_run", "read_judge_inputs", "write_judge_results"]
+__all__ = ["JudgeInput", "JudgeReport", "has_gold", "judge_run", "read_judge_inputs", "write_judge_results"]

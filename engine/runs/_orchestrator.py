@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import Question, RetrieverSettings, Run, Trajectory
+from trajscope.format import CAPABILITY_NAMES, Capabilities, Question, RetrieverSettings, Run, Trajectory
 
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
 
@@ -82,7 +82,34 @@ def code_version() -> str:
     return text
 
 
-def _run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig) -> Run:
+def run_capabilities(controller: Any, questions: list[Question]) -> Capabilities:
+    """What an engine run can be measured on: the controller's tools and the selected questions' golds."""
+    name = getattr(controller, "name", "controller")
+    reads = bool(getattr(controller, "read_action", True))
+    searches = bool(getattr(controller, "searches", True))
+    n_answers = sum(1 for q in questions if (q.gold_answer or "").strip() or q.aliases)
+    n_passages = sum(1 for q in questions if q.gold_chunk_ids)
+    n = len(questions)
+    return Capabilities(
+        search_candidates=searches, snippets=searches, read_action=reads,
+        gold_answers=n_answers > 0, gold_passages=n_passages > 0, judgments=n_answers > 0,
+        declared=list(CAPABILITY_NAMES),  # the engine knows its own tools and data: nothing is guessed
+        reasons={
+            "search_candidates": f"the engine's search lists candidate chunk ids ({name})" if searches
+            else f"controller {name} does not search",
+            "snippets": "the engine's search results carry snippets" if searches
+            else f"controller {name} does not search",
+            "read_action": f"controller {name} has a read action" if reads
+            else f"no read action in this log: controller {name} has none",
+            "gold_answers": f"{n_answers} of {n} selected questions have a gold answer",
+            "gold_passages": f"{n_passages} of {n} selected questions have gold passages",
+            "judgments": "the engine scores em / f1 / contain against the gold answer" if n_answers
+            else "no gold answer to score against",
+        },
+    )
+
+
+def _run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig, selected: list[Question]) -> Run:
     retriever = RetrieverSettings(**{k: v for k, v in inputs.retriever_settings.items()
                                      if k in RetrieverSettings.__struct_fields__})
     return Run(
@@ -93,6 +120,7 @@ def _run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig) -> Run:
         config={"params": spec.params, "n": spec.n, "dataset_source": spec.dataset,
                 "controller_name": getattr(inputs.controller, "name", spec.controller),
                 "read_action": bool(getattr(inputs.controller, "read_action", True))},
+        capabilities=run_capabilities(inputs.controller, selected),
     )
 
 
@@ -113,7 +141,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
     selected = select_questions(inputs.questions, spec.n, spec.seed, spec.question_ids)
     done = state.done_ids
     todo = [q for q in selected if q.question_id not in done]
-    run = state.run or _run_record(spec, inputs, config)
+    run = state.run or _run_record(spec, inputs, config, list(selected))
 
     cache = ResponseCache(spec.cache_path or default_cache_path()) if spec.cache else None
     model = ChatModel(config, cache=cache)

@@ -56,10 +56,11 @@ def normalise(trajectory: Any, run: Run, question: Question, started_at: str) ->
 
 
 def with_judgments(trajectory: Trajectory) -> Trajectory:
-    """Attach em / f1 / contain from engine.judges when the controller did not."""
-    if trajectory.judgments:
-        return trajectory
+    """Attach em / f1 / contain from engine.judges when the controller did not and a gold answer exists."""
     question = trajectory.question
+    has_gold = bool((question.gold_answer or "").strip()) or any(a.strip() for a in question.aliases)
+    if trajectory.judgments or not has_gold:
+        return trajectory
     judgments: list[Judgment] = list(score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases)))
     return msgspec.structs.replace(trajectory, judgments=judgments)
 

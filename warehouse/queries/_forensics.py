@@ -60,6 +60,7 @@ SELECT x.trajectory_id, x.is_discipline AS regex_discipline, y.is_discipline AS 
 FROM failure_rg x
 JOIN failure_rg y ON y.trajectory_id = x.trajectory_id AND y.extractor = 'spacy'
 WHERE x.extractor = 'regex' AND x.coverage_computed AND y.coverage_computed AND x.read_action
+  AND x.is_discipline IS NOT NULL AND y.is_discipline IS NOT NULL
   AND ($run IS NULL OR x.run_id = $run)
 ORDER BY x.trajectory_id
 """

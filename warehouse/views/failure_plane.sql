@@ -1,4 +1,4 @@
--- The failure plane: per run and extractor, P_disc and P_post (Read-Gate discipline and post-gold-read failures) as shares of all the run's trajectories; P_disc is NULL for runs without a read action.
+-- The failure plane: per run and extractor, P_disc and P_post (Read-Gate discipline and post-gold-read failures) as shares of all the run's trajectories; P_disc is NULL for runs without a read action and P_post for runs without gold passages, each with its reason.
 CREATE OR REPLACE VIEW failure_plane AS
 WITH totals AS (
     SELECT run_id, count(*) AS n_trajectories,
@@ -19,14 +19,16 @@ grid AS (
 )
 SELECT g.run_id, r.condition, r.controller, r.model, r.dataset, g.extractor,
        g.n_trajectories, g.n_judged, g.n_wrong,
-       coalesce(l.n_disc, 0)                        AS n_disc,
-       coalesce(l.n_post, 0)                        AS n_post,
-       CASE WHEN p.read_action THEN coalesce(l.n_disc, 0) / g.n_trajectories END     AS p_disc,
-       coalesce(l.n_post, 0) / g.n_trajectories                                    AS p_post,
-       CASE WHEN p.read_action THEN coalesce(l.n_disc_any, 0) / g.n_trajectories END AS p_disc_any,
-       coalesce(l.n_post_any, 0) / g.n_trajectories                                AS p_post_any,
-       p.read_action
+       CASE WHEN c.read_action THEN coalesce(l.n_disc, 0) END                          AS n_disc,
+       CASE WHEN c.gold_passages THEN coalesce(l.n_post, 0) END                        AS n_post,
+       CASE WHEN c.read_action THEN coalesce(l.n_disc, 0) / g.n_trajectories END       AS p_disc,
+       CASE WHEN c.gold_passages THEN coalesce(l.n_post, 0) / g.n_trajectories END     AS p_post,
+       CASE WHEN c.read_action THEN coalesce(l.n_disc_any, 0) / g.n_trajectories END   AS p_disc_any,
+       CASE WHEN c.gold_passages THEN coalesce(l.n_post_any, 0) / g.n_trajectories END AS p_post_any,
+       c.read_action,
+       CASE WHEN c.read_action IS NOT TRUE THEN 'no read action in this log: discipline metrics do not apply' END AS p_disc_reason,
+       CASE WHEN c.gold_passages IS NOT TRUE THEN c.gold_passages_reason END             AS p_post_reason
 FROM grid g
 LEFT JOIN labels l USING (run_id, extractor)
 LEFT JOIN runs r USING (run_id)
-LEFT JOIN run_protocol p USING (run_id);
+LEFT JOIN run_capabilities c USING (run_id);

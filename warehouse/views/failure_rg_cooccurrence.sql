@@ -1,14 +1,26 @@
--- Read-Gate multi-label table per run and extractor: wrong trajectories that are discipline only, post-gold-read only, both, or neither.
+-- Read-Gate multi-label table per run and extractor: wrong trajectories that are discipline only, post-gold-read only, both, or neither (NULL where the run has no read action, with the reason).
 CREATE OR REPLACE VIEW failure_rg_cooccurrence AS
-SELECT run_id, extractor,
-       count(*)                                                         AS n_wrong,
-       count(*) FILTER (is_discipline AND NOT is_post_gold_read)        AS discipline_only,
-       count(*) FILTER (is_post_gold_read AND NOT is_discipline)        AS post_only,
-       count(*) FILTER (is_discipline AND is_post_gold_read)            AS discipline_and_post,
-       count(*) FILTER (NOT is_discipline AND NOT is_post_gold_read)    AS neither,
-       count(*) FILTER (is_discipline AND NOT is_post_gold_read) / count(*) AS discipline_only_share,
-       count(*) FILTER (is_post_gold_read AND NOT is_discipline) / count(*) AS post_only_share,
-       count(*) FILTER (is_discipline AND is_post_gold_read) / count(*)     AS discipline_and_post_share,
-       count(*) FILTER (NOT is_discipline AND NOT is_post_gold_read) / count(*) AS neither_share
-FROM failure_rg
-GROUP BY run_id, extractor;
+-- A trajectory whose discipline or post-gold test does not apply (NULL) is in none of the cells.
+WITH cells AS (
+    SELECT run_id, extractor,
+           count(*)                                                         AS n_wrong,
+           count(is_discipline)                                             AS n_discipline_known,
+           count(*) FILTER (is_discipline AND NOT is_post_gold_read)        AS discipline_only,
+           count(*) FILTER (is_post_gold_read AND NOT is_discipline)        AS post_only,
+           count(*) FILTER (is_discipline AND is_post_gold_read)            AS discipline_and_post,
+           count(*) FILTER (NOT is_discipline AND NOT is_post_gold_read)    AS neither,
+           any_value(does_not_apply) FILTER (read_action IS NOT TRUE)       AS does_not_apply
+    FROM failure_rg
+    GROUP BY run_id, extractor
+)
+SELECT run_id, extractor, n_wrong,
+       CASE WHEN n_discipline_known > 0 THEN discipline_only END             AS discipline_only,
+       CASE WHEN n_discipline_known > 0 THEN post_only END                   AS post_only,
+       CASE WHEN n_discipline_known > 0 THEN discipline_and_post END         AS discipline_and_post,
+       CASE WHEN n_discipline_known > 0 THEN neither END                     AS neither,
+       CASE WHEN n_discipline_known > 0 THEN discipline_only / n_wrong END     AS discipline_only_share,
+       CASE WHEN n_discipline_known > 0 THEN post_only / n_wrong END           AS post_only_share,
+       CASE WHEN n_discipline_known > 0 THEN discipline_and_post / n_wrong END AS discipline_and_post_share,
+       CASE WHEN n_discipline_known > 0 THEN neither / n_wrong END             AS neither_share,
+       CASE WHEN n_discipline_known = 0 THEN coalesce(does_not_apply, 'no wrong final answer the discipline test applies to') END AS does_not_apply
+FROM cells;

@@ -1,5 +1,3 @@
--- Per run, whether its agent had a read action (Run.config.read_action; absent, as in imported logs, means it had).
+-- Per run, whether its agent had a read action (run_capabilities.read_action; NULL: unknown, and discipline metrics do not apply), kept for queries written against the older name.
 CREATE OR REPLACE VIEW run_protocol AS
-SELECT run_id,
-       coalesce(TRY_CAST(json_extract_string(config, '$.read_action') AS BOOLEAN), true) AS read_action
-FROM runs;
+SELECT run_id, read_action, read_action_reason FROM run_capabilities;

@@ -1,4 +1,4 @@
--- One row per run: settings, size, accuracy (EM, F1, Contain-Acc, LLM-Acc), search/read counts, zero-read rate, turns, tokens, cost (and the part a re-run served from the response cache), latency.
+-- One row per run: settings, size, accuracy (EM, F1, Contain-Acc, LLM-Acc; NULL with scores_reason without gold answers), search/read counts, zero-read rate (NULL without a read action), turns, tokens, cost (and the part a re-run served from the response cache), latency, errors.
 CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention, r.model,
        r.temperature, r.retriever_kind, r.top_k, r.seed, r.started_at,
@@ -10,7 +10,9 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
        count(f.llm)                                   AS n_llm_judged,
        avg(f.search_count)                            AS mean_searches,
        avg(f.read_count)                              AS mean_reads,
-       avg(CASE WHEN f.zero_read_final THEN 1.0 ELSE 0.0 END) AS zero_read_final_rate,
+       avg(f.failed_read_count)                       AS mean_failed_reads,
+       CASE WHEN any_value(c.read_action) THEN avg(CASE WHEN f.zero_read_final THEN 1.0 ELSE 0.0 END) END
+                                                      AS zero_read_final_rate,
        avg(f.turns)                                   AS mean_turns,
        sum(f.tokens_in)                               AS tokens_in,
        sum(f.tokens_out)                              AS tokens_out,
@@ -20,8 +22,15 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
        CAST(sum(f.cached_calls) AS BIGINT)            AS cached_calls,
        sum(f.cost_usd) - coalesce(sum(f.cached_cost_usd), 0) AS incurred_cost_usd,
        avg(f.latency_ms)                              AS mean_latency_ms,
-       CAST(sum(f.errors) AS BIGINT)                  AS errors,
-       count(*) FILTER (f.end_reason = 'error')       AS error_trajectories
+       -- error steps, plus one for each error trajectory that carries no error step
+       CAST(sum(CASE WHEN f.end_reason = 'error' AND f.errors = 0 THEN 1 ELSE f.errors END) AS BIGINT) AS errors,
+       count(*) FILTER (f.end_reason = 'error')       AS error_trajectories,
+       CASE WHEN count(f.em) + count(f.contain) + count(f.llm) = 0 AND count(f.trajectory_id) > 0 THEN
+            CASE WHEN NOT any_value(c.gold_answers) THEN any_value(c.gold_answers_reason)
+                 ELSE 'not judged yet: run trajscope judge' END END AS scores_reason,
+       CASE WHEN NOT any_value(c.read_action) OR any_value(c.read_action) IS NULL THEN any_value(c.read_action_reason) END
+                                                      AS zero_read_reason
 FROM runs r
 LEFT JOIN trajectory_facts f USING (run_id)
+LEFT JOIN run_capabilities c USING (run_id)
 GROUP BY ALL;

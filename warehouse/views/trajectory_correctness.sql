@@ -1,4 +1,4 @@
--- One row per trajectory: is the answer correct by the papers' criterion (LLM-Acc when an LLM verdict exists, else Contain-Acc)?
+-- One row per trajectory: is the answer correct by the papers' criterion (LLM-Acc when an LLM verdict exists, else Contain-Acc)? NULL with correct_reason when there is no verdict (no gold answer, or not judged yet).
 CREATE OR REPLACE VIEW trajectory_correctness AS
 -- Both papers count a failure as LLM-Acc = 0 (ExecutionRAG App. E; Read-Gate's primary metric);
 -- without an LLM verdict Contain-Acc stands in (the rule is the macro answer_correct, defined once
@@ -7,6 +7,11 @@ CREATE OR REPLACE VIEW trajectory_correctness AS
 SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
        s.contain, s.llm,
        answer_correct(s.llm, s.contain)    AS correct,
-       answer_correct_by(s.llm, s.contain) AS correct_by
+       answer_correct_by(s.llm, s.contain) AS correct_by,
+       CASE WHEN s.llm IS NULL AND s.contain IS NULL THEN
+            CASE WHEN coalesce(q.gold_answer, '') = '' AND len(coalesce(q.aliases, [])) = 0
+                 THEN 'no gold answer for this question: correctness does not apply'
+                 ELSE 'not judged yet: run trajscope judge' END END AS correct_reason
 FROM trajectories t
-LEFT JOIN trajectory_scores s USING (trajectory_id);
+LEFT JOIN trajectory_scores s USING (trajectory_id)
+LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id;

@@ -1,10 +1,11 @@
--- One row per trajectory: action counts, zero-read finalisation, turns, tokens, cost, latency, cached model calls, end reason and scores.
+-- One row per trajectory: action counts (read_count: read steps that returned a passage; failed_read_count: read steps that returned none), zero-read finalisation, turns, tokens, cost, latency, cached model calls, end reason and scores.
 CREATE OR REPLACE VIEW trajectory_facts AS
 SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
        q.question_type, q.hop_count,
        t.final_answer, t.end_reason,
        t.search_count,
        t.read_count,
+       t.failed_read_count,
        t.passages_read,
        t.agent_actions + t.gate_rejections              AS turns,
        t.gate_rejections,

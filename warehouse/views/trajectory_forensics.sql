@@ -1,4 +1,4 @@
--- One row per trajectory: every signal the failure taxonomies use (correctness, reads, gold reach, abstention, snippet-only answer, register resolution).
+-- One row per trajectory: every signal the failure taxonomies use (correctness, reads, gold reach, abstention, snippet-only answer, register resolution); gold-reach signals are NULL for a question without gold passages, and correct is NULL with correct_reason when there is no verdict.
 CREATE OR REPLACE VIEW trajectory_forensics AS
 -- Every taxonomy view and page query reads this view, so it is written to scan each table once:
 -- the verdicts (judgment_scores, as trajectory_scores reads them) are joined once and correctness
@@ -12,7 +12,7 @@ WITH base AS (
            coalesce(t.total_tokens_in, t.step_tokens_in)    AS tokens_in,
            coalesce(t.total_tokens_out, t.step_tokens_out)  AS tokens_out,
            coalesce(t.total_cost_usd, t.step_cost_usd)      AS cost_usd,
-           s.contain, s.llm,
+           s.contain, s.llm, coalesce(q.gold_answer, '') <> '' OR len(coalesce(q.aliases, [])) > 0 AS has_gold_answer,
            t.n_gold, t.n_gold_retrieved, t.n_gold_read, t.n_gold_reached,
            t.n_register_items, t.n_register_resolved, t.register_complete
     FROM trajectories t
@@ -24,13 +24,18 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        b.search_count, b.read_count, b.tokens_in, b.tokens_out, b.cost_usd,
        answer_correct(b.llm, b.contain)                                       AS correct,
        answer_correct_by(b.llm, b.contain)                                    AS correct_by,
+       CASE WHEN b.llm IS NULL AND b.contain IS NULL THEN
+            CASE WHEN NOT b.has_gold_answer THEN 'no gold answer for this question: correctness does not apply'
+                 ELSE 'not judged yet: run trajscope judge' END END              AS correct_reason,
        b.contain, b.llm,
        b.n_gold, b.n_gold_retrieved, b.n_gold_read,
-       b.n_gold > 0 AND b.n_gold_retrieved = b.n_gold                         AS all_gold_retrieved,
-       b.n_gold_read > 0                                                      AS any_gold_read,
+       CASE WHEN b.n_gold > 0 THEN b.n_gold_retrieved = b.n_gold END          AS all_gold_retrieved,
+       CASE WHEN b.n_gold > 0 THEN b.n_gold_read > 0 END                      AS any_gold_read,
        b.n_gold_reached,
        CASE WHEN b.n_gold > 0 THEN b.n_gold_reached / b.n_gold END            AS hop_evidence_recall,
-       b.n_gold > 0 AND b.n_gold_reached = b.n_gold                           AS all_gold_reached,
+       CASE WHEN b.n_gold > 0 THEN b.n_gold_reached = b.n_gold END            AS all_gold_reached,
+       CASE WHEN b.n_gold = 0 THEN 'no gold passages for this question: gold-evidence measures do not apply' END
+                                                                              AS evidence_reason,
        a.trajectory_id IS NOT NULL                                            AS answer_checked,
        a.abstained, a.answer_in_snippets, a.answer_in_reads,
        b.n_register_items, b.n_register_resolved, b.register_complete,
