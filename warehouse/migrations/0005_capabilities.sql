@@ -32,16 +32,10 @@ FROM (
     FROM candidates GROUP BY trajectory_id
 ) a
 WHERE trajectories.trajectory_id = a.trajectory_id;
-UPDATE trajectories SET n_search_observations = a.n
-FROM (
-    SELECT trajectory_id, count(*) AS n FROM steps
-    WHERE kind IN ('search', 'keyword_search', 'semantic_search') AND coalesce(observation, '') <> ''
-    GROUP BY trajectory_id
-) a
-WHERE trajectories.trajectory_id = a.trajectory_id;
+-- n_search_observations (search steps whose observation carries text) stays NULL on rows loaded
+-- before this migration: the step kinds that are searches are macros installed after migrations.
 UPDATE trajectories SET n_record_judgments = a.n
 FROM (SELECT trajectory_id, count(*) AS n FROM judgments WHERE origin = 'record' GROUP BY trajectory_id) a
 WHERE trajectories.trajectory_id = a.trajectory_id;
 UPDATE trajectories SET failed_read_count = coalesce(failed_read_count, 0), n_candidates = coalesce(n_candidates, 0),
-                        n_snippets = coalesce(n_snippets, 0), n_search_observations = coalesce(n_search_observations, 0),
-                        n_record_judgments = coalesce(n_record_judgments, 0);
+                        n_snippets = coalesce(n_snippets, 0), n_record_judgments = coalesce(n_record_judgments, 0);

@@ -6,6 +6,7 @@ WITH signals AS (
                              WHEN c.read_action THEN f.any_gold_read
                              ELSE f.n_gold_reached > 0 END AS any_gold_read),
            x.extractor, c.read_action, ec.coverage AS entity_coverage, ec.n_entities,
+           is_low_evidence(ec.coverage)                                                  AS below_coverage,
            ec.trajectory_id IS NOT NULL                                                  AS coverage_computed,
            -- Discipline judges a voluntary final of an agent that could read.
            c.read_action IS TRUE AND f.end_reason = 'final'                               AS discipline_applies,
@@ -25,7 +26,7 @@ flags AS (
     SELECT *,
            CASE WHEN discipline_applies THEN read_count = 0 END                                    AS no_read,
            CASE WHEN discipline_applies THEN coalesce(answer_in_snippets AND NOT answer_in_reads, false) END AS snippet_only,
-           CASE WHEN discipline_applies THEN is_low_evidence(entity_coverage) END            AS low_evidence
+           CASE WHEN discipline_applies THEN below_coverage END            AS low_evidence
     FROM signals
 )
 SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, extractor,
