@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import FORMATS, detect_format, import_file
+from ingest.importers import FORMATS, detect_format, import_file, text_question_id
 from trajscope.format import (
     Candidate,
     ToolStep,
@@ -54,7 +54,8 @@ def test_react_fireact_chat_list_joined_to_questions_by_index():
                       observation="('click', 'Louvre - Wikipedia') generated an exception: Unknown tool name: click",
                       thought="Open the page.",
                       raw="Thought: Open the page.\nAction: click[Louvre - Wikipedia]\nAction: search[Louvre city]"),
-            ReadStep(tool_name="Lookup", args={"keyword": "city"}, chunk_ids=[],
+            # Lookup finds a sentence inside the page already open: a look-up, not a read.
+            ToolStep(tool_name="Lookup", args={"argument": "city"},
                      observation="(Result 1 / 1) It is located in Paris.", thought="Look up the city.",
                      raw="Thought: Look up the city.\nAction: Lookup[city]"),
             FinalStep(tool_name="finish", args={"answer": "Paris"}, answer="Paris",
@@ -75,15 +76,15 @@ def test_react_fireact_chat_list_joined_to_questions_by_index():
 
 
 def test_react_plain_text_transcript():
-    q = Question(question_id="react_transcript",
-                 text="What is the capital of the country where the Eiffel Tower stands?")
+    text = "What is the capital of the country where the Eiffel Tower stands?"
+    q = Question(question_id=text_question_id(text), text=text)
     assert got(F / "react_transcript.txt", run_id="hotpot-react") == [expected("react", "", q, [
         SearchStep(tool_name="Search", args={"query": "Eiffel Tower"}, query="Eiffel Tower",
                    observation="The Eiffel Tower is a wrought-iron lattice tower in Paris,\nFrance.",
                    thought="I need to find where the Eiffel Tower is.", raw="Action: Search[Eiffel Tower]"),
         FinalStep(tool_name="Finish", args={"answer": "Paris"}, answer="Paris", thought="France's capital is Paris.",
                   raw="Action: Finish[Paris]"),
-    ], run_id="hotpot-react", final_answer="Paris", end_reason="final")]
+    ], run_id="hotpot-react", final_answer="Paris", end_reason="final", metadata={"source_line": 1})]
 
 
 def test_arag_predictions():

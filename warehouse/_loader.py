@@ -101,6 +101,7 @@ class _Slice:
     complete_lines_only: bool = False  # a live log: stop before a last line still being written
     end: int | None = None  # set by the reader: the offset after the last line read
     lines: int = 0  # lines read (blank ones included)
+    name: str | None = None  # what source_file records when the log stands in for another file
 
 
 def _line_hash(raw: bytes) -> str:
@@ -330,7 +331,7 @@ def _batches(sources: Sequence[_Slice], workdir: str, progress: bool | None, rep
         for batch, records in _split_log(source, progress=progress, workdir=workdir, batch_bytes=None,
                                          on_duplicate=on_duplicate, report=report):
             report.records += records
-            yield batch, source.path
+            yield batch, Path(source.name) if source.name else source.path
 
 
 def _pid_alive(pid: int) -> bool:
@@ -410,8 +411,12 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
 def ingest_paths(
     db_path: str | Path | None, paths: Sequence[str | Path], *, progress: bool | None = None,
     on_duplicate: OnDuplicate | None = None, per_run_questions: bool = False,
+    source_names: Sequence[str] | None = None,
 ) -> IngestReport:
     """Validate and load every file in one transaction: all or nothing.
+
+    `source_names` (one per path) is what `source_file` records, e.g. the original file an importer
+    converted into the temporary log at `path`.
 
     The next batch is validated on a worker thread while DuckDB loads the current one; any bad
     line or conflicting gold rolls the whole transaction back (the file keeps its size), and a
@@ -419,7 +424,9 @@ def ingest_paths(
     copy of an id a file holds twice with different content; per_run_questions keys every
     question by its run, so runs that disagree about a question's gold are stored apart.
     """
-    return _ingest(db_path, [_Slice(Path(p)) for p in paths], progress=progress, on_duplicate=on_duplicate,
+    names = list(source_names) if source_names is not None else [None] * len(paths)
+    slices = [_Slice(Path(p), name=n) for p, n in zip(paths, names, strict=True)]
+    return _ingest(db_path, slices, progress=progress, on_duplicate=on_duplicate,
                    per_run_questions=per_run_questions)
 
 

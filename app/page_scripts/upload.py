@@ -1,27 +1,37 @@
-"""Upload: drop a log, see its detected format, a validation report and a preview, then ingest it."""
+"""Upload: drop a log, see its format, the import report and a preview, then ingest it (converted once)."""
 from __future__ import annotations
+
+import hashlib
 
 import streamlit as st
 
 from app.ui import app_config, page_header
-from app.upload import CANONICAL, check_upload, ingest_upload, save_upload
-from ingest.importers import FORMATS
-from trajscope.format import RecordError
+from app.upload import discard_upload, ingest_upload, prepare_upload
+from ingest.importers import FORMATS, profile_line
+from trajscope.format import CAPABILITY_NAMES, RecordError
 from warehouse import WarehouseBusy
 
 page_header("Upload", "Drag and drop a trajectory log: canonical trajscope JSONL or an external format. "
-            "It is validated and previewed before anything is written.")
+            "It is converted, reported and previewed before anything is written.")
 
 config = app_config()
-st.caption(f"Size limit {config.max_upload_mb} MB · formats: canonical JSONL, "
-           + ", ".join(FORMATS))
+st.caption(f"Size limit {config.max_upload_mb} MB · formats: " + ", ".join(n for n in FORMATS if n != "mapped"))
 uploaded = st.file_uploader("Trajectory log", key="upload-file",
-                            type=["jsonl", "json", "ndjson", "txt", "log", "eval"])
-options = ["auto", CANONICAL, *[name for name in FORMATS if name != "mapped"]]
+                            type=["jsonl", "json", "ndjson", "txt", "log", "eval", "traj"])
+options = ["auto", *[name for name in FORMATS if name != "mapped"]]
 left, right = st.columns(2)
 chosen = left.selectbox("Format", options, key="upload-format",
                         format_func=lambda f: "detect automatically" if f == "auto" else f)
 run_id = right.text_input("Run id for external logs (optional)", key="upload-run-id")
+with st.expander("Capabilities of this log (override what the importer infers)"):
+    st.caption("What the agent could do decides which measures apply: without a read action, for example, "
+               "discipline metrics do not apply and stay empty.")
+    columns = st.columns(3)
+    declared = {}
+    for i, name in enumerate(CAPABILITY_NAMES):
+        value = columns[i % 3].selectbox(name, ["inferred", "yes", "no"], key=f"upload-declare-{name}")
+        if value != "inferred":
+            declared[name] = value == "yes"
 
 if uploaded is not None:
     data = uploaded.getvalue()
@@ -30,33 +40,46 @@ if uploaded is not None:
                  "upload limit (`trajscope app --max-upload-mb N`); ingest it with `trajscope ingest`.",
                  icon=":material/block:")
     else:
-        path = save_upload(uploaded.name, data)
-        with st.spinner("Validating every record…"):
-            check = check_upload(path, format=None if chosen == "auto" else chosen, run_id=run_id)
-        st.subheader("Validation report")
+        # One conversion per upload and settings: a rerun (e.g. the ingest click) reuses it.
+        key = (hashlib.sha256(data).hexdigest(), uploaded.name, chosen, run_id, tuple(sorted(declared.items())))
+        prepared = st.session_state.get("upload-prepared")
+        if prepared is None or st.session_state.get("upload-prepared-key") != key:
+            if prepared is not None:
+                discard_upload(prepared)
+            with st.spinner("Converting and validating every record…"):
+                prepared = prepare_upload(uploaded.name, data, format=None if chosen == "auto" else chosen,
+                                          run_id=run_id, declare=declared)
+            st.session_state["upload-prepared"], st.session_state["upload-prepared-key"] = prepared, key
+        st.subheader("Import report")
         a, b, c = st.columns(3)
-        a.metric("Format", check.format or "unknown")
-        b.metric("Valid records", f"{check.records:,}")
-        c.metric("Errors", len(check.errors))
-        if check.errors:
-            st.error(f"{uploaded.name} did not validate; nothing was written. Fix the lines below."
-                     + (" (stopped at the first error)" if check.stopped_early else ""), icon=":material/block:")
-            st.dataframe(check.error_table(), hide_index=True, width="stretch", key="upload-errors")
-        elif check.records == 0:
-            st.warning(f"{uploaded.name} holds no trajectories.", icon=":material/inbox:")
+        a.metric("Format", prepared.format or "unknown")
+        b.metric("Valid records", f"{prepared.records:,}")
+        c.metric("Errors", len(prepared.errors))
+        if prepared.errors:
+            st.error(f"{prepared.name} did not validate; nothing was written. Fix the lines below "
+                     "(the import stops at the first error).", icon=":material/block:")
+            st.dataframe(prepared.error_table(), hide_index=True, width="stretch", key="upload-errors")
+        elif prepared.records == 0:
+            st.warning(f"{prepared.name} holds no trajectories.", icon=":material/inbox:")
         else:
-            st.success(f"{uploaded.name}: {check.records:,} valid trajectories in format "
-                       f"**{check.format}**.", icon=":material/check_circle:")
-        if check.preview:
+            st.success(f"{prepared.name}: {prepared.records:,} valid trajectories in format "
+                       f"**{prepared.format}**.", icon=":material/check_circle:")
+        if prepared.report is not None:
+            st.code("\n".join(prepared.report.lines()), language=None)
+            for run in prepared.report.runs:
+                st.caption(f"Run `{run.run_id}` capabilities: {profile_line(run.profile)}")
+        if prepared.preview:
             st.subheader("Preview")
-            st.dataframe(check.preview_table(), hide_index=True, width="stretch", key="upload-preview")
-        if check.ok and st.button("Ingest into the warehouse", type="primary", key="upload-ingest",
-                                  icon=":material/database_upload:"):
+            st.dataframe(prepared.preview_table(), hide_index=True, width="stretch", key="upload-preview")
+        if prepared.ok and st.button("Ingest into the warehouse", type="primary", key="upload-ingest",
+                                     icon=":material/database_upload:"):
             try:
                 with st.spinner("Ingesting (one transaction)…"):
-                    report = ingest_upload(config.db_path, check, run_id=run_id)
+                    report = ingest_upload(config.db_path, prepared)
             except (RecordError, WarehouseBusy) as exc:
                 st.error(f"Not ingested: {exc}", icon=":material/block:")
             else:
+                st.session_state.pop("upload-prepared", None)
+                st.session_state.pop("upload-prepared-key", None)
                 st.success(f"Ingested into `{config.db_path}`: {report.summary()}", icon=":material/inbox:")
                 st.page_link("page_scripts/runs.py", label="See the runs", icon=":material/table_rows:")

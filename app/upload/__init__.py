@@ -1,4 +1,4 @@
-"""Checking an uploaded log before anything is written: format, validation report, preview; then ingest."""
-from ._check import CANONICAL, UploadCheck, check_upload, detect_upload_format, ingest_upload, save_upload
+"""Uploading a log: the same import as `trajscope ingest` (convert once, report, preview), then ingest."""
+from ._check import CANONICAL, PreparedUpload, discard_upload, ingest_upload, prepare_upload
 
-__all__ = ["CANONICAL", "UploadCheck", "check_upload", "detect_upload_format", "ingest_upload", "save_upload"]
+__all__ = ["CANONICAL", "PreparedUpload", "discard_upload", "ingest_upload", "prepare_upload"]

@@ -1,59 +1,59 @@
-"""An uploaded file is saved, its format detected, every record validated and previewed; ingest is last."""
+"""An uploaded file goes through the same import as `trajscope ingest`: converted once, reported, then loaded.
+
+The upload is saved to a private temp folder, converted by its importer into a canonical log (the one
+parse of the source) with the import report and a preview; ingest loads that log, records the upload's
+original file name as its source, and deletes the temp folder.
+"""
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
 from app.access import write_lock
-from ingest.importers import FORMATS, detect_format, import_file
-from trajscope.format import RecordError, Trajectory, decode_trajectory, looks_canonical
-from warehouse import IngestReport, ingest_paths, ingest_trajectories
+from ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
+from trajscope.format import RecordError, Trajectory, decode_trajectory
+from warehouse import IngestReport, ingest_paths
 
 CANONICAL = "canonical"
 _UPLOAD_DIR = Path(tempfile.gettempdir()) / "trajscope-uploads"
 
 
-def save_upload(name: str, data: bytes) -> Path:
-    """Write the upload under a content-addressed temp folder, keeping its file name for messages."""
-    digest = hashlib.sha256(data).hexdigest()[:16]
-    folder = _UPLOAD_DIR / digest
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / (Path(name).name or "upload.jsonl")
-    if not path.exists() or path.stat().st_size != len(data):
-        path.write_bytes(data)
-    return path
-
-
 @dataclass
-class UploadCheck:
-    """What the validation found: the format, the records read, and every error (file, line, field)."""
+class PreparedUpload:
+    """A converted upload: its format, the import report, a preview, or every error (file, line, field)."""
 
-    path: Path
-    format: str | None
-    records: int = 0
+    name: str
+    folder: Path
+    format: str | None = None
+    report: FileReport | None = None
+    canonical: Path | None = None
     errors: list[RecordError] = field(default_factory=list)
     preview: list[Trajectory] = field(default_factory=list)
-    stopped_early: bool = False
+
+    @property
+    def records(self) -> int:
+        return self.report.trajectories if self.report else 0
 
     @property
     def ok(self) -> bool:
-        return self.format is not None and not self.errors and self.records > 0
+        return self.canonical is not None and not self.errors and self.records > 0
 
     def error_table(self) -> pl.DataFrame:
         """One row per error: file, line, field, message."""
         return pl.DataFrame(
-            {"file": [Path(e.path).name for e in self.errors], "line": [e.line for e in self.errors],
+            {"file": [self.name for _ in self.errors], "line": [e.line for e in self.errors],
              "field": [e.field or "" for e in self.errors], "message": [e.message for e in self.errors]},
             schema={"file": pl.String, "line": pl.Int64, "field": pl.String, "message": pl.String},
         )
 
     def preview_table(self) -> pl.DataFrame:
-        """The first records as they would be ingested."""
+        """The first records as they will be ingested."""
         rows = [{
             "trajectory_id": t.trajectory_id, "run_id": t.run.run_id, "condition": t.run.condition,
             "dataset": t.question.dataset or t.run.dataset, "question_id": t.question.question_id,
@@ -64,60 +64,54 @@ class UploadCheck:
         return pl.DataFrame(rows) if rows else pl.DataFrame()
 
 
-def _canonical_records(path: Path, check: UploadCheck, max_errors: int) -> Iterator[Trajectory]:
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                yield decode_trajectory(raw, path=path.name, line=lineno)
-            except RecordError as exc:
-                check.errors.append(exc)
-                if len(check.errors) >= max_errors:
-                    check.stopped_early = True
-                    return
+def _folder(data: bytes, format: str | None, run_id: str | None, declare: Mapping[str, bool]) -> Path:
+    key = hashlib.sha256(data + repr((format, run_id, sorted(declare.items()))).encode()).hexdigest()[:16]
+    folder = _UPLOAD_DIR / key
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
-def detect_upload_format(path: Path) -> str | None:
-    """`canonical`, an importer name, or None when the format is not recognised."""
-    if looks_canonical(path):
-        return CANONICAL
+def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id: str | None = None,
+                   declare: Mapping[str, bool] | None = None, preview_rows: int = 20) -> PreparedUpload:
+    """Save, detect (unless given), convert and report; nothing is written to the warehouse."""
+    declare = dict(declare or {})
+    folder = _folder(data, format, run_id, declare)
+    display = Path(name).name or "upload.jsonl"
+    path = folder / display
+    path.write_bytes(data)
+    prepared = PreparedUpload(name=display, folder=folder)
     try:
-        return detect_format(path)
-    except (OSError, ValueError):
-        return None
-
-
-def check_upload(path: Path, *, format: str | None = None, run_id: str | None = None,
-                 max_errors: int = 50, preview_rows: int = 20) -> UploadCheck:
-    """Detect (unless given) and validate every record; nothing is written."""
-    fmt = format or detect_upload_format(path)
-    check = UploadCheck(path=path, format=fmt)
-    if fmt is None:
-        check.errors.append(RecordError(path.name, 1, None, "unrecognised log format: not canonical "
-                                        f"trajscope JSONL nor one of {', '.join(FORMATS)}"))
-        return check
-    if fmt == CANONICAL:
-        records = _canonical_records(path, check, max_errors)
-    else:
-        records = import_file(path, format=fmt, run_id=run_id or None)
-    try:
-        for trajectory in records:
-            check.records += 1
-            if len(check.preview) < preview_rows:
-                check.preview.append(trajectory)
+        prepared.format = resolve_format(path, format, None)
+        out = folder / "canonical.jsonl"
+        prepared.report = convert_file(path, out, ImportOptions(
+            format=prepared.format, run_id=run_id or None, declare=declare,
+            declare_source="the Upload page", source_name=display))
+        prepared.canonical = out
     except RecordError as exc:
-        # Importers stream and stop at their first bad record.
-        check.errors.append(RecordError(Path(exc.path).name, exc.line, exc.field, exc.message))
-        check.stopped_early = True
-    return check
+        prepared.errors.append(RecordError(display, exc.line, exc.field, exc.message))
+        discard_upload(prepared)
+        return prepared
+    with open(prepared.canonical, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno > preview_rows:
+                break
+            prepared.preview.append(decode_trajectory(raw, path=display, line=lineno))
+    return prepared
 
 
-def ingest_upload(db_path: str | Path, check: UploadCheck, *, run_id: str | None = None) -> IngestReport:
-    """Write a checked upload (atomic, idempotent); refuses one that did not validate."""
-    if not check.ok:
-        raise ValueError(f"{check.path.name}: not ingested, it did not validate")
-    with write_lock():
-        if check.format == CANONICAL:
-            return ingest_paths(db_path, [check.path], progress=False)
-        return ingest_trajectories(db_path, import_file(check.path, format=check.format, run_id=run_id or None))
+def discard_upload(prepared: PreparedUpload) -> None:
+    """Delete the upload's temp folder (the saved file and its canonical log)."""
+    shutil.rmtree(prepared.folder, ignore_errors=True)
+    prepared.canonical = None
+
+
+def ingest_upload(db_path: str | Path, prepared: PreparedUpload) -> IngestReport:
+    """Load a converted upload (atomic, idempotent), then delete its temp files; refuses one with errors."""
+    if not prepared.ok:
+        raise ValueError(f"{prepared.name}: not ingested, it did not validate")
+    try:
+        with write_lock():
+            return ingest_paths(db_path, [prepared.canonical], progress=False,
+                                source_names=[f"upload:{prepared.name}"])
+    finally:
+        discard_upload(prepared)

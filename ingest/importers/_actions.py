@@ -52,6 +52,14 @@ DEFAULT_TOOL_MAP: dict[str, str] = {
     "submit_answer": "final",
 }
 
+# ReAct-family logs (FireAct, Reflexion, AutoAct): Search[...] returns page text itself, Retrieve[entity]
+# opens a page (a read), Lookup[k] finds a sentence inside the page already open: no read, so no entry.
+REACT_TOOL_MAP: dict[str, str] = {
+    **{k: v for k, v in DEFAULT_TOOL_MAP.items() if k not in ("lookup", "retrieve")},
+    "bingsearch": "search",
+    "retrieve": "read",
+}
+
 CANONICAL_ACTIONS = (*SEARCH_KINDS, READ_KIND, "final")
 SEARCH_ACTIONS = SEARCH_KINDS
 _SEARCH_TYPES = {"search": SearchStep, "keyword_search": KeywordSearchStep, "semantic_search": SemanticSearchStep}
@@ -60,9 +68,10 @@ _CHUNK_KEYS = ("chunk_ids", "chunk_id", "ids", "id", "doc_ids", "doc_id", "docum
 _ANSWER_KEYS = ("answer", "final_answer", "response", "result", "text")
 
 
-def merged_tool_map(overrides: Mapping[str, str] | None) -> dict[str, str]:
-    """The default table updated with user overrides (keys compared case-insensitively)."""
-    table = dict(DEFAULT_TOOL_MAP)
+def merged_tool_map(overrides: Mapping[str, str] | None,
+                    base: Mapping[str, str] = DEFAULT_TOOL_MAP) -> dict[str, str]:
+    """A format's default table updated with user overrides (keys compared case-insensitively)."""
+    table = dict(base)
     for name, action in (overrides or {}).items():
         if action not in CANONICAL_ACTIONS:
             raise ValueError(f"tool map: {name!r} -> {action!r} is not one of {', '.join(CANONICAL_ACTIONS)}")

@@ -1,7 +1,7 @@
 """What every importer is given (file, run id, tool table, questions) and the trajectory it assembles."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,18 @@ from trajscope.format import (
 )
 
 from ._actions import canonical_action
+from ._episodes import TextPatterns
 from ._fields import Where
 from ._questions import QuestionBook, plain_question
+
+
+@dataclass
+class ImportNotes:
+    """What an import noticed besides its records: duplicates it dropped, warnings, questions joined."""
+
+    duplicates: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    questions_joined: int = 0
 
 
 @dataclass(frozen=True)
@@ -29,6 +39,9 @@ class ImportContext:
     run_id: str
     tool_map: dict[str, str]
     questions: QuestionBook | None = None
+    patterns: TextPatterns = field(default_factory=TextPatterns)
+    declared: dict[str, bool] = field(default_factory=dict)  # capabilities a mapping file states
+    notes: ImportNotes = field(default_factory=ImportNotes)
 
     def where(self, line: int, prefix: str = "") -> Where:
         """A location in the source file."""
@@ -38,14 +51,17 @@ class ImportContext:
         """Canonical action of a source tool name."""
         return canonical_action(tool_name, self.tool_map)
 
-    def run(self, **fields: Any) -> Run:
-        """The Run of this import; only settings the source states are filled."""
-        return Run(run_id=self.run_id, source=f"import:{self.format}", **fields)
+    def run(self, run_id: str | None = None, **fields: Any) -> Run:
+        """The Run of this import (or of one of its trials); only settings the source states are filled."""
+        return Run(run_id=run_id or self.run_id, source=f"import:{self.format}", **fields)
 
     def question(self, where: Where, *, source_id: str | None, index: int | None = None,
-                 text: str | None = None, gold: str | None = None) -> Question:
-        """The question, joined from the companion file when one was given."""
+                 text: str | None = None, gold: str | None = None, by_text: bool = False) -> Question:
+        """The question, joined from the companion file when one was given (by text when `by_text`)."""
         if self.questions is not None:
+            self.notes.questions_joined += 1
+            if by_text:
+                return self.questions.question_by_text(where, text=text, gold=gold)
             return self.questions.question(where, source_id=source_id, index=index, text=text, gold=gold)
         qid = source_id if source_id is not None else (None if index is None else str(index))
         if qid is None:

@@ -1,12 +1,16 @@
-"""Sniff the format of an external log from its first bytes."""
+"""Sniff the format of a log from its first bytes: canonical trajscope logs are one format among the others."""
 from __future__ import annotations
 
 import re
 import zipfile
 from pathlib import Path
 
+from trajscope.format import looks_canonical
+
 _HEAD_BYTES = 65536
-_REACT_TEXT = re.compile(r"^\s*(Thought|Action)(\s*\d+)?\s*:", re.M)
+_REACT_TEXT = re.compile(r"^\s*(Thought|Action|Question)(\s*\d+)?\s*:", re.M)
+_REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
+_TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 
 
 def _zip_is_inspect(path: Path) -> bool:
@@ -17,8 +21,17 @@ def _zip_is_inspect(path: Path) -> bool:
         return False
 
 
+def is_empty(path: Path) -> bool:
+    """True when the file holds nothing but whitespace."""
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HEAD_BYTES):
+            if chunk.strip():
+                return False
+    return True
+
+
 def detect_format(path: Path) -> str | None:
-    """The importer name for `path`, or None (canonical trajscope logs, unknown or binary files)."""
+    """The importer name for `path` (`canonical` for trajscope's own logs), or None (unknown or binary)."""
     path = Path(path)
     with open(path, "rb") as fh:
         head = fh.read(_HEAD_BYTES)
@@ -29,9 +42,9 @@ def detect_format(path: Path) -> str | None:
     text = head.decode("utf-8", errors="replace")
     stripped = text.lstrip()
     if not stripped.startswith(("{", "[")):
-        return "react" if _REACT_TEXT.search(text) else None
-    if '"trajectory_id"' in text and re.search(r'"schema_version"\s*:\s*"1"', text):
-        return None  # the canonical format: ingest reads it directly
+        return "react" if _REACT_TEXT.search(text) and _REACT_ACTION.search(text) else None
+    if '"trajectory_id"' in text and re.search(r'"schema_version"\s*:\s*"1"', text) and looks_canonical(path):
+        return "canonical"
     if re.search(r'"schema_version"\s*:\s*"ATIF', text):
         return "atif"
     if "openinference.span.kind" in text or '"span_kind"' in text:
@@ -40,7 +53,11 @@ def detect_format(path: Path) -> str | None:
         return "otel_genai"
     if '"eval"' in text and ('"samples"' in text or '"plan"' in text or '"results"' in text):
         return "inspect"
-    if '"traj"' in text:
+    if '"prompt"' in text and '"halted"' in text and '"correct"' in text and _REACT_ACTION.search(text):
+        return "autoact"
+    if '"trajectory"' in text and '"environment"' in text and '"action"' in text and '"observation"' in text:
+        return "swe_agent"
+    if '"traj"' in text or (_TRANSCRIPT_KEY.search(text) and _REACT_ACTION.search(text)):
         return "react"
     if '"trajectory"' in text and '"tool_name"' in text:
         return "arag"

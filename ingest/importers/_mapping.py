@@ -41,6 +41,7 @@ class Mapping:
     end_reason: Paths = ()
     final_step: bool = True
     tool_map: dict[str, str] = field(default_factory=dict)
+    declare: dict[str, bool] = field(default_factory=dict)
 
 
 def _paths(value: Any, where: str, path: Path) -> Paths:

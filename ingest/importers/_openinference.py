@@ -42,6 +42,9 @@ def interpret(span: RawSpan) -> SpanView:
     meta = json_value(a.get("metadata"))
     if isinstance(meta, dict):
         view.metadata = {k: meta[k] for k in ("question_id", "gold_answer") if meta.get(k) is not None}
+    for key in ("question_id", "gold_answer"):  # Phoenix exports metadata as an object: flattened keys
+        if a.get(f"metadata.{key}") is not None:
+            view.metadata[key] = a[f"metadata.{key}"]
     if view.role == "llm":
         view.tokens_in = _int(a.get("llm.token_count.prompt"))
         view.tokens_out = _int(a.get("llm.token_count.completion"))

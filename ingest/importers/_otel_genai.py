@@ -15,6 +15,10 @@ _ROLES = {"chat": "llm", "text_completion": "llm", "generate_content": "llm", "e
           "retrieval": "retriever", "invoke_agent": "agent"}
 
 
+# Where a question id / gold answer set by the instrumenting code is looked for (e.g. `rag.question_id`).
+_CUSTOM_PREFIXES = ("", "rag.", "trajscope.", "metadata.")
+
+
 def _int(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
@@ -53,6 +57,10 @@ def interpret(span: RawSpan) -> SpanView:
     """Read GenAI semantic-convention attributes of one span."""
     a = span.attributes
     view = SpanView(raw=span, role=_ROLES.get(str(a.get("gen_ai.operation.name") or ""), "other"))
+    for key in ("question_id", "gold_answer"):  # the conventions have no such keys: custom attributes
+        value = next((a[p + key] for p in _CUSTOM_PREFIXES if a.get(p + key) is not None), None)
+        if value is not None:
+            view.metadata[key] = value
     inputs = json_value(a.get("gen_ai.input.messages"))
     outputs = json_value(a.get("gen_ai.output.messages"))
     first_user = next((m for m in inputs if isinstance(m, dict) and m.get("role") == "user"), None) \

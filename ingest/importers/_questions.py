@@ -1,6 +1,7 @@
 """A companion question file (JSON array/object or JSONL) joined to imported trajectories by id or index."""
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +39,7 @@ class QuestionBook:
         self.path = path
         self._entries: list[_Entry] = []
         self._by_id: dict[str, int] = {}
+        self._by_text: dict[str, int] = {}
         for line, key, record in _records(path):
             self._add(Where(path, line, key), record)
 
@@ -61,6 +63,7 @@ class QuestionBook:
                        qtype if isinstance(qtype, str) else None)
         if entry.question_id is not None:
             self._by_id[entry.question_id] = len(self._entries)
+        self._by_text.setdefault(text_key(entry.text), len(self._entries))
         self._entries.append(entry)
 
     def __len__(self) -> int:
@@ -84,6 +87,28 @@ class QuestionBook:
         return Question(question_id=entry.question_id or source_id or str(index), text=entry.text,
                         dataset=dataset, gold_answer=entry.gold if entry.gold is not None else gold,
                         aliases=list(entry.aliases), question_type=entry.question_type)
+
+
+    def question_by_text(self, where: Where, *, text: str | None, gold: str | None = None) -> Question:
+        """Join a question that has no id in its log by its text (whitespace and case folded)."""
+        i = self._by_text.get(text_key(text or ""))
+        if i is None:
+            raise where.error(f"question text {(text or '')[:60]!r} not found in {self.path.name} "
+                              f"({len(self)} questions)", "question")
+        entry = self._entries[i]
+        return Question(question_id=entry.question_id or text_question_id(entry.text), text=entry.text,
+                        gold_answer=entry.gold if entry.gold is not None else gold,
+                        aliases=list(entry.aliases), question_type=entry.question_type)
+
+
+def text_key(text: str) -> str:
+    """A question's text folded for matching: case and runs of whitespace ignored."""
+    return " ".join(text.split()).casefold()
+
+
+def text_question_id(text: str) -> str:
+    """A stable id for a question that has none in its log: a hash of its folded text."""
+    return "q-" + hashlib.sha1(text_key(text).encode("utf-8")).hexdigest()[:12]
 
 
 def _records(path: Path):

@@ -1,0 +1,111 @@
+"""One import, shared by `trajscope ingest` and the Upload page: a file becomes one canonical log, once.
+
+The source is parsed once; its records go to a spool while each run is tallied; identical duplicates
+are dropped and reported; then every record is written with its run's capability profile.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from trajscope.format import Capabilities, RecordError, Trajectory, encode
+
+from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
+from ._registry import open_import
+from ._report import FileReport, RunReport
+
+_decoder = msgspec.json.Decoder(Trajectory)
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """How to read a file; `declare` overrides inferred capabilities (e.g. {"read_action": False})."""
+
+    format: str | None = None
+    mapping: Path | None = None
+    questions: Path | None = None
+    tool_map: dict[str, str] | None = None
+    run_id: str | None = None
+    patterns: Path | None = None
+    declare: Mapping[str, bool] = field(default_factory=dict)
+    declare_source: str = "--declare"
+    source_name: str | None = None  # how the report names the file (an upload's original name)
+    on_duplicate: str | None = None  # 'last' / 'first': differing duplicates go to the warehouse to pick one
+
+
+def _profiles(fmt: str, tallies: dict[str, RunTally], notes: Mapping[str, str], mapping_declared: Mapping[str, bool],
+              mapping_name: str | None, options: ImportOptions) -> dict[str, Capabilities | None]:
+    out: dict[str, Capabilities | None] = {}
+    for run_id, tally in tallies.items():
+        if fmt == "canonical":  # keep what the records carry; a declaration starts from it (or from inference)
+            carried = carried_capabilities(tally)
+            if not options.declare:
+                out[run_id] = carried
+                continue
+            profile = carried or infer_capabilities(tally)
+        else:
+            profile = declare(infer_capabilities(tally, notes), mapping_declared, f"mapping file {mapping_name}")
+        out[run_id] = declare(profile, options.declare, options.declare_source)
+    return out
+
+
+def convert_file(path: Path, out: Path, options: ImportOptions | None = None) -> FileReport:
+    """Import `path` into the canonical log `out`; returns the import report. Nothing is written on error."""
+    options = options or ImportOptions()
+    path, out = Path(path), Path(out)
+    ctx, importer, records = open_import(path, format=options.format, mapping=options.mapping,
+                                         questions=options.questions, tool_map=options.tool_map,
+                                         run_id=options.run_id, patterns=options.patterns)
+    report = FileReport(source=options.source_name or str(path), format=ctx.format,
+                        questions_file=options.questions.name if options.questions else None)
+    tallies: dict[str, RunTally] = {}
+    seen: dict[str, tuple[bytes, int]] = {}
+    spool = out.with_name(out.name + ".spool")
+    try:
+        with open(spool, "wb") as fh:
+            for ordinal, trajectory in enumerate(records, start=1):
+                data = encode(trajectory)
+                digest = hashlib.blake2b(data, digest_size=16).digest()
+                first = seen.get(trajectory.trajectory_id)
+                if first is not None:
+                    if first[0] == digest:
+                        report.duplicates.append(f"record {ordinal}: identical to record {first[1]} "
+                                                 f"(trajectory {trajectory.trajectory_id}); counted once")
+                        continue
+                    # canonical logs, and any log under --on-duplicate, leave the ruling to the warehouse
+                    if ctx.format != "canonical" and options.on_duplicate is None:
+                        raise RecordError(report.source, 0, "trajectory_id",
+                                          f"records {first[1]} and {ordinal} are both trajectory "
+                                          f"{trajectory.trajectory_id!r} with different content")
+                seen.setdefault(trajectory.trajectory_id, (digest, ordinal))
+                tallies.setdefault(trajectory.run.run_id, RunTally()).add(trajectory)
+                fh.write(data + b"\n")
+        mapping_name = options.mapping.name if options.mapping else None
+        profiles = _profiles(ctx.format, tallies, importer.capability_notes, ctx.declared, mapping_name, options)
+        _stamp(spool, out, profiles, tallies)
+    finally:
+        spool.unlink(missing_ok=True)
+    report.runs = [RunReport(run_id, tally, profiles[run_id]) for run_id, tally in tallies.items()]
+    report.duplicates = ctx.notes.duplicates + report.duplicates
+    report.warnings = list(ctx.notes.warnings)
+    report.questions_joined = ctx.notes.questions_joined
+    return report
+
+
+def _stamp(spool: Path, out: Path, profiles: dict[str, Capabilities | None], tallies: dict[str, RunTally]) -> None:
+    """Write the spooled records with each run's profile (a plain rename when every record has it already)."""
+    if all(profiles[r] == carried_capabilities(t) and t.carried_alike for r, t in tallies.items()):
+        os.replace(spool, out)
+        return
+    with open(spool, "rb") as src, open(out, "wb") as dst:
+        for raw in src:
+            t = _decoder.decode(raw)
+            profile = profiles[t.run.run_id]
+            if t.run.capabilities != profile:
+                t = msgspec.structs.replace(t, run=msgspec.structs.replace(t.run, capabilities=profile))
+            dst.write(encode(t) + b"\n")

@@ -1,0 +1,127 @@
+"""Plain-text ReAct logs: every episode a trajectory, trials as runs, gold and verdict read from the text."""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from trajscope.format import ErrorStep, FinalStep, Judgment, Question, Step, Trajectory
+
+from ._context import ImportContext, assemble
+from ._episodes import Episode, question_and_preamble, split_episodes, summary_mismatches
+from ._json_stream import MAX_RECORD_BYTES
+from ._questions import plain_question, text_question_id
+from ._react_turns import steps_from_text
+
+
+@dataclass(frozen=True)
+class EpisodeText:
+    """An episode taken apart: question, steps, gold, verdict and the text that is no action."""
+
+    question: str
+    steps: list[Step]
+    gold: str | None
+    verdict: float | None
+    verdict_text: str | None
+    notes: dict[str, Any]
+    error: str | None
+
+
+def read_episode(ctx: ImportContext, episode: Episode) -> EpisodeText:
+    """Parse one episode's text with the import's patterns."""
+    p = ctx.patterns
+    first, _, rest = episode.text.partition("\n")
+    question, glued = question_and_preamble(first, p)
+    body, gold, trailer = rest, None, None
+    gold_match = None
+    for gold_match in p.compiled("gold").finditer(rest):
+        pass
+    if gold_match is not None:
+        body, gold, trailer = rest[: gold_match.start()], gold_match.group("gold"), rest[gold_match.end():].strip()
+    parsed = steps_from_text(ctx, body)
+    error = None
+    if trailer and (m := p.compiled("error").search(trailer)):
+        error = m.group("error").strip()
+    verdict, verdict_text = None, None
+    correct, incorrect = p.compiled("verdict_correct"), p.compiled("verdict_incorrect")
+    for step in reversed(parsed.steps):
+        text = step.observation or ""
+        if m := incorrect.search(text):
+            verdict, verdict_text = 0.0, m.group(0)
+        elif m := correct.search(text):
+            verdict, verdict_text = 1.0, m.group(0)
+        if verdict is not None:
+            break
+    preamble = "\n".join(x for x in (episode.preamble, glued, parsed.preface) if x) or None
+    notes = {k: v for k, v in (("preamble", preamble), ("reflections", parsed.reflections or None),
+                               ("trailing_thought", parsed.trailing_thought), ("trailer", trailer or None)) if v}
+    return EpisodeText(question, parsed.steps, gold, verdict, verdict_text, notes, error)
+
+
+def episode_question(ctx: ImportContext, episode: Episode, text: str, gold: str | None) -> Question:
+    """The episode's question: joined by text from --questions, else keyed by a hash of its text."""
+    where = ctx.where(episode.line, "question")
+    if not text:
+        raise where.error("episode has no question text after `Question:`")
+    if ctx.questions is not None:
+        return ctx.question(where, source_id=None, text=text, gold=gold, by_text=True)
+    return plain_question(where, text_question_id(text), text, gold)
+
+
+def outcome_fields(ctx: ImportContext, episode: Episode, parsed: EpisodeText) -> dict[str, Any]:
+    """Judgments and end reason from the verdict in the text, else from the outcome section."""
+    section = episode.section or ""
+    judgments = []
+    if parsed.verdict is not None:
+        judgments.append(Judgment(judge=ctx.patterns.verdict_judge, score=parsed.verdict,  # type: ignore[arg-type]
+                                  rationale=f"source verdict: {parsed.verdict_text}"))
+    elif section in ("correct", "incorrect"):
+        judgments.append(Judgment(judge=ctx.patterns.verdict_judge, score=1.0 if section == "correct" else 0.0,  # type: ignore[arg-type]
+                                  rationale=f"source section: BEGIN {section.upper()} AGENTS"))
+    end_reason = None
+    if not any(isinstance(s, FinalStep) for s in parsed.steps):
+        if "error" in section or parsed.error:
+            end_reason = "error"
+        elif section == "halted":
+            end_reason = "budget"
+    return {"judgments": judgments, "end_reason": end_reason}
+
+
+def _content_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def import_text_log(ctx: ImportContext) -> Iterator[Trajectory]:
+    """Every episode of a text log; trial n is the run `<run_id>:trial<n>`, a repeated question an attempt."""
+    if ctx.path.stat().st_size > MAX_RECORD_BYTES:
+        raise ctx.where(1).error(f"plain-text transcript larger than {MAX_RECORD_BYTES // 2**20} MB")
+    text = ctx.path.read_text(encoding="utf-8")
+    layout = split_episodes(text, ctx.patterns)
+    if not layout.episodes:
+        raise ctx.where(1).error("no episode found: no line starts with `Question:` (see --patterns)")
+    ctx.notes.warnings.extend(summary_mismatches(layout))
+    seen: dict[tuple[str, str], dict[str, int]] = {}  # (run, question id) -> content hash -> first line
+    for episode in layout.episodes:
+        parsed = read_episode(ctx, episode)
+        question = episode_question(ctx, episode, parsed.question, parsed.gold)
+        run_id = ctx.run_id if episode.trial is None else f"{ctx.run_id}:trial{episode.trial}"
+        versions = seen.setdefault((run_id, question.question_id), {})
+        digest = _content_hash(episode.text)
+        if digest in versions:
+            ctx.notes.duplicates.append(f"line {episode.line}: identical to the episode at line {versions[digest]} "
+                                        f"(question {question.question_id}, run {run_id}); counted once")
+            continue
+        versions[digest] = episode.line
+        if len(versions) > 1:  # the same question again with other content: a further attempt, kept apart
+            run_id = f"{run_id}:attempt{len(versions)}"
+        steps = list(parsed.steps)
+        if parsed.error is not None and not any(isinstance(s, FinalStep) for s in steps):
+            steps.append(ErrorStep(error_type="runtime_error", message=parsed.error))
+        metadata = {"source_line": episode.line, **parsed.notes}
+        if episode.trial is not None:
+            metadata["trial"] = episode.trial
+        if episode.section:
+            metadata["section"] = episode.section
+        yield assemble(ctx, run=ctx.run(run_id), question=question, steps=steps, metadata=metadata,
+                       error=parsed.error, **outcome_fields(ctx, episode, parsed))

@@ -1,0 +1,116 @@
+"""The registry of formats and how one file is opened: format resolved, tool table and context built."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from trajscope.format import RecordError, Trajectory
+
+from ._actions import DEFAULT_TOOL_MAP, REACT_TOOL_MAP, merged_tool_map
+from ._arag import import_arag
+from ._atif import import_atif
+from ._autoact import import_autoact
+from ._canonical import import_canonical
+from ._context import ImportContext, default_run_id
+from ._detect import detect_format, is_empty
+from ._episodes import TextPatterns, load_patterns
+from ._inspect import import_inspect
+from ._mapped import import_mapped
+from ._mapping import load_mapping
+from ._openinference import import_openinference
+from ._otel_genai import import_otel_genai
+from ._questions import QuestionBook
+from ._react import import_react
+from ._swe_agent import import_swe_agent
+
+
+@dataclass(frozen=True)
+class Importer:
+    """One supported format: its reader, a one-line description, its tool table and facts for its profile."""
+
+    name: str
+    description: str
+    read: Callable[[ImportContext], Iterator[Trajectory]]
+    tool_table: dict[str, str] = field(default_factory=lambda: DEFAULT_TOOL_MAP)
+    capability_notes: dict[str, str] = field(default_factory=dict)
+
+
+def _needs_mapping(ctx: ImportContext) -> Iterator[Trajectory]:
+    raise RecordError(ctx.path, 0, None, "format 'mapped' needs a --mapping file")
+
+
+_REACT_NOTES = {"read_action": "ReAct Search[...] returns the page text itself and Lookup[...] finds a sentence "
+                               "inside it; only Retrieve[...] opens a page (a read)"}
+
+FORMATS: dict[str, Importer] = {
+    imp.name: imp
+    for imp in (
+        Importer("canonical", "trajscope's own JSONL trajectory log (see `trajscope schema`)", import_canonical),
+        Importer("openinference", "OpenInference spans (Phoenix JSON/JSONL or OTLP JSON); one trace per trajectory",
+                 import_openinference),
+        Importer("otel_genai", "OpenTelemetry GenAI spans in OTLP JSON (gen_ai.operation.name)", import_otel_genai),
+        Importer("atif", "ATIF agent trajectories (schema_version ATIF-v1.x), one per file or JSONL", import_atif),
+        Importer("inspect", "Inspect AI eval logs (.json or .eval archive): samples, tool calls, scores",
+                 import_inspect),
+        Importer("react", "ReAct Thought/Action/Observation logs (FireAct JSON, chat lists, text with many episodes "
+                          "and trials)", import_react, REACT_TOOL_MAP, _REACT_NOTES),
+        Importer("autoact", "AutoAct JSONL (question, answer, correct, halted, and the transcript in prompt)",
+                 import_autoact, REACT_TOOL_MAP, _REACT_NOTES),
+        Importer("swe_agent", "SWE-agent .traj files (one trajectory; open reads a file, find_file searches)",
+                 import_swe_agent),
+        Importer("arag", "A-RAG predictions.jsonl (trajectory of tool calls, chunks_read_ids, total_cost)",
+                 import_arag),
+        Importer("mapped", "any JSONL, described by a --mapping YAML/JSON file of dotted paths", _needs_mapping),
+    )
+}
+
+
+def resolve_format(path: Path, format: str | None, mapping: Path | None) -> str:
+    """The format to read `path` with: given, implied by a mapping file, or detected; else a clear error."""
+    path = Path(path)
+    if not path.is_file():
+        raise RecordError(path, 0, None, "no such file")
+    if mapping is not None and format in (None, "mapped"):
+        return "mapped"
+    if is_empty(path):
+        raise RecordError(path, 1, None, "empty file: it holds no records")
+    if format is None:
+        format = detect_format(path)
+        if format is None:
+            raise RecordError(path, 1, None, "unrecognised log format; pass --format "
+                              f"({', '.join(FORMATS)}) or a --mapping file")
+    if format not in FORMATS:
+        raise RecordError(path, 0, None, f"unknown format {format!r}; known: {', '.join(FORMATS)}")
+    return format
+
+
+def open_import(path: Path, *, format: str | None = None, mapping: Path | None = None,
+                questions: Path | None = None, tool_map: dict[str, str] | None = None,
+                run_id: str | None = None, patterns: TextPatterns | Path | None = None,
+                ) -> tuple[ImportContext, Importer, Iterator[Trajectory]]:
+    """The context, the importer and the record stream of one file (nothing is read until iterated)."""
+    path = Path(path)
+    format = resolve_format(path, format, mapping)
+    importer = FORMATS[format]
+    spec = load_mapping(Path(mapping)) if format == "mapped" and mapping is not None else None
+    overrides = {**(spec.tool_map if spec else {}), **(tool_map or {})}
+    try:
+        table = merged_tool_map(overrides, importer.tool_table)
+    except ValueError as exc:
+        raise RecordError(path, 0, "tool_map", str(exc)) from None
+    if isinstance(patterns, (str, Path)):
+        patterns = load_patterns(Path(patterns))
+    ctx = ImportContext(path=path, format=format, run_id=run_id or default_run_id(format, path), tool_map=table,
+                        questions=QuestionBook(Path(questions)) if questions is not None else None,
+                        patterns=patterns or TextPatterns(), declared=dict(spec.declare) if spec else {})
+    records = import_mapped(ctx, spec) if spec is not None else importer.read(ctx)
+    return ctx, importer, records
+
+
+def import_file(path: Path, *, format: str | None = None, mapping: Path | None = None,
+                questions: Path | None = None, tool_map: dict[str, str] | None = None,
+                run_id: str | None = None, patterns: TextPatterns | Path | None = None) -> Iterator[Trajectory]:
+    """Stream canonical trajectories from a log (format detected unless given), before profiling."""
+    return open_import(path, format=format, mapping=mapping, questions=questions, tool_map=tool_map,
+                       run_id=run_id, patterns=patterns)[2]
