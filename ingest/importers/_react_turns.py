@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import SEARCH_KINDS, ErrorStep, Step
+from trajscope.format import SEARCH_KINDS, ErrorStep, Passage, ReadStep, Step
 
 from ._actions import make_step
 from ._context import ImportContext
@@ -24,6 +24,8 @@ _THOUGHT_PREFIX = re.compile(r"^\s*Thought(?:\s*\d+)?\s*:\s*")
 _OBSERVATION_PREFIX = re.compile(r"^\s*Observation(?:\s*\d+)?\s*:\s*")
 _QUESTION_PREFIX = re.compile(r"^\s*Question\s*:\s*")
 _LABEL = re.compile(r"^[ \t]*(?P<label>Question|Thought|Action|Observation|Reflection)(?:[ \t]*\d+)?[ \t]*:[ \t]?", re.M)
+# A Retrieve / open that found no page (Wikipedia-style environments) opened nothing.
+_PAGE_NOT_FOUND = re.compile(r"^\s*(?:Could not find|No Results|There is no page)", re.I)
 # An environment's answer to an action it could not run (ReAct / FireAct wording).
 _NOT_EXECUTED = re.compile(r"^\s*(?:Invalid action|Invalid Action|generated an exception|Unknown tool)", re.I)
 
@@ -42,8 +44,8 @@ def _action_step(ctx: ImportContext, name: str, arg: str, *, raw: str, thought: 
     arg = arg.strip()
     if action in SEARCH_KINDS:
         return make_step(action, tool_name=name, args={"query": arg}, query=arg, raw=raw, thought=thought)
-    if action == "read":  # a ReAct look-up inside an opened page: a keyword, never a chunk id
-        return make_step(action, tool_name=name, args={"keyword": arg}, chunk_ids=[], raw=raw, thought=thought)
+    if action == "read":  # Retrieve[entity] opens a page; which page is known once it is observed
+        return make_step(action, tool_name=name, args={"entity": arg}, chunk_ids=[], raw=raw, thought=thought)
     if action == "final":
         return make_step(action, tool_name=name, args={"answer": arg}, answer=arg, raw=raw, thought=thought)
     return make_step(None, tool_name=name, args={"argument": arg}, raw=raw, thought=thought)
@@ -66,7 +68,13 @@ def parse_turn(ctx: ImportContext, text: str, *, executed: bool = False) -> Step
 
 
 def _with_observation(step: Step, observation: str) -> Step:
-    return msgspec.structs.replace(step, observation=_OBSERVATION_PREFIX.sub("", observation, count=1))
+    text = _OBSERVATION_PREFIX.sub("", observation, count=1)
+    entity = step.args.get("entity") if isinstance(step, ReadStep) else None
+    if isinstance(entity, str) and entity and not _PAGE_NOT_FOUND.search(text):
+        # The page the agent opened, named by its title: `page:<title>` (no corpus chunk ids in such logs).
+        page = f"page:{entity}"
+        return msgspec.structs.replace(step, observation=text, chunk_ids=[page], passages=[Passage(chunk_id=page, text=text)])
+    return msgspec.structs.replace(step, observation=text)
 
 
 def _answered(messages: list[Any], i: int) -> bool:
