@@ -43,7 +43,6 @@ DEFAULT_TOOL_MAP: dict[str, str] = {
     "read_document": "read",
     "get_document": "read",
     "open": "read",
-    "lookup": "read",
     "final": "final",
     "finish": "final",
     "final_answer": "final",
@@ -52,10 +51,11 @@ DEFAULT_TOOL_MAP: dict[str, str] = {
     "submit_answer": "final",
 }
 
+# A `lookup` (a sentence inside the page already open) is no read: it has no entry, so it stays a tool.
 # ReAct-family logs (FireAct, Reflexion, AutoAct): Search[...] returns page text itself, Retrieve[entity]
-# opens a page (a read), Lookup[k] finds a sentence inside the page already open: no read, so no entry.
+# opens a page (a read).
 REACT_TOOL_MAP: dict[str, str] = {
-    **{k: v for k, v in DEFAULT_TOOL_MAP.items() if k not in ("lookup", "retrieve")},
+    **{k: v for k, v in DEFAULT_TOOL_MAP.items() if k != "retrieve"},
     "bingsearch": "search",
     "retrieve": "read",
 }

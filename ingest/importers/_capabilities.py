@@ -51,7 +51,8 @@ class RunTally:
                 self.search_steps += 1
                 self.searches_with_candidates += bool(step.candidates)
                 self.searches_with_snippets += any(c.snippet for c in step.candidates)
-                self.searches_with_text += bool(step.observation and step.observation.strip())
+                # result text counts as snippets only where no structured candidates stand for the results
+                self.searches_with_text += not step.candidates and bool(step.observation and step.observation.strip())
             elif isinstance(step, ReadStep):
                 self.read_steps += 1
             elif isinstance(step, ToolStep):

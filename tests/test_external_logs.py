@@ -1,0 +1,230 @@
+"""Acceptance on every real log in ../shared/data/external_logs: what an independent reading of the raw file
+counts (its own small parser per format) equals what the warehouse holds after `trajscope ingest`."""
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from trajscope.cli import main as cli
+from warehouse import open_readonly
+
+LOGS = Path("../shared/data/external_logs")
+AUTOACT = LOGS / "autoact" / "hard.jsonl"
+FIREACT = LOGS / "fireact" / "hotpotqa_dev_0_500_ft_gpt-3.5-turbo-0613_princeton-nlp__7woQRsdi_0.0_2023-09-21-16-19-51.json"
+FIREACT_QUESTIONS = LOGS / "fireact" / "hotpotqa_dev_questions.json"
+INSPECT = LOGS / "inspect_docent_ctf" / "log.eval"
+SWE = LOGS / "swe_agent" / "pydicom__pydicom-1458.traj"
+PHOENIX = LOGS / "phoenix_openinference" / "openinference_spans.jsonl"
+OTEL = LOGS / "otel_genai" / "otel_genai_otlp.jsonl"
+RUNS = {"autoact": "autoact:hard.jsonl", "fireact": f"react:{FIREACT.name}", "inspect": "inspect:log.eval",
+        "swe": f"swe_agent:{SWE.name}", "phoenix": f"openinference:{PHOENIX.name}",
+        "otel": f"otel_genai:{OTEL.name}"}
+
+pytestmark = pytest.mark.skipif(not LOGS.is_dir(), reason="real logs ../shared/data/external_logs are not present")
+
+
+# --- independent readings of the raw files -----------------------------------------------------------
+
+def raw_autoact() -> dict:
+    records = [json.loads(line) for line in AUTOACT.read_text().splitlines() if line.strip()]
+    actions: Counter[str] = Counter()
+    with_finish = 0
+    for r in records:
+        names = re.findall(r"^Action: (\w+)\[", r["prompt"], re.M)
+        actions.update(names)
+        with_finish += "Finish" in names
+    return {"trajectories": len(records), "actions": dict(actions), "with_final": with_finish,
+            "gold": sum(bool(r["answer"]) for r in records), "correct": sum(r["correct"] for r in records),
+            "judged": len(records), "halted": sum(r["halted"] for r in records)}
+
+
+def raw_fireact() -> dict:
+    data = json.loads(FIREACT.read_text())
+    actions: Counter[str] = Counter()
+    for record in data.values():
+        for m in record["traj"]:
+            if m["role"] == "assistant":  # FireAct runs the action after the first "\nAction: "
+                hit = re.search(r"\nAction: *([A-Za-z_]+)\[", m["content"]) or re.match(
+                    r"\s*Action: *([A-Za-z_]+)\[", m["content"])
+                actions[hit.group(1).lower() if hit else None] += 1
+    return {"trajectories": len(data), "actions": dict(actions), "with_final": len(data), "gold": len(data),
+            "correct": sum(bool(r["em"]) for r in data.values()), "judged": len(data)}
+
+
+def raw_inspect() -> dict:
+    calls: Counter[str] = Counter()
+    closing = correct = n = 0
+    with zipfile.ZipFile(INSPECT) as archive:
+        for name in archive.namelist():
+            if not name.startswith("samples/"):
+                continue
+            sample = json.loads(archive.read(name))
+            n += 1
+            assistant = [m for m in sample["messages"] if m["role"] == "assistant"]
+            for m in assistant:
+                calls.update(tc["function"] for tc in m.get("tool_calls") or [])
+            closing += not assistant[-1].get("tool_calls")
+            correct += sample["scores"]["includes"]["value"] == "C"
+    return {"trajectories": n, "actions": dict(calls), "closing_answers": closing, "correct": correct}
+
+
+def raw_swe() -> dict:
+    data = json.loads(SWE.read_text())
+    return {"trajectories": 1, "actions": dict(Counter(s["action"].split()[0] for s in data["trajectory"]))}
+
+
+def raw_spans(path: Path) -> dict:
+    """Tool calls and retrievals of span exports (Phoenix JSONL, or OTLP requests one per line)."""
+    tools: Counter[str] = Counter()
+    retrievals, traces, golds = 0, set(), {}
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        spans = ([s for rs in record["resourceSpans"] for ss in rs["scopeSpans"] for s in ss["spans"]]
+                 if "resourceSpans" in record else [record])
+        for span in spans:
+            if "resourceSpans" in record:
+                attrs = {a["key"]: next(iter(a["value"].values())) for a in span.get("attributes", [])}
+                traces.add(span["traceId"])
+                op = attrs.get("gen_ai.operation.name")
+                if op == "execute_tool":
+                    tools[attrs["gen_ai.tool.name"]] += 1
+                if attrs.get("rag.gold_answer"):
+                    golds[attrs["rag.question_id"]] = attrs["rag.gold_answer"]
+            else:
+                attrs = span["attributes"]
+                traces.add(span["context"]["trace_id"])
+                if span["span_kind"] == "TOOL":
+                    tools[attrs["tool"]["name"]] += 1
+                if span["span_kind"] == "RETRIEVER":
+                    retrievals += 1
+                meta = attrs.get("metadata") or {}
+                if isinstance(meta, dict) and meta.get("gold_answer"):
+                    golds[meta["question_id"]] = meta["gold_answer"]
+    return {"trajectories": len(traces), "tools": dict(tools), "golds": golds, "retrievals": retrievals}
+
+
+# --- the warehouse after `trajscope ingest` ---------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    db = tmp_path_factory.mktemp("external") / "w.duckdb"
+    runner = CliRunner()
+    first = runner.invoke(cli, ["ingest", str(FIREACT), "--questions", str(FIREACT_QUESTIONS), "--db", str(db)])
+    assert first.exit_code == 0, first.output
+    rest = runner.invoke(cli, ["ingest", *map(str, (AUTOACT, INSPECT, SWE, PHOENIX, OTEL)), "--db", str(db)])
+    assert rest.exit_code == 0, rest.output
+    # Correctness (Contain-Acc) comes from the judging pass, as a user would run it after ingest.
+    judged = runner.invoke(cli, ["judge", RUNS["fireact"], "--db", str(db)])
+    assert judged.exit_code == 0, judged.output
+    return db
+
+
+def stored(db: Path, run: str) -> dict:
+    with open_readonly(db) as con:
+        q = lambda sql: con.execute(sql, [run]).fetchall()  # noqa: E731
+        kinds = dict(q("SELECT s.kind, count(*) FROM steps s JOIN trajectories t USING (trajectory_id) "
+                       "WHERE t.run_id = ? GROUP BY ALL"))
+        tools = dict(q("SELECT s.tool_name, count(*) FROM steps s JOIN trajectories t USING (trajectory_id) "
+                       "WHERE t.run_id = ? AND s.kind IN ('tool', 'error') GROUP BY ALL"))
+        (n, finals, with_gold), = q(
+            "SELECT count(*), count(*) FILTER (WHERE t.end_reason = 'final'), "
+            "count(*) FILTER (WHERE qq.gold_answer IS NOT NULL) FROM trajectories t "
+            "LEFT JOIN questions qq USING (dataset, question_id) WHERE t.run_id = ?")
+        judgments = {j: (c, s) for j, c, s in q(
+            "SELECT j.judge, count(*), sum(j.score) FROM judgments j JOIN trajectories t USING (trajectory_id) "
+            "WHERE t.run_id = ? AND j.origin = 'record' GROUP BY ALL")}
+        ends = dict(q("SELECT end_reason, count(*) FROM trajectories WHERE run_id = ? GROUP BY ALL"))
+        discipline = q("SELECT count(*) FROM failure_rg WHERE run_id = ? AND label = 'discipline'")[0][0]
+        wrong = q("SELECT count(DISTINCT trajectory_id) FROM failure_rg WHERE run_id = ?")[0][0]
+    return {"trajectories": n, "kinds": kinds, "tools": tools, "finals": finals, "gold": with_gold,
+            "judgments": judgments, "ends": ends, "discipline": discipline, "wrong": wrong}
+
+
+def test_autoact(warehouse):
+    raw, got = raw_autoact(), stored(warehouse, RUNS["autoact"])
+    assert raw["trajectories"] == got["trajectories"] == 100
+    # the data README's reference counts
+    assert raw["actions"] == {"BingSearch": 163, "Retrieve": 59, "Lookup": 78, "Finish": 105, "Reflect": 104}
+    assert got["kinds"] == {"search": raw["actions"]["BingSearch"], "read": raw["actions"]["Retrieve"],
+                            "final": raw["actions"]["Finish"],
+                            "tool": raw["actions"]["Lookup"] + raw["actions"]["Reflect"]}
+    assert got["tools"] == {"Lookup": 78, "Reflect": 104}
+    assert got["finals"] == raw["with_final"] and got["gold"] == raw["gold"] == 100
+    assert got["judgments"] == {"em": (raw["judged"], float(raw["correct"]))} and raw["correct"] == 23
+    assert got["ends"].get("budget") == raw["halted"] == 2
+
+
+def test_fireact(warehouse):
+    raw, got = raw_fireact(), stored(warehouse, RUNS["fireact"])
+    assert raw["trajectories"] == got["trajectories"] == 465
+    assert got["kinds"] == {"search": raw["actions"]["search"], "final": raw["actions"]["finish"],
+                            "tool": raw["actions"]["click"]}
+    assert got["finals"] == raw["with_final"] and got["gold"] == raw["gold"]
+    assert got["judgments"]["em"] == (raw["judged"], float(raw["correct"]))
+    # No read action in FireAct: none of its wrong answers may carry a discipline label.
+    assert got["wrong"] > 0 and got["discipline"] == 0
+
+
+def test_inspect_ctf(warehouse):
+    raw, got = raw_inspect(), stored(warehouse, RUNS["inspect"])
+    assert raw["trajectories"] == got["trajectories"] == 15
+    assert raw["actions"] == {"python": 55, "bash": 44, "submit": 22}
+    assert got["kinds"] == {"tool": raw["actions"]["python"] + raw["actions"]["bash"],
+                            "final": raw["actions"]["submit"] + raw["closing_answers"]}
+    assert got["judgments"] == {"contain": (15, float(raw["correct"]))} and raw["correct"] == 9
+    assert got["discipline"] == 0
+
+
+def test_swe_agent(warehouse):
+    raw, got = raw_swe(), stored(warehouse, RUNS["swe"])
+    assert raw["actions"] == {"edit": 5, "python": 2, "create": 1, "find_file": 1, "open": 1, "rm": 1, "submit": 1}
+    assert got["trajectories"] == 1
+    assert got["kinds"] == {"search": 1, "read": 1, "final": 1, "tool": 9}
+    assert got["tools"] == {"edit": 5, "python": 2, "create": 1, "rm": 1}
+    assert got["gold"] == 0 and got["judgments"] == {}
+
+
+@pytest.mark.parametrize("name, path", [("phoenix", PHOENIX), ("otel", OTEL)])
+def test_span_exports(warehouse, name, path):
+    raw, got = raw_spans(path), stored(warehouse, RUNS[name])
+    assert raw["trajectories"] == got["trajectories"] == 5
+    assert raw["tools"] == {"search": 6, "read": 9}
+    # one read fails on a bad chunk id: it is an error step that keeps the tool's name
+    assert got["kinds"] == {"search": 6, "read": 8, "error": 1, "final": 5}
+    assert got["tools"] == {"read": 1}
+    assert got["finals"] == 5 and got["gold"] == len(raw["golds"]) == 5
+
+
+EXPECTED_PROFILES = {
+    "autoact": dict(search_candidates=False, snippets=True, read_action=True, gold_answers=True,
+                    gold_passages=False, judgments=True),
+    "fireact": dict(search_candidates=False, snippets=True, read_action=False, gold_answers=True,
+                    gold_passages=False, judgments=True),
+    "inspect": dict(search_candidates=False, snippets=False, read_action=False, gold_answers=True,
+                    gold_passages=False, judgments=True),
+    "swe": dict(search_candidates=False, snippets=True, read_action=True, gold_answers=False,
+                gold_passages=False, judgments=False),
+    "phoenix": dict(search_candidates=True, snippets=True, read_action=True, gold_answers=True,
+                    gold_passages=False, judgments=False),
+    "otel": dict(search_candidates=True, snippets=False, read_action=True, gold_answers=True,
+                 gold_passages=False, judgments=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_PROFILES))
+def test_each_log_carries_the_right_capability_profile(tmp_path, name):
+    from ingest.importers import ImportOptions, convert_file
+
+    path = {"autoact": AUTOACT, "fireact": FIREACT, "inspect": INSPECT, "swe": SWE, "phoenix": PHOENIX,
+            "otel": OTEL}[name]
+    options = ImportOptions(questions=FIREACT_QUESTIONS if name == "fireact" else None)
+    (run,) = convert_file(path, tmp_path / "out.jsonl", options).runs
+    assert {k: getattr(run.profile, k) for k in EXPECTED_PROFILES[name]} == EXPECTED_PROFILES[name]
