@@ -16,7 +16,8 @@ from warehouse import open_readonly
 
 LOGS = Path("../shared/data/external_logs")
 AUTOACT = LOGS / "autoact" / "hard.jsonl"
-FIREACT = LOGS / "fireact" / "hotpotqa_dev_0_500_ft_gpt-3.5-turbo-0613_princeton-nlp__7woQRsdi_0.0_2023-09-21-16-19-51.json"
+FIREACT = LOGS / "fireact" / (
+    "hotpotqa_dev_0_500_ft_gpt-3.5-turbo-0613_princeton-nlp__7woQRsdi_0.0_2023-09-21-16-19-51.json")
 FIREACT_QUESTIONS = LOGS / "fireact" / "hotpotqa_dev_questions.json"
 INSPECT = LOGS / "inspect_docent_ctf" / "log.eval"
 SWE = LOGS / "swe_agent" / "pydicom__pydicom-1458.traj"
@@ -82,7 +83,7 @@ def raw_swe() -> dict:
 def raw_spans(path: Path) -> dict:
     """Tool calls and retrievals of span exports (Phoenix JSONL, or OTLP requests one per line)."""
     tools: Counter[str] = Counter()
-    retrievals, traces, golds = 0, set(), {}
+    traces, golds = set(), {}
     for line in path.read_text().splitlines():
         if not line.strip():
             continue
@@ -103,12 +104,10 @@ def raw_spans(path: Path) -> dict:
                 traces.add(span["context"]["trace_id"])
                 if span["span_kind"] == "TOOL":
                     tools[attrs["tool"]["name"]] += 1
-                if span["span_kind"] == "RETRIEVER":
-                    retrievals += 1
                 meta = attrs.get("metadata") or {}
                 if isinstance(meta, dict) and meta.get("gold_answer"):
                     golds[meta["question_id"]] = meta["gold_answer"]
-    return {"trajectories": len(traces), "tools": dict(tools), "golds": golds, "retrievals": retrievals}
+    return {"trajectories": len(traces), "tools": dict(tools), "golds": golds}
 
 
 # --- the warehouse after `trajscope ingest` ---------------------------------------------------------
@@ -142,10 +141,15 @@ def stored(db: Path, run: str) -> dict:
             "SELECT j.judge, count(*), sum(j.score) FROM judgments j JOIN trajectories t USING (trajectory_id) "
             "WHERE t.run_id = ? AND j.origin = 'record' GROUP BY ALL")}
         ends = dict(q("SELECT end_reason, count(*) FROM trajectories WHERE run_id = ? GROUP BY ALL"))
+        candidates = q("SELECT count(*) FROM candidates c JOIN trajectories t USING (trajectory_id) "
+                       "WHERE t.run_id = ?")[0][0]
+        answered_gold = q("SELECT count(*) FROM trajectories t JOIN questions qq USING (dataset, question_id) "
+                          "WHERE t.run_id = ? AND t.final_answer = qq.gold_answer")[0][0]
         discipline = q("SELECT count(*) FROM failure_rg WHERE run_id = ? AND label = 'discipline'")[0][0]
         wrong = q("SELECT count(DISTINCT trajectory_id) FROM failure_rg WHERE run_id = ?")[0][0]
     return {"trajectories": n, "kinds": kinds, "tools": tools, "finals": finals, "gold": with_gold,
-            "judgments": judgments, "ends": ends, "discipline": discipline, "wrong": wrong}
+            "judgments": judgments, "ends": ends, "discipline": discipline, "wrong": wrong,
+            "candidates": candidates, "answered_gold": answered_gold}
 
 
 def test_autoact(warehouse):
@@ -201,6 +205,8 @@ def test_span_exports(warehouse, name, path):
     assert got["kinds"] == {"search": 6, "read": 8, "error": 1, "final": 5}
     assert got["tools"] == {"read": 1}
     assert got["finals"] == 5 and got["gold"] == len(raw["golds"]) == 5
+    # six retrievals with three documents each; four answers equal their gold (q5 answers 1790, gold 1802)
+    assert got["candidates"] == 18 and got["answered_gold"] == 4
 
 
 EXPECTED_PROFILES = {

@@ -121,7 +121,8 @@ def test_the_same_question_again_with_other_content_is_a_further_attempt(tmp_pat
                    "Question: Where is Velm?\nAction 1: Finish[Germany]\nObservation 1: Answer is CORRECT\n")
     out = list(import_file(log, run_id="r"))
     assert [(t.run.run_id, t.question.question_id, t.final_answer) for t in out] == [
-        ("r", text_question_id("Where is Velm?"), "Poland"), ("r:attempt2", text_question_id("Where is Velm?"), "Germany")]
+        ("r", text_question_id("Where is Velm?"), "Poland"),
+        ("r:attempt2", text_question_id("Where is Velm?"), "Germany")]
 
 
 def test_a_trial_summary_that_disagrees_is_a_warning(tmp_path):

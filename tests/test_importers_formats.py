@@ -10,7 +10,6 @@ import pytest
 from ingest.importers import FORMATS, detect_format, import_file, text_question_id
 from trajscope.format import (
     Candidate,
-    ToolStep,
     FinalStep,
     ForcedAnswerStep,
     Judgment,
@@ -22,6 +21,7 @@ from trajscope.format import (
     Run,
     SearchStep,
     SemanticSearchStep,
+    ToolStep,
     Trajectory,
     to_builtins,
 )

@@ -44,7 +44,8 @@ def test_per_question_pipeline_json_needs_no_preprocessing():
             FinalStep(answer="the Velm Review")],
         final_answer="the Velm Review", end_reason="final", metadata={"termination_reason": "ok"}))
     # The record with an API error is an error trajectory, not a `final` one.
-    assert (failed.end_reason, failed.final_answer, failed.error) == ("error", None, "RateLimitError: 429 Too Many Requests")
+    assert (failed.end_reason, failed.final_answer) == ("error", None)
+    assert failed.error == "RateLimitError: 429 Too Many Requests"
     assert failed.steps[-1] == ErrorStep(error_type="source_error", message="RateLimitError: 429 Too Many Requests")
 
 
@@ -84,7 +85,8 @@ def test_step_error_field_makes_an_error_step(tmp_path):
     data.write_text('{"id": "a", "q": "Q?", "steps": [{"tool": "read", "args": {"chunk_id": "c1"}, '
                     '"err": "no such chunk"}]}\n')
     mapping = tmp_path / "m.yaml"
-    mapping.write_text("question_id: id\nquestion: q\nsteps: steps\nstep: {action: tool, arguments: args, error: err}\n")
+    mapping.write_text("question_id: id\nquestion: q\nsteps: steps\n"
+                       "step: {action: tool, arguments: args, error: err}\n")
     (t,) = import_file(data, mapping=mapping)
     assert t.steps == [ErrorStep(error_type="tool_error", message="no such chunk", tool_name="read",
                                  args={"chunk_id": "c1"})]

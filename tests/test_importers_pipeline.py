@@ -11,13 +11,13 @@ from app.upload import ingest_upload, prepare_upload
 from ingest.importers import (
     NO_READ,
     ImportOptions,
+    RunTally,
     convert_file,
     declare,
     detect_format,
     import_file,
     infer_capabilities,
     parse_declarations,
-    RunTally,
 )
 from trajscope.cli import main as cli
 from trajscope.format import Capabilities, RecordError, encode, iter_trajectories

@@ -50,7 +50,7 @@ if uploaded is not None:
                 prepared = prepare_upload(uploaded.name, data, format=None if chosen == "auto" else chosen,
                                           run_id=run_id, declare=declared)
             st.session_state["upload-prepared"], st.session_state["upload-prepared-key"] = prepared, key
-        st.subheader("Import report")
+        st.subheader("Validation report")
         a, b, c = st.columns(3)
         a.metric("Format", prepared.format or "unknown")
         b.metric("Valid records", f"{prepared.records:,}")
@@ -65,6 +65,7 @@ if uploaded is not None:
             st.success(f"{prepared.name}: {prepared.records:,} valid trajectories in format "
                        f"**{prepared.format}**.", icon=":material/check_circle:")
         if prepared.report is not None:
+            st.subheader("Import report")
             st.code("\n".join(prepared.report.lines()), language=None)
             for run in prepared.report.runs:
                 st.caption(f"Run `{run.run_id}` capabilities: {profile_line(run.profile)}")

@@ -6,7 +6,6 @@ original file name as its source, and deletes the temp folder.
 """
 from __future__ import annotations
 
-import hashlib
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -64,18 +63,12 @@ class PreparedUpload:
         return pl.DataFrame(rows) if rows else pl.DataFrame()
 
 
-def _folder(data: bytes, format: str | None, run_id: str | None, declare: Mapping[str, bool]) -> Path:
-    key = hashlib.sha256(data + repr((format, run_id, sorted(declare.items()))).encode()).hexdigest()[:16]
-    folder = _UPLOAD_DIR / key
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id: str | None = None,
                    declare: Mapping[str, bool] | None = None, preview_rows: int = 20) -> PreparedUpload:
     """Save, detect (unless given), convert and report; nothing is written to the warehouse."""
     declare = dict(declare or {})
-    folder = _folder(data, format, run_id, declare)
+    _UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="upload-", dir=_UPLOAD_DIR))  # private to this upload
     display = Path(name).name or "upload.jsonl"
     path = folder / display
     path.write_bytes(data)

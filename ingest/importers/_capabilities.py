@@ -101,7 +101,8 @@ def infer_capabilities(tally: RunTally, notes: Mapping[str, str] | None = None) 
         else "no gold passages in this log: gold-evidence measures do not apply")
     values["judgments"] = tally.with_judgments > 0
     reasons["judgments"] = (
-        _share(tally.with_judgments, n, f"trajectories carry the source's own verdicts ({', '.join(sorted(tally.judges))})")
+        _share(tally.with_judgments, n,
+               f"trajectories carry the source's own verdicts ({', '.join(sorted(tally.judges))})")
         if tally.with_judgments else "the source log records no verdicts")
     for name, note in (notes or {}).items():
         reasons[name] = f"{reasons[name]}; {note}"

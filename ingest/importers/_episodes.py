@@ -56,7 +56,8 @@ def load_patterns(path: Path) -> TextPatterns:
         spec = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        raise RecordError(path, mark.line + 1 if mark else 1, None, f"patterns file is not valid YAML/JSON: {exc}") from None
+        raise RecordError(path, mark.line + 1 if mark else 1, None,
+                          f"patterns file is not valid YAML/JSON: {exc}") from None
     if not isinstance(spec, dict):
         raise RecordError(path, 1, None, "a patterns file must be an object of name -> regular expression")
     lines = {k.value: k.start_mark.line + 1 for k, _ in node.value} if isinstance(node, yaml.MappingNode) else {}

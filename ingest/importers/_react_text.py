@@ -34,9 +34,8 @@ def read_episode(ctx: ImportContext, episode: Episode) -> EpisodeText:
     first, _, rest = episode.text.partition("\n")
     question, glued = question_and_preamble(first, p)
     body, gold, trailer = rest, None, None
-    gold_match = None
-    for gold_match in p.compiled("gold").finditer(rest):
-        pass
+    golds = list(p.compiled("gold").finditer(rest))
+    gold_match = golds[-1] if golds else None  # the last gold line: the one after the transcript
     if gold_match is not None:
         body, gold, trailer = rest[: gold_match.start()], gold_match.group("gold"), rest[gold_match.end():].strip()
     parsed = steps_from_text(ctx, body)

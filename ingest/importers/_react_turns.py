@@ -73,7 +73,8 @@ def _with_observation(step: Step, observation: str) -> Step:
     if isinstance(entity, str) and entity and not _PAGE_NOT_FOUND.search(text):
         # The page the agent opened, named by its title: `page:<title>` (no corpus chunk ids in such logs).
         page = f"page:{entity}"
-        return msgspec.structs.replace(step, observation=text, chunk_ids=[page], passages=[Passage(chunk_id=page, text=text)])
+        return msgspec.structs.replace(step, observation=text, chunk_ids=[page],
+                                       passages=[Passage(chunk_id=page, text=text)])
     return msgspec.structs.replace(step, observation=text)
 
 
