@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import yaml
 
@@ -25,7 +25,7 @@ class Const:
 
 
 Paths = tuple[str, ...]  # alternatives: the first path present in a record wins
-Source = Union[Paths, Const]
+Source = Paths | Const
 
 _SINGLE_KEYS = ("question_id", "question", "gold", "aliases", "prediction", "steps", "records", "end_reason",
                 "question_type", "hop_count", "dataset", "gold_chunk_ids", "gold_titles", "error", "run_id")

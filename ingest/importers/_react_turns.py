@@ -15,15 +15,16 @@ from ._fields import Where, need_object
 
 # The executed action of a turn: the first `Action:` that starts a line (FireAct's own parser splits
 # on "\nAction: "), else the first one anywhere. `Action 3:` numbering (original ReAct) is accepted.
-_ACTION_AT_LINE = re.compile(r"^[ \t]*Action(?:[ \t]*\d+)?[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w-]*)[ \t]*\[(?P<arg>.*)\]", re.M)
-_ACTION_ANYWHERE = re.compile(r"Action(?:[ \t]*\d+)?[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w-]*)[ \t]*\[(?P<arg>.*)\]")
+_ACTION_HEAD = r"Action(?:[ \t]*\d+)?[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w-]*)[ \t]*\["
+_ACTION_AT_LINE = re.compile(r"^[ \t]*" + _ACTION_HEAD + r"(?P<arg>.*)\]", re.M)
+_ACTION_ANYWHERE = re.compile(_ACTION_HEAD + r"(?P<arg>.*)\]")
 # `Action: Finish[Paris` with no closing bracket: taken as the action only when the environment ran it.
-_ACTION_UNCLOSED = re.compile(r"^[ \t]*Action(?:[ \t]*\d+)?[ \t]*:[ \t]*(?P<name>[A-Za-z_][\w-]*)[ \t]*\[(?P<arg>[^\]\n]*)$",
-                              re.M)
+_ACTION_UNCLOSED = re.compile(r"^[ \t]*" + _ACTION_HEAD + r"(?P<arg>[^\]\n]*)$", re.M)
 _THOUGHT_PREFIX = re.compile(r"^\s*Thought(?:\s*\d+)?\s*:\s*")
 _OBSERVATION_PREFIX = re.compile(r"^\s*Observation(?:\s*\d+)?\s*:\s*")
 _QUESTION_PREFIX = re.compile(r"^\s*Question\s*:\s*")
-_LABEL = re.compile(r"^[ \t]*(?P<label>Question|Thought|Action|Observation|Reflection)(?:[ \t]*\d+)?[ \t]*:[ \t]?", re.M)
+_LABEL = re.compile(r"^[ \t]*(?P<label>Question|Thought|Action|Observation|Reflection)(?:[ \t]*\d+)?[ \t]*:[ \t]?",
+                    re.M)
 # A Retrieve / open that found no page (Wikipedia-style environments) opened nothing.
 _PAGE_NOT_FOUND = re.compile(r"^\s*(?:Could not find|No Results|There is no page)", re.I)
 # An environment's answer to an action it could not run (ReAct / FireAct wording).
