@@ -82,8 +82,11 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                         raise RecordError(report.source, 0, "trajectory_id",
                                           f"records {first[1]} and {ordinal} are both trajectory "
                                           f"{trajectory.trajectory_id!r} with different content")
-                seen.setdefault(trajectory.trajectory_id, (digest, ordinal))
-                tallies.setdefault(trajectory.run.run_id, RunTally()).add(trajectory)
+                    report.warnings.append(f"record {ordinal}: trajectory {trajectory.trajectory_id} again with "
+                                           f"other content than record {first[1]}; the warehouse keeps one")
+                else:
+                    seen[trajectory.trajectory_id] = (digest, ordinal)
+                    tallies.setdefault(trajectory.run.run_id, RunTally()).add(trajectory)
                 fh.write(data + b"\n")
         mapping_name = options.mapping.name if options.mapping else None
         profiles = _profiles(ctx.format, tallies, importer.capability_notes, ctx.declared, mapping_name, options)
@@ -92,7 +95,7 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
         spool.unlink(missing_ok=True)
     report.runs = [RunReport(run_id, tally, profiles[run_id]) for run_id, tally in tallies.items()]
     report.duplicates = ctx.notes.duplicates + report.duplicates
-    report.warnings = list(ctx.notes.warnings)
+    report.warnings = list(ctx.notes.warnings) + report.warnings
     report.questions_joined = ctx.notes.questions_joined
     return report
 
