@@ -54,7 +54,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--tiny", action="store_true", help="2,000 pairs, one repeat: checks the script runs, not speed")
+    parser.add_argument("--tiny", action="store_true",
+                        help="2,000 pairs, one repeat: checks the script runs, not speed")
     args = parser.parse_args()
     if args.tiny:
         args.n, args.repeats = 2_000, 1

@@ -26,7 +26,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
     "ingest_vs_read_json": ([], [r"^ratio ingest / read_json = \d+\.\d\d", r"^trajscope ingest .* traj/s",
                                  r"^re-ingest \(no change\) .*adds 0 trajectories"]),
     "engine_throughput": ([], [r"^ conc episodes .* ratio ", r"^\s+1\s+\d+\s.*\d+\.\d\d", r"^\s+4\s+\d+\s.*\d+\.\d\d"]),
-    "stats_comparison": ([], [r"^full paired comparison, n=2,000 .*x of budget$", r"^continuous \(F1\) paired bootstrap"]),
+    "stats_comparison": ([], [r"^full paired comparison, n=2,000 .*x of budget$",
+                              r"^continuous \(F1\) paired bootstrap"]),
     "app_pages": ([], [r"^warehouse: 300 trajectories in 4 runs", r"^Compare\s+\d+\.\d+\s+\d+\.\d+",
                        r"^slowest page \(warm\): \d+\.\d+ s"]),
     "retrieval_2wiki": ([], [r"^recall@5 RRF hybrid", r"^rank-bm25 / bm25s median time\s+\d+x",
@@ -39,8 +40,8 @@ def _scripts() -> list[str]:
 
 
 def _run(name: str, args: list[str], tmp_path: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-           "TRAJSCOPE_CACHE": str(tmp_path / "cache")}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "PYTHONPATH": path, "TRAJSCOPE_CACHE": str(tmp_path / "cache")}
     done = subprocess.run([sys.executable, f"bench/{name}.py", "--tiny", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, f"bench/{name}.py --tiny exited {done.returncode}:\n{done.stdout}\n{done.stderr}"

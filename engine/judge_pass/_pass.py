@@ -9,6 +9,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -21,36 +22,7 @@ from warehouse import open_warehouse, transaction
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
 
-_INPUTS_SQL = """
-WITH snippets AS (
-    SELECT trajectory_id, list(snippet) FILTER (snippet IS NOT NULL) AS snippets
-    FROM candidates WHERE trajectory_id IN (SELECT trajectory_id FROM trajectories WHERE run_id = $run)
-    GROUP BY trajectory_id
-),
-read_texts AS (
-    SELECT r.trajectory_id, list(coalesce(r.text, c.text)) FILTER (coalesce(r.text, c.text) IS NOT NULL) AS texts
-    FROM reads r
-    JOIN trajectories t ON t.trajectory_id = r.trajectory_id AND t.run_id = $run
-    LEFT JOIN chunks c ON c.dataset = t.dataset AND c.chunk_id = r.chunk_id
-    WHERE r.via = 'read'
-    GROUP BY r.trajectory_id
-),
-judged AS (
-    SELECT trajectory_id, list(DISTINCT judge) AS judges,
-           list(DISTINCT judge_model) FILTER (judge = 'llm' AND judge_model IS NOT NULL) AS llm_models
-    FROM judgments GROUP BY trajectory_id
-)
-SELECT t.trajectory_id, t.record_hash, q.text, q.gold_answer, coalesce(q.aliases, []),
-       t.final_answer, coalesce(j.judges, []), coalesce(j.llm_models, []),
-       coalesce(s.snippets, []), coalesce(r.texts, [])
-FROM trajectories t
-LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-LEFT JOIN snippets s USING (trajectory_id)
-LEFT JOIN read_texts r USING (trajectory_id)
-LEFT JOIN judged j USING (trajectory_id)
-WHERE t.run_id = $run
-ORDER BY t.trajectory_id
-"""
+_INPUTS_SQL = (resources.files(__package__) / "judge_inputs.sql").read_text()
 
 
 @dataclass(frozen=True)
@@ -216,7 +188,8 @@ def write_judge_results(
                 "AND extractor IN (SELECT unnest($extractors))",
                 {"ids": sorted(fresh), "extractors": extractors},
             )
-            con.execute("DELETE FROM answer_checks WHERE trajectory_id IN (SELECT unnest($ids))", {"ids": sorted(fresh)})
+            con.execute("DELETE FROM answer_checks WHERE trajectory_id IN (SELECT unnest($ids))",
+                        {"ids": sorted(fresh)})
             con.execute("INSERT INTO entity_coverage BY NAME SELECT * FROM coverage_rows")
             con.execute("INSERT INTO answer_checks BY NAME SELECT * FROM answer_rows")
             if judgment_rows:

@@ -5,10 +5,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from trajscope.format import Chunk, Question, Run, Trajectory
-
 from engine.controllers import EpisodeContext
 from engine.llm import ChatModel
+from trajscope.format import Chunk, Question, Run, Trajectory
 
 if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
     from engine.environment import ToolEnvironment
