@@ -234,3 +234,17 @@ def test_each_log_carries_the_right_capability_profile(tmp_path, name):
     options = ImportOptions(questions=FIREACT_QUESTIONS if name == "fireact" else None)
     (run,) = convert_file(path, tmp_path / "out.jsonl", options).runs
     assert {k: getattr(run.profile, k) for k in EXPECTED_PROFILES[name]} == EXPECTED_PROFILES[name]
+
+
+def test_the_warehouse_holds_each_logs_profile_and_its_reasons(warehouse):
+    with open_readonly(warehouse) as con:
+        rows = con.execute("SELECT run_id, search_candidates, snippets, read_action, gold_answers, gold_passages, "
+                           "judgments, read_action_reason, profile_source FROM run_capabilities").fetchall()
+    got = {r[0]: r[1:] for r in rows}
+    names = ("search_candidates", "snippets", "read_action", "gold_answers", "gold_passages", "judgments")
+    for name, run in RUNS.items():
+        values, reason, source = got[run][:6], got[run][6], got[run][7]
+        assert dict(zip(names, values, strict=True)) == EXPECTED_PROFILES[name], name
+        assert source == "recorded by the log"
+        if not EXPECTED_PROFILES[name]["read_action"]:
+            assert reason.startswith("no read action in this log: discipline metrics do not apply")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from trajscope.format import Capabilities, RecordError, Run, Trajectory, encode
+from trajscope.format import Capabilities, RecordError, Trajectory, encode
 
 from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
 from ._registry import open_import
@@ -100,14 +100,6 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     return report
 
 
-def _with_profile(run: Run, profile: Capabilities | None) -> Run:
-    """The run with its profile; `config.read_action` (the engine's older flag, read by views) agrees with it."""
-    config = dict(run.config)
-    if profile is not None and profile.read_action is not None:
-        config["read_action"] = profile.read_action
-    return msgspec.structs.replace(run, capabilities=profile, config=config)
-
-
 def _stamp(spool: Path, out: Path, profiles: dict[str, Capabilities | None], tallies: dict[str, RunTally]) -> None:
     """Write the spooled records with each run's profile (a plain rename when every record has it already)."""
     if all(profiles[r] == carried_capabilities(t) and t.carried_alike for r, t in tallies.items()):
@@ -118,5 +110,5 @@ def _stamp(spool: Path, out: Path, profiles: dict[str, Capabilities | None], tal
             t = _decoder.decode(raw)
             profile = profiles[t.run.run_id]
             if t.run.capabilities != profile:
-                t = msgspec.structs.replace(t, run=_with_profile(t.run, profile))
+                t = msgspec.structs.replace(t, run=msgspec.structs.replace(t.run, capabilities=profile))
             dst.write(encode(t) + b"\n")
