@@ -207,7 +207,8 @@ def test_openinference_spans():
     file = "openinference_spans.jsonl"
     assert got(F / file) == [
         expected("openinference", file, eiffel, [
-            SearchStep(tool_name="search", args={"query": "Eiffel Tower construction"}, query="Eiffel Tower construction",
+            SearchStep(tool_name="search", args={"query": "Eiffel Tower construction"},
+                       query="Eiffel Tower construction",
                        observation="2 documents", thought="I will search.", tokens_in=50, tokens_out=12,
                        latency_ms=250.0,
                        candidates=[Candidate(chunk_id="p12", rank=1, score=0.91, snippet="Built 1887-1889."),

@@ -29,6 +29,7 @@ F = Path("tests/fixtures/importers")
 def profiles(path: Path, tmp_path: Path, **kw) -> dict[str, Capabilities]:
     out = tmp_path / "out.jsonl"
     report = convert_file(path, out, ImportOptions(**kw))
+    assert report.output == out
     stamped = {d.trajectory.run.run_id: d.trajectory.run.capabilities for d in iter_trajectories(out)}
     assert stamped == {r.run_id: r.profile for r in report.runs}  # every record carries its run's profile
     return stamped
@@ -90,7 +91,9 @@ def test_canonical_is_detected_and_keeps_the_profile_it_carries(tmp_path):
     log = tmp_path / "run.jsonl"
     log.write_bytes(encode(t) + b"\n")
     assert detect_format(log) == "canonical"
-    assert list(profiles(log, tmp_path).values()) == [None]  # nothing carried: the warehouse infers it
+    report = convert_file(log, tmp_path / "copy.jsonl")
+    # loaded as it is: no copy written, nothing carried, so the warehouse infers the profile
+    assert report.output == log and not (tmp_path / "copy.jsonl").exists() and report.runs[0].profile is None
     (declared,) = profiles(log, tmp_path, declare={"read_action": True}).values()
     assert declared.read_action is True and declared.declared == ["read_action"]
 

@@ -79,7 +79,7 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
         prepared.report = convert_file(path, out, ImportOptions(
             format=prepared.format, run_id=run_id or None, declare=declare,
             declare_source="the Upload page", source_name=display))
-        prepared.canonical = out
+        prepared.canonical = prepared.report.output
     except RecordError as exc:
         prepared.errors.append(RecordError(display, exc.line, exc.field, exc.message))
         discard_upload(prepared)

@@ -55,7 +55,10 @@ def _profiles(fmt: str, tallies: dict[str, RunTally], notes: Mapping[str, str], 
 
 
 def convert_file(path: Path, out: Path, options: ImportOptions | None = None) -> FileReport:
-    """Import `path` into the canonical log `out`; returns the import report. Nothing is written on error."""
+    """Import `path` into the canonical log `out`; returns the import report. Nothing is written on error.
+
+    `report.output` is the log to load: `out`, or `path` itself for a canonical log that passes unchanged.
+    """
     options = options or ImportOptions()
     path, out = Path(path), Path(out)
     ctx, importer, records = open_import(path, format=options.format, mapping=options.mapping,
@@ -65,9 +68,11 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                         questions_file=options.questions.name if options.questions else None)
     tallies: dict[str, RunTally] = {}
     seen: dict[str, tuple[bytes, int]] = {}
+    # A canonical log nobody declares anything about loads as it is: no copy is written.
+    as_is = ctx.format == "canonical" and not options.declare
     spool = out.with_name(out.name + ".spool")
     try:
-        with open(spool, "wb") as fh:
+        with open(os.devnull if as_is else spool, "wb") as fh:
             for ordinal, trajectory in enumerate(records, start=1):
                 data = encode(trajectory)
                 digest = hashlib.blake2b(data, digest_size=16).digest()
@@ -90,7 +95,11 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                 fh.write(data + b"\n")
         mapping_name = options.mapping.name if options.mapping else None
         profiles = _profiles(ctx.format, tallies, importer.capability_notes, ctx.declared, mapping_name, options)
-        _stamp(spool, out, profiles, tallies)
+        if as_is:
+            report.output = path
+        else:
+            _stamp(spool, out, profiles, tallies)
+            report.output = out
     finally:
         spool.unlink(missing_ok=True)
     report.runs = [RunReport(run_id, tally, profiles[run_id]) for run_id, tally in tallies.items()]

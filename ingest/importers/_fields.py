@@ -19,7 +19,7 @@ class Where:
     line: int
     prefix: str = ""
 
-    def at(self, field: str | int) -> "Where":
+    def at(self, field: str | int) -> Where:
         """The location of a child field."""
         name = f"[{field}]" if isinstance(field, int) else field
         joined = f"{self.prefix}{name}" if isinstance(field, int) or not self.prefix else f"{self.prefix}.{name}"

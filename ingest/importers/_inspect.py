@@ -87,8 +87,9 @@ def _judgments(scores: dict[str, Any], where: Where) -> tuple[list[Judgment], di
         judge = SCORER_JUDGES.get(name)
         value = _score(score.get("value"))
         if judge is not None and value is not None:
+            explanation = score.get("explanation")
             judgments.append(Judgment(judge=judge, score=value,  # type: ignore[arg-type]
-                                      rationale=score.get("explanation") if isinstance(score.get("explanation"), str) else None))
+                                      rationale=explanation if isinstance(explanation, str) else None))
     return judgments, raw
 
 

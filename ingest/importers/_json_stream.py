@@ -24,14 +24,16 @@ def check_text(path: Path, head: bytes) -> None:
         codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except UnicodeDecodeError as exc:
         line = head[: exc.start].count(b"\n") + 1
-        raise RecordError(path, line, None, f"not UTF-8 text (byte {exc.start}): binary or wrongly encoded file") from None
+        raise RecordError(path, line, None,
+                          f"not UTF-8 text (byte {exc.start}): binary or wrongly encoded file") from None
 
 
 def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise RecordError(path, lineno, None, f"not UTF-8 text at byte {exc.start} of the line (binary data?)") from None
+        raise RecordError(path, lineno, None,
+                          f"not UTF-8 text at byte {exc.start} of the line (binary data?)") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -108,7 +110,8 @@ class _DocumentScanner:
     def expect(self, chars: str, context: str | None) -> str:
         ch = self.peek()
         if ch is None:
-            raise RecordError(self.path, self.line, context, f"truncated JSON document: expected {chars!r}, got end of file")
+            raise RecordError(self.path, self.line, context,
+                              f"truncated JSON document: expected {chars!r}, got end of file")
         if ch not in chars:
             raise RecordError(self.path, self.line, context, f"malformed JSON: expected one of {chars!r}, got {ch!r}")
         self._advance(self.pos + 1)
@@ -117,7 +120,8 @@ class _DocumentScanner:
     def value(self, context: str | None) -> tuple[int, Any]:
         """Decode the next complete JSON value, reading more input until it is whole."""
         if self.peek() is None:
-            raise RecordError(self.path, self.line, context, "truncated JSON document: expected a value, got end of file")
+            raise RecordError(self.path, self.line, context,
+                              "truncated JSON document: expected a value, got end of file")
         read_size = _READ_SIZE
         while True:
             try:

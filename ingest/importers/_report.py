@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from trajscope.format import Capabilities
 
@@ -29,6 +30,7 @@ class FileReport:
     warnings: list[str] = field(default_factory=list)
     questions_file: str | None = None
     questions_joined: int = 0
+    output: Path | None = None  # the canonical log to load (the converted file, or a canonical source as is)
 
     @property
     def trajectories(self) -> int:

@@ -5,14 +5,14 @@ import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from ._context import ImportContext
 from ._fields import Where, need_list, need_object, opt_list, opt_object
 from ._json_stream import iter_records
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -81,7 +81,7 @@ def _ns(value: Any, where: Where, field: str) -> int | None:
         except ValueError:
             raise where.error("expected nanoseconds or an ISO-8601 time", field) from None
         if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=timezone.utc)
+            stamp = stamp.replace(tzinfo=UTC)
         return (stamp - _EPOCH) // timedelta(microseconds=1) * 1000
     raise where.error("expected nanoseconds or an ISO-8601 time", field)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
@@ -59,7 +59,7 @@ def json_value(value: Any) -> Any:
 def _iso(ns: int | None) -> str | None:
     if ns is None:
         return None
-    return datetime.fromtimestamp(ns / 1e9, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC).isoformat().replace("+00:00", "Z")
 
 
 def _latency(span: RawSpan) -> float | None:

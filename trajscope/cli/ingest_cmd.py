@@ -64,7 +64,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
                 out = Path(tmp) / f"{k}-{Path(name).name}.canonical.jsonl"
                 report = convert_file(Path(name), out, options)
                 click.echo("\n".join(report.lines()))
-                converted.append(out)
+                converted.append(report.output)
                 sources.append(str(Path(name)))
             result = ingest_paths(db_path, converted, progress=progress, on_duplicate=on_duplicate,
                                   per_run_questions=per_run_questions, source_names=sources)
