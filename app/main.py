@@ -9,8 +9,11 @@ st.set_page_config(page_title="trajscope", page_icon=":material/troubleshoot:", 
 
 PAGES = {
     "Explore": [
-        st.Page("page_scripts/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs",
+        # The default page is served at / (Streamlit ignores its url_path), so it is the Overview:
+        # every other page keeps its own URL as a deep link (/runs, /replay?trajectory=...).
+        st.Page("page_scripts/overview.py", title="Overview", icon=":material/explore:", url_path="overview",
                 default=True),
+        st.Page("page_scripts/runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
         st.Page("page_scripts/failure_plane.py", title="Failure plane", icon=":material/scatter_plot:",
                 url_path="failure_plane"),
         st.Page("page_scripts/breakdowns.py", title="Breakdowns", icon=":material/stacked_bar_chart:",

@@ -39,11 +39,11 @@ def open_page(db: Path, script: str | None, monkeypatch, **query: str | list[str
     return at
 
 
-def test_navigation_registers_every_page_and_opens_runs(warehouse_file, monkeypatch):
+def test_navigation_registers_every_page_and_opens_the_overview(warehouse_file, monkeypatch):
     monkeypatch.setenv("TRAJSCOPE_DB", str(warehouse_file))
     at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=60).run()
-    assert not at.exception and at.title[0].value == "Runs"
-    for script, title in (("replay", "Trajectory replay"), ("sql_console", "SQL console")):
+    assert not at.exception and at.title[0].value == "Overview"
+    for script, title in (("runs", "Runs"), ("replay", "Trajectory replay"), ("sql_console", "SQL console")):
         at.switch_page(f"page_scripts/{script}.py").run()
         assert not at.exception and at.title[0].value == title
 

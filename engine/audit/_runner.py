@@ -235,10 +235,13 @@ async def _open_models(spec: AuditSpec, configs: Mapping[str, ModelConfig] | Non
     configs = dict(configs or {role: _config_for(spec, getattr(spec, role)) for role in ROLES})
     stack = contextlib.AsyncExitStack()
     async with stack:
-        if any(c.local and not c.base_url for c in configs.values()):
-            server = await stack.enter_async_context(LocalModelServer())
-            configs = {r: c.with_overrides(base_url=server.base_url) if c.local and not c.base_url else c
-                       for r, c in configs.items()}
+        # One embedded server per embedded model that a role names.
+        servers: dict[str, LocalModelServer] = {}
+        for config in configs.values():
+            if config.local and not config.base_url and config.name not in servers:
+                servers[config.name] = await stack.enter_async_context(LocalModelServer(model=config.name))
+        configs = {r: c.with_overrides(base_url=servers[c.name].base_url) if c.local and not c.base_url else c
+                   for r, c in configs.items()}
         cache = ResponseCache(spec.cache_path or default_cache_path()) if spec.cache else None
         if cache is not None:
             stack.callback(cache.close)

@@ -4,12 +4,17 @@ from ._client import ChatModel, ModelUsage
 from ._completion import Completion, ToolCall, parse_json_object, parse_tool_call
 from ._config import DEFAULT_PRICES, ModelConfig, default_prices, load_price_table
 from ._errors import ModelError
-from ._local_server import LOCAL_MODEL_NAME, LocalModelError, LocalModelServer, find_local_gguf, free_port, omp_wait_policy
+from ._local_server import (
+    LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModel, LocalModelError, LocalModelServer, find_local_gguf, free_port,
+    local_model, omp_wait_policy,
+)
 from ._resolve import resolve_model
 
 __all__ = [
-    "DEFAULT_PRICES", "LOCAL_MODEL_NAME", "ChatModel", "Completion", "LocalModelError", "LocalModelServer",
+    "DEFAULT_PRICES", "LOCAL_MODELS", "LOCAL_MODEL_NAME", "ChatModel", "Completion", "LocalModel", "LocalModelError",
+    "LocalModelServer",
     "ModelConfig", "ModelError", "ModelUsage", "ResponseCache", "ToolCall", "default_cache_path",
-    "default_prices", "find_local_gguf", "free_port", "load_price_table", "omp_wait_policy", "parse_json_object",
+    "default_prices", "find_local_gguf", "free_port", "load_price_table", "local_model", "omp_wait_policy",
+    "parse_json_object",
     "parse_tool_call", "request_key", "resolve_model",
 ]

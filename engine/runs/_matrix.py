@@ -63,15 +63,18 @@ def load_matrix(path: str | Path, **overrides: Any) -> list[RunSpec]:
 
 
 async def execute_matrix_async(specs: list[RunSpec], *, on_done: Callable[[RunSummary], None] | None = None) -> list[RunSummary]:
-    """Run the specs one after another, sharing one embedded model server where they use it."""
+    """Run the specs one after another, sharing one embedded model server per model where they use it."""
     summaries: list[RunSummary] = []
     server: LocalModelServer | None = None
     try:
         for spec in specs:
             config = model_config_for(spec)
             if config.local:
+                if server is not None and server.alias != config.name:
+                    await asyncio.to_thread(server.stop)
+                    server = None
                 if server is None:
-                    server = await LocalModelServer().__aenter__()
+                    server = await LocalModelServer(model=config.name).__aenter__()
                 config = config.with_overrides(base_url=server.base_url)
             summary = await execute_run_async(spec, model_config=config)
             summaries.append(summary)

@@ -130,7 +130,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
     inputs = inputs or await asyncio.to_thread(prepare_inputs, spec)
     config = model_config or model_config_for(spec)
     if config.local and not config.base_url:
-        async with LocalModelServer() as server:
+        async with LocalModelServer(model=config.name) as server:
             return await execute_run_async(spec, inputs, model_config=config.with_overrides(base_url=server.base_url))
 
     started = time.perf_counter()

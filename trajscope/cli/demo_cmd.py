@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import click
 
-DEFAULT_CONDITIONS = "read_gate/baseline,read_gate/read_gate,execution_rag/register,vanilla_rag/k5"
+# The baseline; the Read-Gate with all three gates (read_gate, snippet-only, low-evidence), which the
+# embedded model's low-evidence finals trip; the requirement register; vanilla RAG (no read action).
+DEFAULT_CONDITIONS = "read_gate/baseline,read_gate/full,execution_rag/register,vanilla_rag/k5"
 
 
 def _conditions(text: str) -> list[tuple[str, str]]:
@@ -24,22 +27,29 @@ def _conditions(text: str) -> list[tuple[str, str]]:
               help="Demo questions per condition (the same ids for every condition).")
 @click.option("--conditions", default=DEFAULT_CONDITIONS, show_default=True,
               help="Comma-separated CONTROLLER/CONDITION pairs.")
-@click.option("--model", default="local", show_default=True, help="'local' (embedded SmolLM2) or any `trajscope run --model` spec.")
+@click.option("--model", default="local", show_default=True,
+              help="'local' (the embedded default), 'local:NAME' (another embedded model) or any "
+                   "`trajscope run --model` spec.")
 @click.option("--max-tokens", type=int, default=96, show_default=True, help="Max output tokens per model call.")
+@click.option("--audit-n", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Questions in the short answer-presence audit (B1/B2/B3, remove / placebo / insert); 0 skips it.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), default="demo.duckdb", show_default=True,
               help="Warehouse file to build.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="runs/demo", show_default=True,
               help="Directory of the JSONL logs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the question sample.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
+              help="Dashboard port on 127.0.0.1.")
 @click.option("--no-app", is_flag=True, help="Build the warehouse and print the run summary; do not serve the dashboard.")
 @click.pass_context
-def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens: int, db_path: str, out_dir: str,
-            seed: int, no_app: bool) -> None:
+def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens: int, audit_n: int, db_path: str,
+            out_dir: str, seed: int, port: int, no_app: bool) -> None:
     """Build the demo warehouse with the embedded model and open the dashboard.
 
-    Runs the bundled demo questions under the baseline, Read-Gate and requirement-register conditions
-    with SmolLM2-135M served locally (no key, no network), ingests every trajectory into --db, judges
-    it (EM / F1 / Contain-Acc, entity coverage, answer checks), then starts `trajscope app` on it.
+    Runs the bundled demo questions under the baseline, the Read-Gate (all gates), the requirement
+    register and vanilla RAG with the embedded model served locally (no key, no network), ingests every
+    trajectory into --db, judges it (EM / F1 / Contain-Acc, entity coverage, answer checks), runs a
+    short answer-presence audit, prints the three things to look at first, then starts `trajscope app`.
     Rerunning is fast: finished questions are resumed and model responses come from the on-disk cache.
     """
     from engine.llm import LocalModelError
@@ -61,19 +71,23 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
         summaries = execute_matrix(specs, on_done=lambda s: click.echo(s.line()))
     except (LocalModelError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
-    elapsed = time.perf_counter() - started
     failed = sum(s.n_errors for s in summaries)
-    click.echo(f"demo built in {elapsed / 60:.1f} min ({sum(s.n_selected for s in summaries)} trajectories, "
-               f"{failed} recorded errors)")
+    click.echo(f"runs done in {(time.perf_counter() - started) / 60:.1f} min "
+               f"({sum(s.n_selected for s in summaries)} trajectories, {failed} recorded errors)")
     if any(s.ingest_error for s in summaries):
         raise click.ClickException(f"warehouse ingest failed: {next(s.ingest_error for s in summaries if s.ingest_error)}")
     _judge(Path(db_path), [s.run_id for s in summaries])
+    if audit_n:
+        _audit(Path(db_path), Path(out_dir), model, audit_n, seed)
+    click.echo(f"demo built in {(time.perf_counter() - started) / 60:.1f} min")
     if no_app:
         _print_run_summary(Path(db_path))
+    _print_guide(Path(db_path), port, serving=not no_app)
+    if no_app:
         return
     from trajscope.cli.app_cmd import command as app_command
 
-    ctx.invoke(app_command, db=Path(db_path))
+    ctx.invoke(app_command, db=Path(db_path), port=port)
 
 
 def _judge(db: Path, run_ids: list[str]) -> None:
@@ -86,6 +100,26 @@ def _judge(db: Path, run_ids: list[str]) -> None:
         judge_run(db, run_id)
     click.echo(f"judged {len(run_ids)} runs (entity coverage, answer checks) in "
                f"{time.perf_counter() - started:.1f}s")
+
+
+def _audit(db: Path, out_dir: Path, model: str, n: int, seed: int) -> None:
+    # A short audit so the Intervention audit page has tables: no B4 verification and the [MASK]
+    # sentinel only; compile and read budgets sized for the embedded model's 4k window.
+    from dataclasses import replace
+
+    from engine.audit import COMPILE_DECODING, READER_DECODING, AuditLogCorrupt, AuditSpec, run_audit
+    from engine.llm import LocalModelError
+
+    spec = AuditSpec(dataset="demo", compiler_a=model, compiler_b=model, reader=model, n=n, seed=seed,
+                     cell="demo", verify_modes=(), sentinel_baselines=(),
+                     compile_decoding=replace(COMPILE_DECODING, max_tokens=256),
+                     reader_decoding=replace(READER_DECODING, max_tokens=32),
+                     concurrency=1, out_dir=out_dir, db_path=db, progress=False)
+    try:
+        summary = run_audit(spec)
+    except (ValueError, AuditLogCorrupt, LocalModelError) as exc:
+        raise click.ClickException(f"demo audit: {exc}") from None
+    click.echo(summary.line())
 
 
 def _load_corpus(db: Path) -> None:
@@ -104,3 +138,38 @@ def _print_run_summary(db: Path) -> None:
     with open_readonly(db) as con:
         table = con.sql("SELECT * FROM run_summary ORDER BY 1")
         click.echo(str(table))
+
+
+def _print_guide(db: Path, port: int, *, serving: bool) -> None:
+    """Where the dashboard is and the three findings to open first, from the Overview page's own queries."""
+    from app.queries import overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql
+    from warehouse import open_readonly
+
+    root = f"http://127.0.0.1:{port}"
+    with open_readonly(db) as con:
+        gate = con.execute(overview_gate_rejections_sql()).fetchone()
+        move = con.execute(overview_plane_moves_sql()).fetchone()
+        pair = con.execute(overview_pairs_sql()).fetchone()
+    where = f"The dashboard {'is starting on' if serving else 'serves with `trajscope app --db ' + str(db) + '` on'} {root}"
+    lines = [f"{where} (the Overview page lists every finding). Look first at:"]
+    if gate:
+        run_id, controller, condition, rejections, trajectories, first = gate
+        lines.append(f"  1. The gate at work: {run_id} ({controller}/{condition}) rejected {rejections} final(s) "
+                     f"in {trajectories} trajectories; a replay: {root}/replay?{urlencode({'trajectory': first})}")
+    else:
+        lines.append("  1. The gate at work: no gate rejected a final in this warehouse (Runs page: "
+                     f"{root}/runs)")
+    if move:
+        _, from_run, to_run, condition, disc_a, post_a, disc_b, post_b, _ = move
+        lines.append(f"  2. The failure plane: {from_run} -> {to_run} ({condition}) moves P_disc "
+                     f"{disc_a:.0%} -> {disc_b:.0%}, P_post {post_a:.0%} -> {post_b:.0%}: "
+                     f"{root}/failure_plane?{urlencode({'run': to_run})}")
+    else:
+        lines.append(f"  2. The failure plane: {root}/failure_plane")
+    if pair:
+        run_a, run_b, controller, condition, _, paired, broken, fixed = pair
+        lines.append(f"  3. McNemar for baseline vs {controller}/{condition} on {paired} paired questions "
+                     f"({fixed} fixed, {broken} broken): {root}/compare?{urlencode({'a': run_a, 'b': run_b})}")
+    else:
+        lines.append(f"  3. Paired statistics: {root}/compare")
+    click.echo("\n".join(lines))

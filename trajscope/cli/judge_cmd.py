@@ -58,7 +58,7 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
                 from engine.llm import LocalModelError, LocalModelServer
 
                 try:
-                    server = LocalModelServer().start()
+                    server = LocalModelServer(model=config.name).start()
                 except LocalModelError as exc:
                     raise click.ClickException(f"embedded judge model: {exc}") from None
                 config = config.with_overrides(base_url=server.base_url)
