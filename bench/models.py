@@ -1,7 +1,10 @@
 """Embedded-model comparison: which small GGUF model makes the best `--model local` default.
 
     nice -n 10 .venv/bin/python bench/models.py [--models smollm2-135m-instruct,gemma3-270m]
-                                                [--demo-n 10] [--hotpot-n 20] [--threads 2]
+                                                [--demo-n 10] [--hotpot-n 20] [--threads 2] [--tiny]
+
+(`--tiny`: the default model on one question of each set, two turns, BM25 only: a smoke run whose
+figures mean nothing.)
 
 Each model runs the Read-Gate baseline (search / read / final, JSON actions, max_tokens 96 as in
 `trajscope demo`) on the first --demo-n seeded demo questions and on --hotpot-n real HotpotQA
@@ -28,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.llm import LOCAL_MODELS, LocalModelServer  # noqa: E402
+from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelServer  # noqa: E402
 from engine.runs import RunSpec, execute_run_async, model_config_for  # noqa: E402
 from trajscope.format import ErrorStep, iter_trajectories  # noqa: E402
 from warehouse import open_readonly  # noqa: E402
@@ -60,10 +63,11 @@ def summary_row(db: Path, run_id: str) -> dict[str, float | int | None]:
     return dict(zip(keys, row))
 
 
-def measure(model: str, dataset: str, n: int, threads: int, work: Path) -> dict[str, object]:
+def measure(model: str, dataset: str, n: int, threads: int, work: Path, *, params: dict[str, int],
+            retriever: str) -> dict[str, object]:
     spec = RunSpec(dataset=dataset, controller="read_gate", condition="baseline", model=f"local:{model}", n=n,
                    seed=0, concurrency=1, max_tokens=96, out_dir=work / "runs", db_path=work / "bench.duckdb",
-                   cache_path=work / f"cache-{model}.sqlite", progress=False)
+                   cache_path=work / f"cache-{model}.sqlite", progress=False, params=params, retriever=retriever)
     with LocalModelServer(model=model, n_threads=threads) as server:
         config = model_config_for(spec).with_overrides(base_url=server.base_url)
         started = time.perf_counter()
@@ -86,14 +90,19 @@ def main() -> None:
     parser.add_argument("--demo-n", type=int, default=10)
     parser.add_argument("--hotpot-n", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--tiny", action="store_true", help="Smoke run: default model, 1 question each, 2 turns.")
     args = parser.parse_args()
+    params, retriever = {}, "hybrid"
+    if args.tiny:
+        args.models, args.demo_n, args.hotpot_n = LOCAL_MODEL_NAME, 1, 1
+        params, retriever = {"max_turns": 2}, "bm25"
     if not HOTPOT.is_file():
         raise SystemExit(f"{HOTPOT}: the real HotpotQA sample is missing (../shared/data beside the repo)")
     rows = []
     with tempfile.TemporaryDirectory(prefix="trajscope-bench-models-") as tmp:
         for model in args.models.split(","):
             for dataset, n in (("demo", args.demo_n), (str(HOTPOT), args.hotpot_n)):
-                row = measure(model, dataset, n, args.threads, Path(tmp))
+                row = measure(model, dataset, n, args.threads, Path(tmp), params=params, retriever=retriever)
                 rows.append(row)
                 print(f"# {row}", flush=True)
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)\n")

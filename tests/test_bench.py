@@ -32,6 +32,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                        r"^slowest page \(warm\): \d+\.\d+ s"]),
     "retrieval_2wiki": ([], [r"^recall@5 RRF hybrid", r"^rank-bm25 / bm25s median time\s+\d+x",
                              r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
+    "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",
+                    r"^\| smollm2-135m-instruct \| hotpotqa_distractor_dev_100 \| 1 \|"]),
 }
 
 
@@ -86,3 +88,10 @@ def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
 def test_retrieval_bench_runs_in_tiny_mode(tmp_path):
     # Slow: even a 300-passage corpus loads the embedding model and exports the ONNX query encoder.
     _check("retrieval_2wiki", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="real data shared/data is not beside this checkout")
+def test_model_bench_runs_in_tiny_mode(tmp_path):
+    # Slow: it starts the embedded model server and makes real model calls on demo and HotpotQA.
+    _check("models", tmp_path)
