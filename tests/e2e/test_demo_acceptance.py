@@ -26,6 +26,7 @@ def demo(tmp_path_factory):
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    print(done.stdout[-4000:])  # with -s: the build time, run lines and the printed guide
     return folder, done.stdout
 
 
