@@ -107,3 +107,32 @@ def test_mapping_errors_name_the_line_of_the_key(tmp_path, text, line, field):
     with pytest.raises(RecordError) as err:
         import_file(F / "mapped.jsonl", mapping=mapping)
     assert (err.value.path, err.value.line, err.value.field) == (str(mapping), line, field)
+
+
+def test_gold_and_candidate_titles_match_a_named_corpus(tmp_path):
+    data = tmp_path / "d.json"
+    data.write_text('[{"qid": "d1", "question": "In which year was the company founded by Tobias Lorring established?",'
+                    ' "support": ["Tobias Lorring", "Drawyn Telegraph"],'
+                    ' "retrieval": [{"query": "Tobias Lorring", "hits": [{"title": "Tobias Lorring", "score": 2.0},'
+                    ' {"title": "Nowhere Gazette", "score": 1.0}]}]},'
+                    ' {"qid": "d2", "question": "Q?", "support": ["Tobias Lorring", "Nowhere Gazette"]}]')
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("question_id: qid\nquestion: question\ngold_titles: support\ncorpus: demo\nsteps: retrieval\n"
+                       "step: {action: {const: search}, query: query, candidates: hits, "
+                       "candidate: {title: title, score: score}}\n")
+    report = convert_file(data, tmp_path / "o.jsonl", ImportOptions(mapping=mapping))
+    d1, d2 = import_file(data, mapping=mapping)
+    # the demo corpus names these chunks: ids demo:60 and demo:278, the demo dataset joined
+    assert (d1.question.gold_chunk_ids, d1.question.gold_match, d1.question.dataset) == (
+        ["demo:60", "demo:278"], "title", "demo")
+    assert [c.chunk_id for c in d1.steps[0].candidates] == ["demo:60", "title:Nowhere Gazette"]
+    assert d2.question.gold_chunk_ids == ["demo:60", "title:Nowhere Gazette"]
+    assert report.warnings == ["line 1: question d2: 1 of 2 gold titles not in corpus demo (kept as title ids)"]
+
+
+def test_a_corpus_that_cannot_be_loaded_names_the_mapping_line(tmp_path):
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("question_id: id\nquestion: q\ncorpus: no-such-dataset\n")
+    with pytest.raises(RecordError) as err:
+        list(import_file(F / "mapped.jsonl", mapping=mapping))
+    assert (err.value.path, err.value.line, err.value.field) == (str(mapping), 3, "corpus")

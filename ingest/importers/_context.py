@@ -41,6 +41,7 @@ class ImportContext:
     questions: QuestionBook | None = None
     patterns: TextPatterns = field(default_factory=TextPatterns)
     declared: dict[str, bool] = field(default_factory=dict)  # capabilities a mapping file states
+    mapping_path: Path | None = None
     notes: ImportNotes = field(default_factory=ImportNotes)
 
     def where(self, line: int, prefix: str = "") -> Where:

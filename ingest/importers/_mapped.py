@@ -2,9 +2,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
-from trajscope.format import Candidate, ErrorStep, ForcedAnswerStep, Judgment, Passage, Step, Trajectory
+from ingest.datasets import DatasetError, GoldMatcher, GoldRef, load_dataset
+from trajscope.format import (
+    Candidate,
+    ErrorStep,
+    ForcedAnswerStep,
+    Judgment,
+    Passage,
+    RecordError,
+    Step,
+    Trajectory,
+)
 
 from ._actions import make_step, parse_arguments
 from ._context import ImportContext, assemble
@@ -60,6 +71,36 @@ def title_id(title: str) -> str:
     return f"title:{title}"
 
 
+class TitleIndex:
+    """Titles -> corpus chunk ids where the mapping names a corpus (unique titles only), else `title:<title>`."""
+
+    def __init__(self, ctx: ImportContext, m: Mapping):
+        self.dataset: str | None = None
+        self._matcher: GoldMatcher | None = None
+        if m.corpus is None:
+            return
+        mapping_path = Path(ctx.mapping_path or "mapping")
+        corpus = m.corpus
+        if not Path(corpus).is_absolute() and (mapping_path.parent / corpus).exists():
+            corpus = str(mapping_path.parent / corpus)  # a path is relative to the mapping file
+        try:
+            ds = load_dataset(corpus)
+        except (DatasetError, OSError, ValueError) as exc:
+            raise RecordError(mapping_path, m.corpus_line, "corpus",
+                              f"cannot load corpus {m.corpus!r}: {exc}") from None
+        self.dataset, self._matcher = ds.name, GoldMatcher(ds.chunks)
+
+    def chunk_id(self, title: str) -> str | None:
+        """The corpus chunk with this title, or None (no corpus, or no unique title)."""
+        if self._matcher is None:
+            return None
+        return self._matcher.match(GoldRef(title=title)).chunk_id
+
+    def id_of(self, title: str) -> str:
+        """The matched chunk id, else the title id."""
+        return self.chunk_id(title) or title_id(title)
+
+
 def candidates_of(result: Any) -> list[Candidate]:
     """Search candidates only when the result is structured with ids; free text yields none (no guessing)."""
     if not isinstance(result, list):
@@ -78,7 +119,7 @@ def candidates_of(result: Any) -> list[Candidate]:
     return out
 
 
-def _mapped_candidates(m: Mapping, items: Any, where: Where) -> list[Candidate]:
+def _mapped_candidates(m: Mapping, items: Any, where: Where, titles: TitleIndex) -> list[Candidate]:
     """Candidates from an array with the mapping's `step.candidate` paths (id, else title; score; snippet)."""
     out = []
     for rank, item in enumerate(need_list(items, where), start=1):
@@ -87,13 +128,13 @@ def _mapped_candidates(m: Mapping, items: Any, where: Where) -> list[Candidate]:
         title = _text(item, m.candidate.get("title", ()), at)
         if cid is None and title is None:
             raise at.error("candidate has neither an id nor a title (mapping: step.candidate.id / title)")
-        out.append(Candidate(chunk_id=cid if cid is not None else title_id(title or ""), rank=rank,
+        out.append(Candidate(chunk_id=cid if cid is not None else titles.id_of(title or ""), rank=rank,
                              score=_typed(item, m.candidate.get("score", ()), at, (int, float), "a number"),
                              snippet=_text(item, m.candidate.get("snippet", ()), at)))
     return out
 
 
-def _step(ctx: ImportContext, m: Mapping, raw: Any, where: Where, seen: set[str]) -> Step:
+def _step(ctx: ImportContext, m: Mapping, raw: Any, where: Where, seen: set[str], titles: TitleIndex) -> Step:
     raw = need_object(raw, where)
     name = _text(raw, m.step.get("action", ("tool_name",)), where)
     if name is None:
@@ -124,7 +165,7 @@ def _step(ctx: ImportContext, m: Mapping, raw: Any, where: Where, seen: set[str]
     query = _text(raw, m.step["query"], where) if "query" in m.step else None
     if "candidates" in m.step:
         path, items = _get(raw, m.step["candidates"])
-        candidates = [] if items is None else _mapped_candidates(m, items, where.at(path or "candidates"))
+        candidates = [] if items is None else _mapped_candidates(m, items, where.at(path or "candidates"), titles)
     else:
         candidates = candidates_of(result)
     if query is not None and "query" not in args:
@@ -145,7 +186,8 @@ def _end_reason(m: Mapping, termination: str | None, has_prediction: bool) -> st
     return "forced_answer" if has_prediction and any(w in value for w in _FORCED_WORDS) else None
 
 
-def _question(ctx: ImportContext, m: Mapping, record: dict[str, Any], where: Where, position: int):
+def _question(ctx: ImportContext, m: Mapping, record: dict[str, Any], where: Where, position: int,
+              titles: TitleIndex):
     id_path, qid = _get(record, m.question_id)
     if qid is None:
         raise where.error("missing question id (mapping: question_id)", id_path)
@@ -161,26 +203,33 @@ def _question(ctx: ImportContext, m: Mapping, record: dict[str, Any], where: Whe
     hops = _typed(record, m.hop_count, where, int, "an integer")
     question.hop_count = hops if hops is not None else question.hop_count
     dataset = _text(record, m.dataset, where)
-    question.dataset = dataset if dataset is not None else question.dataset
+    question.dataset = dataset if dataset is not None else (question.dataset or titles.dataset)
     gold_ids = _strings(record, m.gold_chunk_ids, where)
     gold_titles = _strings(record, m.gold_titles, where)
     if gold_ids:
         question.gold_chunk_ids, question.gold_match = gold_ids, "given"
-    elif gold_titles:  # kept as titles: candidates named by title use the same ids
-        question.gold_chunk_ids, question.gold_match = [title_id(t) for t in gold_titles], "title"
+    elif gold_titles:  # matched to corpus chunks by title where a corpus is named, else kept as title ids
+        matched = [titles.chunk_id(t) for t in gold_titles]
+        question.gold_chunk_ids = [c or title_id(t) for c, t in zip(matched, gold_titles, strict=True)]
+        question.gold_match = "unmatched" if titles.dataset and not any(matched) else "title"
+        if titles.dataset and not all(matched):
+            ctx.notes.warnings.append(f"line {where.line}: question {question.question_id}: "
+                                      f"{matched.count(None)} of {len(matched)} gold titles not in corpus "
+                                      f"{titles.dataset} (kept as title ids)")
     return question
 
 
-def mapped_trajectory(ctx: ImportContext, m: Mapping, record: Any, where: Where, position: int) -> Trajectory:
+def mapped_trajectory(ctx: ImportContext, m: Mapping, record: Any, where: Where, position: int,
+                      titles: TitleIndex) -> Trajectory:
     """One source record -> one canonical trajectory, following the mapping."""
     record = need_object(record, where)
-    question = _question(ctx, m, record, where, position)
+    question = _question(ctx, m, record, where, position, titles)
     steps_path, raw_steps = _get(record, m.steps)
     steps: list[Step] = []
     seen: set[str] = set()
     if raw_steps is not None:
         for i, raw in enumerate(need_list(raw_steps, where.at(steps_path or "steps"))):
-            steps.append(_step(ctx, m, raw, where.at(steps_path or "steps").at(i), seen))
+            steps.append(_step(ctx, m, raw, where.at(steps_path or "steps").at(i), seen, titles))
     prediction = _text(record, m.prediction, where)
     termination = _text(record, m.end_reason, where)
     end_reason = _end_reason(m, termination, prediction is not None)
@@ -223,17 +272,27 @@ def mapped_trajectory(ctx: ImportContext, m: Mapping, record: Any, where: Where,
                     end_reason=end_reason, judgments=judgments, metadata=metadata, error=error, **totals)
 
 
+def _records(ctx: ImportContext) -> Iterator[tuple[int, str | None, Any]]:
+    """Records of the file; a whole JSON array written on one line is read item by item too."""
+    for line, key, value in iter_records(ctx.path):
+        if key is None and isinstance(value, list):
+            yield from ((line, f"[{i}]", item) for i, item in enumerate(value))
+        else:
+            yield line, key, value
+
+
 def import_mapped(ctx: ImportContext, mapping: Mapping) -> Iterator[Trajectory]:
     """Stream a JSONL (or JSON array) file of records through the mapping."""
     position = 0
-    for line, key, value in iter_records(ctx.path):
+    titles = TitleIndex(ctx, mapping)
+    for line, key, value in _records(ctx):
         where = ctx.where(line, key if key and key.startswith("[") else "")
         if mapping.records:
             path, inner = _get(value, mapping.records)
             items = need_list(inner, where.at(path or "records")) if inner is not None else []
             for i, item in enumerate(items):
-                yield mapped_trajectory(ctx, mapping, item, where.at(path or "records").at(i), position)
+                yield mapped_trajectory(ctx, mapping, item, where.at(path or "records").at(i), position, titles)
                 position += 1
         else:
-            yield mapped_trajectory(ctx, mapping, value, where, position)
+            yield mapped_trajectory(ctx, mapping, value, where, position, titles)
             position += 1

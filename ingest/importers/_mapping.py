@@ -30,7 +30,7 @@ Source = Paths | Const
 _SINGLE_KEYS = ("question_id", "question", "gold", "aliases", "prediction", "steps", "records", "end_reason",
                 "question_type", "hop_count", "dataset", "gold_chunk_ids", "gold_titles", "error", "run_id")
 _RECORD_KEYS = {*_SINGLE_KEYS, "step", "judgments", "totals", "run", "metadata", "final_step", "tool_map",
-                "end_reasons", "declare"}
+                "end_reasons", "declare", "corpus"}
 _STEP_KEYS = {"action", "arguments", "observation", "thought", "tokens_in", "tokens_out", "cost_usd", "latency_ms",
               "query", "candidates", "candidate", "error"}
 _CANDIDATE_KEYS = {"id", "title", "score", "snippet"}
@@ -69,6 +69,8 @@ class Mapping:
     final_step: bool = True
     tool_map: dict[str, str] = field(default_factory=dict)
     declare: dict[str, bool] = field(default_factory=dict)
+    corpus: str | None = None  # a dataset (name or path) whose chunks gold titles and candidate titles match
+    corpus_line: int = 1
 
 
 class _Lines:
@@ -172,6 +174,9 @@ def mapping_from_dict(spec: Any, path: Path, text: str = "") -> Mapping:
         raise reader.error("step", "expected a mapping of step fields to dotted paths")
     step_spec = dict(spec.get("step") or {})
     candidate_spec = step_spec.pop("candidate", None) or {}
+    corpus = spec.get("corpus")
+    if corpus is not None and not (isinstance(corpus, str) and corpus):
+        raise reader.error("corpus", "expected a dataset name (e.g. demo) or the path of a dataset")
     metadata = spec.get("metadata")
     if metadata is not None and not isinstance(metadata, (str, list)):
         raise reader.error("metadata", "expected a path or a list of paths")
@@ -187,6 +192,7 @@ def mapping_from_dict(spec: Any, path: Path, text: str = "") -> Mapping:
         final_step=final_step,
         tool_map={str(k): v for k, v in tool_map.items()},
         declare=_declare(reader, spec["declare"]) if spec.get("declare") else {},
+        corpus=corpus, corpus_line=reader.lines.of("corpus"),
     )
 
 

@@ -103,7 +103,8 @@ def open_import(path: Path, *, format: str | None = None, mapping: Path | None =
         patterns = load_patterns(Path(patterns))
     ctx = ImportContext(path=path, format=format, run_id=run_id or default_run_id(format, path), tool_map=table,
                         questions=QuestionBook(Path(questions)) if questions is not None else None,
-                        patterns=patterns or TextPatterns(), declared=dict(spec.declare) if spec else {})
+                        patterns=patterns or TextPatterns(), declared=dict(spec.declare) if spec else {},
+                        mapping_path=Path(mapping) if spec is not None else None)
     records = import_mapped(ctx, spec) if spec is not None else importer.read(ctx)
     return ctx, importer, records
 
