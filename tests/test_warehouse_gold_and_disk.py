@@ -1,0 +1,189 @@
+"""Gold nobody overwrites, and ingests that fail or die leave the warehouse file and the temp dir as they were."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from fixtures.forensics.builders import final, read, search, trajectory
+from trajscope.format import RecordError, Run, write_jsonl
+from warehouse import GoldConflict, ingest_paths, open_readonly, remove_stale_batch_dirs
+from warehouse import _loader
+
+BLOCK = 256 * 1024  # DuckDB's block: a checkpoint may leave one fresh metadata block
+TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "judgments")
+Q = "Where was Scott Derrickson born?"
+G1 = ("hp-g1", "Scott Derrickson was born in Denver, Colorado.")
+
+
+def _log(path: Path, run_id: str, gold: str, *, qids=("q1", "q2"), dataset=None, aliases=()) -> Path:
+    run = Run(run_id=run_id, dataset=dataset)
+    records = []
+    for qid in qids:
+        t = trajectory(run, qid, Q, gold, [search(G1), read(G1), final("Denver")], gold_chunks=(G1[0],))
+        t.question.dataset = dataset
+        t.question.aliases = list(aliases)
+        records.append(t)
+    with open(path, "wb") as fh:
+        write_jsonl(records, fh)
+    return path
+
+
+def _state(db: Path) -> tuple:
+    with open_readonly(db) as con:
+        counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+        golds = con.execute("SELECT dataset, question_id, gold_answer FROM questions ORDER BY ALL").fetchall()
+    return counts, golds
+
+
+def test_conflicting_gold_across_runs_is_refused_naming_both_sources(tmp_path):
+    db = tmp_path / "w.duckdb"
+    first = _log(tmp_path / "first.jsonl", "run_one", "Denver")
+    ingest_paths(db, [first])
+    before, size = _state(db), db.stat().st_size
+    second = _log(tmp_path / "second.jsonl", "run_two", "Boulder")
+    with pytest.raises(GoldConflict) as info:
+        ingest_paths(db, [second])
+    text = str(info.value)
+    assert "conflicting gold_answer" in text and "'Boulder' in run(s) run_two" in text
+    assert "'Denver' in run(s) run_one" in text
+    assert str(first) in text and str(second) in text and "--per-run-questions" in text
+    assert "1 more question(s) conflict too" in text
+    assert _state(db) == before and db.stat().st_size <= size + BLOCK  # the warehouse is as it was
+
+
+def test_two_files_of_one_ingest_that_disagree_are_refused_too(tmp_path):
+    db = tmp_path / "w.duckdb"
+    a = _log(tmp_path / "a.jsonl", "run_a", "Denver", qids=("q1",))
+    b = _log(tmp_path / "b.jsonl", "run_b", "Denver", qids=("q1",), aliases=("Denver, CO",))
+    with pytest.raises(GoldConflict, match="conflicting aliases"):
+        ingest_paths(db, [a, b])
+    assert not db.exists()
+
+
+def test_identical_gold_is_shared_and_a_run_may_correct_its_own(tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver"), _log(tmp_path / "b.jsonl", "run_b", "Denver")])
+    counts, golds = _state(db)
+    assert counts["questions"] == 2 and counts["trajectories"] == 4
+    # Re-ingesting run_a alone with a corrected gold would change run_b's question: refused.
+    with pytest.raises(GoldConflict):
+        ingest_paths(db, [_log(tmp_path / "a2.jsonl", "run_a", "Denver, Colorado")])
+    # A run nobody else shares a question with may correct its own.
+    ingest_paths(db, [_log(tmp_path / "c.jsonl", "run_c", "X", qids=("q9",))])
+    ingest_paths(db, [_log(tmp_path / "c2.jsonl", "run_c", "Y", qids=("q9",))])
+    assert ("", "q9", "Y") in _state(db)[1]
+
+
+def test_per_run_questions_keep_disagreeing_runs_apart(tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")], per_run_questions=True)
+    ingest_paths(db, [_log(tmp_path / "b.jsonl", "run_b", "Boulder", dataset="hotpot")], per_run_questions=True)
+    counts, golds = _state(db)
+    assert golds == [("hotpot/run:run_b", "q1", "Boulder"), ("hotpot/run:run_b", "q2", "Boulder"),
+                     ("run:run_a", "q1", "Denver"), ("run:run_a", "q2", "Denver")]
+    with open_readonly(db) as con:
+        from warehouse import read_trajectory
+
+        assert read_trajectory(con, "run_b::q1").question.dataset == "hotpot"  # the record is unchanged
+        assert read_trajectory(con, "run_a::q1").question.gold_answer == "Denver"
+
+
+def _big_log(path: Path, run_id: str, n: int) -> Path:
+    run = Run(run_id=run_id, dataset="fx")
+    pad = "x" * 2000
+    records = [trajectory(run, f"q{i}", Q + pad, "Denver", [search(G1), read(G1), final("Denver")],
+                          gold_chunks=(G1[0],)) for i in range(n)]
+    with open(path, "wb") as fh:
+        write_jsonl(records, fh)
+    return path
+
+
+def test_a_failed_ingest_does_not_grow_the_warehouse_file(tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_big_log(tmp_path / "small.jsonl", "small", 5)])
+    size, digest_before = db.stat().st_size, _state(db)
+    big = _big_log(tmp_path / "big.jsonl", "big", 600)
+    with open(big, "ab") as fh:
+        fh.write(b'{"trajectory_id": "broken"}\n')
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 256 * 1024)  # several batches load before the bad line
+    for _ in range(2):  # repeated failures do not add up
+        with pytest.raises(RecordError) as info:
+            ingest_paths(db, [big])
+        assert info.value.line == 601
+        assert _state(db) == digest_before
+        assert db.stat().st_size <= size + BLOCK
+    calls = []
+    monkeypatch.setattr(_loader, "_reclaim_after_rollback", calls.append)
+    with pytest.raises(RecordError):
+        ingest_paths(db, [big])
+    assert len(calls) == 1  # every failed ingest into an existing warehouse reclaims
+
+
+def test_the_reclaim_gives_back_the_blocks_a_rolled_back_load_wrote(tmp_path):
+    # Large enough that DuckDB writes whole row groups into the file before the commit.
+    from warehouse import open_warehouse
+
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])
+    size = db.stat().st_size
+    with open_warehouse(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("INSERT INTO steps (trajectory_id, step_index, kind, observation) "
+                    "SELECT 'x' || range, range, 'final', md5(range::VARCHAR) FROM range(400000)")
+        con.execute("ROLLBACK")
+        grown = db.stat().st_size
+        _loader._reclaim_after_rollback(con)
+        reclaimed = db.stat().st_size
+    assert grown > size + 8 * BLOCK  # what the issue saw: 6.3 MB -> 25.4 MB after a failed ingest
+    assert reclaimed <= size + BLOCK and _state(db)[0]["steps"] == 6
+
+
+def test_batch_folders_of_a_killed_ingest_are_removed_by_the_next_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f"trajscope-batches-{int(dead.stdout)}-abc"
+    stale.mkdir()
+    (stale / "log.jsonl.00000.jsonl").write_bytes(b"x" * 1000)
+    alive = tmp_path / f"trajscope-batches-{os.getppid()}-def"  # a running process's folder stays
+    alive.mkdir()
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])
+    assert not stale.exists() and alive.exists()
+    assert [p.name for p in tmp_path.glob("trajscope-batches-*")] == [alive.name]
+    assert remove_stale_batch_dirs(tmp_path) == []
+
+
+def test_a_killed_ingest_leaves_only_what_the_next_run_cleans(tmp_path):
+    # A real kill -9 in the middle of a load: the next ingest removes its batch folder and the
+    # warehouse holds none of the killed ingest's rows.
+    db = tmp_path / "w.duckdb"
+    big = _big_log(tmp_path / "big.jsonl", "big", 4000)
+    env = {**os.environ, "TMPDIR": str(tmp_path), "PYTHONPATH": os.pathsep.join(sys.path)}
+    script = ("import sys, warehouse._loader as L; L._BATCH_BYTES = 256 * 1024\n"
+              "orig = L._load_batch\n"
+              "def slow(*a, **k):\n    orig(*a, **k); print('loaded', flush=True); import time; time.sleep(30)\n"
+              "L._load_batch = slow\n"
+              f"L.ingest_paths({str(db)!r}, [{str(big)!r}])\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "loaded"
+        assert list(tmp_path.glob("trajscope-batches-*"))
+    finally:
+        proc.kill()
+        proc.wait()
+    monkeypatch_tmp = tempfile.tempdir
+    try:
+        tempfile.tempdir = str(tmp_path)
+        ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])
+    finally:
+        tempfile.tempdir = monkeypatch_tmp
+    assert not list(tmp_path.glob("trajscope-batches-*"))
+    with open_readonly(db) as con:
+        assert con.execute("SELECT DISTINCT run_id FROM trajectories").fetchall() == [("run_a",)]
+    assert hashlib.blake2b(big.read_bytes()).hexdigest()  # the source log is untouched and readable
