@@ -60,6 +60,7 @@ def test_sigkill_midway_then_resume_gives_each_id_exactly_once(mock_llm, tmp_pat
     mock_llm.latency_s = 0.0
     summary = execute_run(RunSpec(**settings, require_resume=True), inputs(N))
     assert summary.n_skipped == before and summary.n_completed == N - before and summary.truncated_bytes == 30
+    assert f"repaired a torn last line (line {before + 1}, 30 bytes cut" in summary.line()
 
     ids = [d.trajectory.question.question_id for d in iter_trajectories(log_path)]
     assert sorted(ids) == [f"q{i:03d}" for i in range(N)]

@@ -60,3 +60,34 @@ def test_concurrent_appends_are_all_written_in_full_lines(tmp_path):
 
     assert asyncio.run(go()) == 50
     assert sorted(d.trajectory.question.question_id for d in iter_trajectories(path)) == sorted(f"q{i}" for i in range(50))
+
+
+def test_the_bottom_layer_log_reports_its_repair_and_where_appends_resume(tmp_path):
+    from trajscope.format import AppendOnlyLog, decode_trajectory, recover_log_file
+
+    path = tmp_path / "r.jsonl"
+    good = write_lines(path, 3)
+    path.write_bytes(good + b"\n" + encode(trajectory(3))[:40])
+    state = recover_log_file(path, decode_trajectory)
+    assert (state.truncated_bytes, state.torn_line, state.size, state.lines) == (40, 5, len(good) + 1, 4)
+    assert state.repair_note() == (f"{path}: repaired a torn last line (line 5, 40 bytes cut: a write the kill "
+                                   "interrupted); its record is redone")
+    log = AppendOnlyLog(path)
+    assert log.durable_size == state.size
+    end = log.append_many([encode(trajectory(3)), encode(trajectory(4))])
+    assert end == path.stat().st_size and log.written == 2
+    with pytest.raises(ValueError, match="single line"):
+        log.append(b"two\nlines")
+    log.close()
+    assert recover_log_file(path, decode_trajectory).repair_note() is None
+
+
+def test_runs_and_audits_share_the_one_log_module():
+    # Neither keeps a private copy of the recovery or of the fsync'd write.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for module in ("engine/runs/_log.py", "engine/audit/_log.py"):
+        text = (root / module).read_text()
+        assert "recover_log_file" in text and "AppendOnlyLog" in text, module
+        assert "os.fsync" not in text and "truncate(" not in text, module

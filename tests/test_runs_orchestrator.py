@@ -118,28 +118,47 @@ def test_run_id_is_deterministic_and_selection_is_paired():
 
 def test_a_busy_warehouse_never_stops_the_run_and_is_retried(mock_llm, tmp_path, monkeypatch):
     import engine.runs._warehouse_sink as sink_module
+    from warehouse import ingest_log_slice, open_readonly
 
     mock_llm.responder = answer_from_question
     calls: list[int] = []
 
-    def flaky_ingest(db_path, trajectories):
-        calls.append(len(trajectories))
+    def flaky_ingest(db_path, log_path, *, start, first_line):
+        calls.append(start)
         if len(calls) <= 2:
             raise RuntimeError("database is locked by another process")
-        received.extend(t.question.question_id for t in trajectories)
+        return ingest_log_slice(db_path, log_path, start=start, first_line=first_line)
 
-    received: list[str] = []
     monkeypatch.setattr(sink_module, "_ingest_function", lambda: flaky_ingest)
-    summary = execute_run(spec_for(mock_llm, tmp_path, db_path=tmp_path / "w.duckdb", ingest_batch=2,
-                                   concurrency=1), inputs(5))
+    db = tmp_path / "w.duckdb"
+    summary = execute_run(spec_for(mock_llm, tmp_path, db_path=db, ingest_batch=2, concurrency=1), inputs(5))
     assert summary.n_completed == 5 and summary.ingest_error is None and summary.n_ingested == 5
-    assert sorted(received) == [f"q{i:03d}" for i in range(5)]
+    assert calls[:3] == [0, 0, 0]  # a failed load is retried from the same offset
+    with open_readonly(db) as con:
+        stored = con.execute("SELECT question_id FROM trajectories ORDER BY 1").fetchall()
+    assert [q for (q,) in stored] == [f"q{i:03d}" for i in range(5)]
 
-    monkeypatch.setattr(sink_module, "_ingest_function", lambda: (lambda db, ts: 1 / 0))
+    monkeypatch.setattr(sink_module, "_ingest_function", lambda: (lambda db, path, **kw: 1 / 0))
     monkeypatch.setattr(sink_module.asyncio, "sleep", _no_sleep)
     down = execute_run(spec_for(mock_llm, tmp_path, db_path=tmp_path / "w.duckdb", run_id="other"), inputs(3))
     assert down.n_completed == 3 and len(logged(down)) == 3
     assert down.n_ingested == 0 and "ZeroDivisionError" in down.ingest_error
+
+
+def test_the_sink_loads_the_bytes_the_log_wrote(mock_llm, tmp_path):
+    from warehouse import open_readonly
+
+    mock_llm.responder = answer_from_question
+    db = tmp_path / "w.duckdb"
+    summary = execute_run(spec_for(mock_llm, tmp_path, db_path=db, ingest_batch=2, concurrency=2), inputs(5))
+    lines = summary.log_path.read_bytes().splitlines()
+    with open_readonly(db) as con:
+        files = con.execute("SELECT DISTINCT source_file FROM trajectories").fetchall()
+        hashes = sorted(h for (h,) in con.execute("SELECT record_hash FROM trajectories").fetchall())
+    import hashlib
+
+    assert files == [(str(summary.log_path),)]  # the run's own log, not a temporary re-encoding
+    assert hashes == sorted(hashlib.blake2b(line.strip(), digest_size=16).hexdigest() for line in lines)
 
 
 async def _no_sleep(seconds: float) -> None:

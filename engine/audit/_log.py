@@ -1,15 +1,20 @@
-"""The audit's append-only JSONL log: torn-tail recovery on open, one fsync'd line per finished record."""
+"""The audit's append-only JSONL log, on the format's log module: one fsync'd line per finished record."""
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.runs import recover_jsonl
-from trajscope.format import AuditRecord, decode_audit_record, encode_audit_record
+from trajscope.format import (
+    AppendOnlyLog,
+    AuditRecord,
+    LogFileCorrupt,
+    decode_audit_record,
+    encode_audit_record,
+    recover_log_file,
+)
 
 
-class AuditLogCorrupt(RuntimeError):
+class AuditLogCorrupt(LogFileCorrupt):
     """A line other than the last one is not a valid audit record."""
 
 
@@ -19,6 +24,7 @@ class AuditLogState:
 
     records: list[AuditRecord] = field(default_factory=list)
     truncated_bytes: int = 0
+    repair_note: str | None = None  # set when a torn last line was cut
 
     @property
     def done_ids(self) -> set[str]:
@@ -31,8 +37,9 @@ class AuditLogState:
 
 def recover_audit_log(path: Path) -> AuditLogState:
     """Read a log, truncating a torn last line (a kill mid-write); a bad earlier line raises AuditLogCorrupt."""
-    records, truncated = recover_jsonl(path, decode_audit_record, AuditLogCorrupt)
-    return AuditLogState(records=records, truncated_bytes=truncated)
+    recovered = recover_log_file(path, decode_audit_record, AuditLogCorrupt)
+    return AuditLogState(records=recovered.records, truncated_bytes=recovered.truncated_bytes,
+                         repair_note=recovered.repair_note())
 
 
 class AuditLog:
@@ -40,20 +47,20 @@ class AuditLog:
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(path, "ab")
-        self.written = 0
+        self._log = AppendOnlyLog(path)
+
+    @property
+    def written(self) -> int:
+        """Records appended by this writer."""
+        return self._log.written
 
     def append(self, record: AuditRecord) -> None:
         """Write one record."""
-        self._fh.write(encode_audit_record(record) + b"\n")
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-        self.written += 1
+        self._log.append(encode_audit_record(record))
 
     def close(self) -> None:
         """Close the file."""
-        self._fh.close()
+        self._log.close()
 
 
 __all__ = ["AuditLog", "AuditLogCorrupt", "AuditLogState", "recover_audit_log"]

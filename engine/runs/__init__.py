@@ -1,7 +1,7 @@
 """Run orchestration: specs, the controller interface, durable resumable logs, matrices."""
 from ._context import Controller, EpisodeResources
 from ._inputs import RunInputs, prepare_inputs
-from ._log import LogCorrupt, LogState, TrajectoryLog, recover_jsonl, recover_log
+from ._log import LogCorrupt, LogState, TrajectoryLog, recover_log
 from ._matrix import MatrixError, execute_matrix, execute_matrix_async, load_matrix
 from ._orchestrator import (
     RunSetupError,
@@ -20,5 +20,5 @@ __all__ = [
     "Controller", "EpisodeResources", "LogCorrupt", "LogState", "MatrixError", "RunInputs", "RunSetupError",
     "RunSpec", "RunSummary", "TrajectoryLog", "WarehouseSink", "code_version", "error_trajectory",
     "execute_matrix", "execute_matrix_async", "execute_run", "execute_run_async", "load_matrix",
-    "model_config_for", "prepare_inputs", "recover_jsonl", "recover_log", "select_questions", "with_judgments",
+    "model_config_for", "prepare_inputs", "recover_log", "select_questions", "with_judgments",
 ]

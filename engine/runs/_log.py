@@ -1,20 +1,14 @@
-"""The run's append-only JSONL log: torn-tail recovery on open, group-committed fsync'd appends."""
+"""The run's append-only JSONL log, on the format's log module: torn-tail repair on open, group-committed appends."""
 from __future__ import annotations
 
 import asyncio
-import os
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
 
-from trajscope.format import RecordError, Run, Trajectory, decode_trajectory, encode
-
-
-T = TypeVar("T")
+from trajscope.format import AppendOnlyLog, LogFileCorrupt, Run, Trajectory, decode_trajectory, encode, recover_log_file
 
 
-class LogCorrupt(RuntimeError):
+class LogCorrupt(LogFileCorrupt):
     """A log line other than the last one is not a valid trajectory."""
 
 
@@ -24,6 +18,7 @@ class LogState:
 
     trajectories: list[Trajectory] = field(default_factory=list)
     truncated_bytes: int = 0
+    repair_note: str | None = None  # set when a torn last line was cut
 
     @property
     def done_ids(self) -> set[str]:
@@ -36,62 +31,40 @@ class LogState:
         return self.trajectories[0].run if self.trajectories else None
 
 
-def recover_jsonl(path: Path, decode: Callable[..., T], corrupt: type[Exception]) -> tuple[list[T], int]:
-    """Records of an append-only JSONL log, truncating a torn tail (a kill mid-write) in place.
-
-    Returns the records and the bytes cut; a bad line before the last raises `corrupt`.
-    """
-    if not path.exists():
-        return [], 0
-    records: list[T] = []
-    data = path.read_bytes()
-    # Bytes after the last newline are a write the kill interrupted.
-    good_end = data.rfind(b"\n") + 1
-    lines = data[:good_end].split(b"\n")[:-1]
-    offset = 0
-    for lineno, raw in enumerate(lines, start=1):
-        if raw.strip():
-            try:
-                records.append(decode(raw, path=path, line=lineno))
-            except RecordError as exc:
-                if lineno < len(lines):
-                    raise corrupt(f"{exc} (only a torn last line is repaired automatically)") from None
-                good_end = offset  # an unreadable last line is torn as well
-        offset += len(raw) + 1
-    truncated = len(data) - good_end
-    if truncated:
-        with open(path, "r+b") as fh:
-            fh.truncate(good_end)
-            fh.flush()
-            os.fsync(fh.fileno())
-    return records, truncated
-
-
 def recover_log(path: Path) -> LogState:
     """Read a run log, repairing a torn tail; a bad line before the last raises LogCorrupt."""
-    trajectories, truncated = recover_jsonl(path, decode_trajectory, LogCorrupt)
-    return LogState(trajectories=trajectories, truncated_bytes=truncated)
+    recovered = recover_log_file(path, decode_trajectory, LogCorrupt)
+    return LogState(trajectories=recovered.records, truncated_bytes=recovered.truncated_bytes,
+                    repair_note=recovered.repair_note())
 
 
 class TrajectoryLog:
     """Appends trajectories; `await append(t)` returns once its line is written and fsync'd.
 
     Concurrent appends share one write + fsync (group commit), so durability costs one fsync per
-    batch rather than per record.
+    batch rather than per record; no append returns before its own line is on disk.
     """
 
     def __init__(self, path: Path):
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._fh = open(path, "ab")
+        self._log = AppendOnlyLog(path)
         self._pending: list[tuple[bytes, asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
-        self.written = 0
+
+    @property
+    def written(self) -> int:
+        """Trajectories appended by this writer."""
+        return self._log.written
+
+    @property
+    def durable_size(self) -> int:
+        """Bytes of the file that are whole, fsync'd lines (what a reader such as the warehouse sink may load)."""
+        return self._log.durable_size
 
     async def append(self, trajectory: Trajectory) -> None:
         """Write one trajectory durably."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((encode(trajectory) + b"\n", future))
+        self._pending.append((encode(trajectory), future))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
         await future
@@ -100,20 +73,14 @@ class TrajectoryLog:
         while self._pending:
             batch, self._pending = self._pending, []
             try:
-                await asyncio.to_thread(self._write, b"".join(line for line, _ in batch))
+                await asyncio.to_thread(self._log.append_many, [line for line, _ in batch])
             except Exception as exc:  # noqa: BLE001 - every waiter must learn the write failed
                 for _, future in batch:
                     future.set_exception(exc)
                 continue
-            self.written += len(batch)
             for _, future in batch:
                 future.set_result(None)
 
-    def _write(self, data: bytes) -> None:
-        self._fh.write(data)
-        self._fh.flush()
-        os.fsync(self._fh.fileno())
-
     def close(self) -> None:
         """Close the file."""
-        self._fh.close()
+        self._log.close()

@@ -43,6 +43,7 @@ class RunSummary:
     cost_usd: float
     elapsed_s: float
     truncated_bytes: int = 0
+    repair_note: str | None = None  # a torn last line cut on resume, said in line()
     n_ingested: int = 0
     ingest_error: str | None = None
     model_requests: int = 0
@@ -54,6 +55,8 @@ class RunSummary:
                 f"${self.cost_usd:.4f}, {self.elapsed_s:.1f}s -> {self.log_path}")
         if self.ingest_error:
             text += f" (warehouse: {self.ingest_error})"
+        if self.repair_note:
+            text += f"\n{self.repair_note}"
         return text
 
 
@@ -148,7 +151,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
     ctx = EpisodeResources(model=model, run=run, make_environment=inputs.make_environment,
                            retriever=inputs.retriever, corpus=inputs.corpus, params=dict(spec.params))
     log = TrajectoryLog(log_path)
-    sink = WarehouseSink(spec.db_path, spec.ingest_batch)
+    sink = WarehouseSink(spec.db_path, log_path, spec.ingest_batch)
     progress = RunProgress(len(selected), initial=len(selected) - len(todo), desc=run.run_id, enabled=spec.progress)
     semaphore = asyncio.Semaphore(spec.concurrency)
     errors = 0
@@ -161,14 +164,14 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
         failed = trajectory.end_reason == "error"
         errors += int(failed)
         progress.advance(trajectory_cost(trajectory), failed)
-        await sink.add([trajectory])
+        await sink.add(1, log.durable_size)
 
     try:
-        # Earlier lines may predate a kill that beat their ingest; re-ingesting them is idempotent.
-        await sink.add([t for t in state.trajectories if t.question.question_id in {q.question_id for q in selected}])
+        # Earlier lines may predate a kill that beat their ingest; re-loading them is idempotent.
+        await sink.add(len(state.trajectories), log.durable_size)
         await asyncio.gather(*(episode(q) for q in todo))
         for attempt in range(3):
-            await sink.flush()
+            await sink.flush(log.durable_size)
             if not sink.pending:
                 break
             await asyncio.sleep(1.0 * (attempt + 1))
@@ -183,7 +186,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
         run_id=run.run_id, log_path=log_path, n_selected=len(selected), n_skipped=len(selected) - len(todo),
         n_completed=len(todo), n_errors=errors, cost_usd=progress.cost_usd,
         elapsed_s=time.perf_counter() - started, truncated_bytes=state.truncated_bytes,
-        n_ingested=sink.ingested, ingest_error=sink.last_error,
+        repair_note=state.repair_note, n_ingested=sink.ingested, ingest_error=sink.last_error,
         model_requests=model.usage.requests, cache_hits=model.usage.cache_hits,
     )
 

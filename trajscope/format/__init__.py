@@ -48,6 +48,7 @@ from ._definitions import (
     LOW_EVIDENCE_THRESHOLD,
     READ_KIND,
 )
+from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
 from ._records import (
     CAPABILITY_NAMES,
     SCHEMA_VERSION,
@@ -86,6 +87,7 @@ from ._steps import (
 from ._trajectory import Trajectory, make_trajectory_id
 
 __all__ = [
+    "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "recover_log_file",
     "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
     "AUDIT_SCHEMA_VERSION", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES", "RAW_BASELINE",
