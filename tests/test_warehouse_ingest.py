@@ -230,7 +230,7 @@ def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_pat
     _roll_back_to_version_3(db)
     assert warehouse.upgrade_if_warehouse(db) == "upgraded"
     with open_readonly(db) as con:
-        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 5
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 6
         rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
     # Rows loaded before the migration do not know which calls were cached: NULL, not 0.
     assert rows == [("run_a", 3, None), ("run_b", 1, None)]

@@ -92,6 +92,8 @@ def install_views(con: duckdb.DuckDBPyConnection) -> None:
     for view in _dependency_order(load_views()):
         try:
             con.execute(view.sql)
+            # The file's one-line description is stored too, so any SQL client can show it.
+            con.execute(f"COMMENT ON VIEW {view.name} IS '{view.description.replace(chr(39), chr(39) * 2)}'")
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/views/{view.name}.sql: {exc}") from exc
 

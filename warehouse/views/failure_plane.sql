@@ -32,3 +32,9 @@ FROM grid g
 LEFT JOIN labels l USING (run_id, extractor)
 LEFT JOIN runs r USING (run_id)
 LEFT JOIN run_capabilities c USING (run_id);
+COMMENT ON COLUMN failure_plane.p_disc IS 'Discipline failures (primary label) over all the run''s trajectories; NULL without a read action (see p_disc_reason).';
+COMMENT ON COLUMN failure_plane.p_post IS 'Post-gold-read failures (primary label) over all the run''s trajectories; NULL without gold passages (see p_post_reason).';
+COMMENT ON COLUMN failure_plane.p_disc_any IS 'Trajectories where any discipline test fires, multi-label, over all trajectories.';
+COMMENT ON COLUMN failure_plane.p_post_any IS 'Trajectories that read a gold passage and are wrong, multi-label, over all trajectories.';
+COMMENT ON COLUMN failure_plane.p_disc_reason IS 'Why p_disc is NULL.';
+COMMENT ON COLUMN failure_plane.p_post_reason IS 'Why p_post is NULL.';

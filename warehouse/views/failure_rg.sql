@@ -50,3 +50,10 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, ex
        read_count, n_gold, n_gold_retrieved, n_gold_read,
        coverage_computed, answer_checked, correct_by
 FROM flags;
+COMMENT ON COLUMN failure_rg.label IS 'discipline > post_gold_read > retrieval > ambiguity; ended_budget / ended_forced_answer / ended_error when the trajectory did not end on a final; NULL (see label_reason) without gold passages.';
+COMMENT ON COLUMN failure_rg.discipline_subtype IS 'no_read_final, snippet_only_final or low_evidence_final; only for a voluntary final of an agent with a read action.';
+COMMENT ON COLUMN failure_rg.is_discipline IS 'Any discipline test fires (multi-label); NULL where discipline does not apply (see does_not_apply).';
+COMMENT ON COLUMN failure_rg.is_post_gold_read IS 'A gold passage was read (or, without a read action, placed in the prompt or results); NULL without gold passages.';
+COMMENT ON COLUMN failure_rg.does_not_apply IS 'Why the discipline tests are NULL: no read action in the log, or the trajectory did not end on a final.';
+COMMENT ON COLUMN failure_rg.label_reason IS 'Why label is NULL: the question has no gold passages.';
+COMMENT ON COLUMN failure_rg.read_count IS 'Read steps that returned a passage.';

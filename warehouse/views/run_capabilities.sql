@@ -80,3 +80,13 @@ SELECT run_id,
             THEN 'recorded by the log, unset capabilities inferred'
             ELSE 'recorded by the log' END                    AS profile_source
 FROM inferred;
+COMMENT ON COLUMN run_capabilities.search_candidates IS 'Search steps list candidate chunk ids (recorded, else inferred from the stored candidates).';
+COMMENT ON COLUMN run_capabilities.snippets IS 'Search results carry snippet text.';
+COMMENT ON COLUMN run_capabilities.read_action IS 'A read opens a full passage; NULL: unknown (no read step and nothing declares one), and discipline metrics do not apply.';
+COMMENT ON COLUMN run_capabilities.gold_answers IS 'Questions carry gold answers; without them correctness, EM and F1 are NULL.';
+COMMENT ON COLUMN run_capabilities.gold_passages IS 'Questions carry gold passages; without them gold-evidence and post-gold-read measures are NULL.';
+COMMENT ON COLUMN run_capabilities.judgments IS 'The log carries verdicts of its own.';
+COMMENT ON COLUMN run_capabilities.read_action_reason IS 'Why read_action holds or not: the recorded reason, or inferred: and the evidence.';
+COMMENT ON COLUMN run_capabilities.declared IS 'Capabilities a user, mapping or writer stated.';
+COMMENT ON COLUMN run_capabilities.inferred IS 'Capabilities the log left unset, inferred here from the run''s stored trajectories.';
+COMMENT ON COLUMN run_capabilities.profile_source IS 'Whether the profile was recorded by the log, partly inferred, or inferred at load.';

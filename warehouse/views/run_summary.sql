@@ -34,3 +34,12 @@ FROM runs r
 LEFT JOIN trajectory_facts f USING (run_id)
 LEFT JOIN run_capabilities c USING (run_id)
 GROUP BY ALL;
+COMMENT ON COLUMN run_summary.em IS 'Mean exact match over judged trajectories; NULL without gold answers (see scores_reason).';
+COMMENT ON COLUMN run_summary.mean_reads IS 'Mean read steps that returned a passage (the engine''s rule).';
+COMMENT ON COLUMN run_summary.mean_failed_reads IS 'Mean read steps that returned no passage.';
+COMMENT ON COLUMN run_summary.zero_read_final_rate IS 'Share of trajectories that ended on a final without a read; NULL without a read action (see zero_read_reason).';
+COMMENT ON COLUMN run_summary.errors IS 'Error steps, plus one for each error trajectory that carries no error step.';
+COMMENT ON COLUMN run_summary.error_trajectories IS 'Trajectories that ended in an error.';
+COMMENT ON COLUMN run_summary.incurred_cost_usd IS 'Cost the run actually incurred: responses served from the cache are left out.';
+COMMENT ON COLUMN run_summary.scores_reason IS 'Why the scores are NULL: no gold answers, or not judged yet.';
+COMMENT ON COLUMN run_summary.zero_read_reason IS 'Why zero_read_final_rate is NULL: the run has no known read action.';

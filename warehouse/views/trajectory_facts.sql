@@ -22,3 +22,7 @@ SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
 FROM trajectories t
 LEFT JOIN trajectory_scores s USING (trajectory_id)
 LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id;
+COMMENT ON COLUMN trajectory_facts.read_count IS 'Read steps that returned a passage (the engine''s rule; a re-read counts).';
+COMMENT ON COLUMN trajectory_facts.failed_read_count IS 'Read steps that returned no passage (an unknown chunk id).';
+COMMENT ON COLUMN trajectory_facts.zero_read_final IS 'Ended on a final with no read step that returned a passage.';
+COMMENT ON COLUMN trajectory_facts.errors IS 'Error steps.';

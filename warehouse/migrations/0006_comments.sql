@@ -1,0 +1,61 @@
+-- Table and column descriptions stored in the warehouse (COMMENT ON), so `trajscope views TABLE` and any SQL client can show what a column means.
+COMMENT ON TABLE runs IS 'One row per run: its settings (model, decoding, retriever, seed, code version) and the capability profile its log recorded.';
+COMMENT ON COLUMN runs.run_id IS 'Run id; every trajectory of the run carries it.';
+COMMENT ON COLUMN runs.source IS 'Who wrote the log: engine, or the importer that converted it.';
+COMMENT ON COLUMN runs.dataset IS 'Dataset the run answered (NULL for logs that do not say).';
+COMMENT ON COLUMN runs.controller IS 'Agent controller (read_gate, execution_rag, arag, vanilla_rag, direct, or the source system).';
+COMMENT ON COLUMN runs.condition IS 'Condition / intervention name the run was started with.';
+COMMENT ON COLUMN runs.config IS 'Free-form run settings as JSON; config.read_action says whether the controller has a read action.';
+COMMENT ON COLUMN runs.cap_search_candidates IS 'Recorded capability: search steps list candidate chunk ids (NULL: not recorded, inferred by run_capabilities).';
+COMMENT ON COLUMN runs.cap_snippets IS 'Recorded capability: search results carry snippet text (NULL: not recorded).';
+COMMENT ON COLUMN runs.cap_read_action IS 'Recorded capability: a read opens a full passage (NULL: not recorded).';
+COMMENT ON COLUMN runs.cap_gold_answers IS 'Recorded capability: questions carry gold answers (NULL: not recorded).';
+COMMENT ON COLUMN runs.cap_gold_passages IS 'Recorded capability: questions carry gold passages (NULL: not recorded).';
+COMMENT ON COLUMN runs.cap_judgments IS 'Recorded capability: the log carries verdicts of its own (NULL: not recorded).';
+COMMENT ON COLUMN runs.capabilities_declared IS 'Capabilities a user, mapping or writer stated rather than inferred; NULL when the log recorded no profile.';
+COMMENT ON COLUMN runs.capability_reasons IS 'Capability -> why it holds or not, as JSON, shown beside any NULL measure.';
+
+COMMENT ON TABLE questions IS 'One row per (dataset, question_id): the question and its golds, shared by every run that answered it (conflicting golds are refused at ingest).';
+COMMENT ON COLUMN questions.dataset IS 'Dataset key: the question''s or run''s dataset, '''' when neither says, run:<id> under --per-run-questions.';
+COMMENT ON COLUMN questions.question_id IS 'Question id: the pairing key across runs.';
+COMMENT ON COLUMN questions.gold_answer IS 'Gold answer (NULL: none, and then no verdict is computed).';
+COMMENT ON COLUMN questions.aliases IS 'Other accepted answers.';
+COMMENT ON COLUMN questions.gold_chunk_ids IS 'Gold supporting passages as corpus chunk ids (empty: none, and gold-evidence measures do not apply).';
+COMMENT ON COLUMN questions.gold_match IS 'How the gold passages were matched to chunks: given, title, fingerprint or unmatched.';
+
+COMMENT ON TABLE chunks IS 'Corpus passages by (dataset, chunk_id), loaded by `trajscope data` and the demo.';
+
+COMMENT ON TABLE trajectories IS 'One row per trajectory with load-time aggregates of its steps, gold reach and register resolution.';
+COMMENT ON COLUMN trajectories.end_reason IS 'How it ended: final, budget, forced_answer or error.';
+COMMENT ON COLUMN trajectories.search_count IS 'Search steps (search, keyword_search, semantic_search).';
+COMMENT ON COLUMN trajectories.read_count IS 'Read steps that returned a passage (the engine''s rule; a re-read counts).';
+COMMENT ON COLUMN trajectories.failed_read_count IS 'Read steps that returned no passage (an unknown chunk id).';
+COMMENT ON COLUMN trajectories.agent_actions IS 'Steps that are the agent''s own actions (searches, read, final, other tools).';
+COMMENT ON COLUMN trajectories.error_steps IS 'Error steps in the trajectory.';
+COMMENT ON COLUMN trajectories.passages_read IS 'Distinct chunks opened by read steps.';
+COMMENT ON COLUMN trajectories.n_gold IS 'Gold passages of its question.';
+COMMENT ON COLUMN trajectories.n_gold_retrieved IS 'Gold passages that appeared among search candidates.';
+COMMENT ON COLUMN trajectories.n_gold_read IS 'Gold passages opened by a read step.';
+COMMENT ON COLUMN trajectories.n_gold_reached IS 'Gold passages that reached the agent at all: retrieved, read or injected.';
+COMMENT ON COLUMN trajectories.n_candidates IS 'Search candidates with chunk ids, over all its searches.';
+COMMENT ON COLUMN trajectories.n_snippets IS 'Search candidates that carry snippet text.';
+COMMENT ON COLUMN trajectories.n_search_observations IS 'Search steps whose observation carries text (NULL on rows loaded before migration 0005).';
+COMMENT ON COLUMN trajectories.n_record_judgments IS 'Verdicts the record itself carried (origin record).';
+COMMENT ON COLUMN trajectories.record_hash IS 'Hash of the line as written: an unchanged re-ingest is skipped, a changed one replaces the trajectory.';
+COMMENT ON COLUMN trajectories.source_file IS 'The file the trajectory was loaded from.';
+
+COMMENT ON TABLE steps IS 'Every step of every trajectory in order (candidates and passages are in their own tables).';
+COMMENT ON COLUMN steps.kind IS 'Step kind: search, keyword_search, semantic_search, read, final, tool, gate_rejection, context_injection, register_update, budget_nudge, forced_answer, error.';
+COMMENT ON COLUMN steps.cached IS 'The model response came from the response cache (NULL: unknown).';
+COMMENT ON TABLE candidates IS 'Search candidates per step: chunk id, rank, score, retriever and snippet.';
+COMMENT ON TABLE reads IS 'Passages that entered the agent''s context, by a read action or by context injection (via).';
+COMMENT ON COLUMN reads.via IS 'read (the agent opened it) or context_injection (the environment placed it in the prompt).';
+COMMENT ON TABLE register_events IS 'Requirement-register transitions (ExecutionRAG): item, status change, note, supporting chunks.';
+COMMENT ON TABLE judgments IS 'Verdicts: em / f1 / contain scores in [0, 1] and llm verdicts; origin record (in the log) or judge (added by trajscope judge).';
+COMMENT ON TABLE gold_evidence_facts IS 'Per (trajectory, gold chunk): the first step that retrieved, read or injected it, computed at load.';
+COMMENT ON TABLE entity_coverage IS 'Entity coverage of read passages per (trajectory, extractor), computed by trajscope judge for the low-evidence label.';
+COMMENT ON TABLE answer_checks IS 'Abstention and whether the final answer occurs in snippets or read passages, computed by trajscope judge.';
+COMMENT ON TABLE audit_records IS 'Answer-presence audit: one record per (audit, question).';
+COMMENT ON TABLE audit_contexts IS 'Audit: the compiled context of each baseline of a record.';
+COMMENT ON TABLE audit_outputs IS 'Audit: every reader output, unperturbed or under an intervention.';
+COMMENT ON TABLE audit_calls IS 'Audit: the compile and verify model calls of a record.';
