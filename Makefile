@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.setup-stamp
 DB     ?= demo.duckdb
 
-.PHONY: setup browser test test-fast lint demo app bench schema clean
+.PHONY: setup browser latex test test-fast lint demo app bench schema clean
 
 setup: $(STAMP)
 
@@ -25,7 +25,15 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
-test: setup browser
+# pdflatex with booktabs compiles the reports' LaTeX in the tests (Debian's packages, never skipped).
+latex:
+	@command -v pdflatex >/dev/null 2>&1 && kpsewhich booktabs.sty >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+	    texlive-latex-base texlive-latex-recommended >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends \
+	    texlive-latex-base texlive-latex-recommended >/dev/null; fi; }
+
+test: setup browser latex
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: setup

@@ -1,0 +1,35 @@
+"""The three papers' tables from the warehouse: typed tables (caption, columns, rows, footnote, SQL),
+one module per paper, rendered to LaTeX booktabs, Markdown and CSV."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+
+from ._context import BY_CHOICES, POOLED, ReportContext, ReportError, RunInfo, file_digest, load_context, sql_file
+from ._read_gate import read_gate_report
+from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
+from ._table import KINDS, Column, Interval, ReportTable, WithDelta, csv_cells, does_not_apply, format_cell
+
+PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]]]] = {
+    "read-gate": ("Before Reasoning Can Fail: Pre-Evidence Procedural Failures in Agentic RAG", read_gate_report),
+}
+
+
+def build_report(con: duckdb.DuckDBPyConnection, paper: str, run_ids: list[str], *, by: str = "dataset",
+                 db_path: str | Path | None = None, sweep: str | None = None,
+                 human_labels: dict[tuple[str, str], bool] | None = None) -> list[ReportTable]:
+    """Every table of one paper's report over the chosen runs (each table names its SQL and provenance)."""
+    if paper not in PAPERS:
+        raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
+    return PAPERS[paper][1](load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep,
+                                          human_labels=human_labels))
+
+
+__all__ = [
+    "BY_CHOICES", "EXTENSIONS", "FORMATS", "KINDS", "PAPERS", "POOLED", "Column", "Interval", "ReportContext",
+    "ReportError", "ReportTable", "RunInfo", "WithDelta", "build_report", "csv_cells", "csv_header",
+    "does_not_apply", "file_digest", "format_cell", "latex_document", "load_context", "render", "render_all",
+    "sql_file", "to_csv", "to_latex", "to_markdown",
+]

@@ -1,0 +1,129 @@
+"""A report table as a typed object: caption, typed columns, rows, footnote and the SQL it came from."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Interval:
+    """An estimate with its confidence interval, in the column's display units."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class WithDelta:
+    """A value printed with its change against a reference, as "82.8 (+3.2)"."""
+
+    value: float | None
+    delta: float | None
+
+
+# Column kinds and how a cell of each kind prints (CSV keeps full precision in the same units).
+KINDS = ("text", "int", "num", "signed", "p", "interval", "plain_interval", "with_delta", "usd")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: CSV key, printed label, kind (see KINDS) and decimals shown."""
+
+    key: str
+    label: str
+    kind: str = "num"
+    digits: int = 1
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"column {self.key}: unknown kind {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class ReportTable:
+    """One table of a paper's report; `not_applicable` says why it has no numbers, when it has none."""
+
+    name: str
+    title: str
+    caption: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[object, ...], ...] = ()
+    footnote: str = ""
+    sql: str = ""
+    not_applicable: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise ValueError(f"table {self.name}: a row has {len(row)} cells for {len(self.columns)} columns")
+
+    def with_footnote(self, footnote: str) -> ReportTable:
+        """The same table with the provenance footnote set."""
+        return ReportTable(self.name, self.title, self.caption, self.columns, self.rows, footnote, self.sql,
+                           self.not_applicable, self.notes)
+
+
+def does_not_apply(name: str, title: str, caption: str, columns: tuple[Column, ...], reason: str,
+                   sql: str = "") -> ReportTable:
+    """A table whose input the runs lack: no rows, and the reason instead."""
+    return ReportTable(name, title, caption, columns, (), "", sql, reason)
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _signed(value: float, digits: int) -> str:
+    text = f"{value:+.{digits}f}"
+    return "+0." + "0" * digits if text.startswith("-") and float(text) == 0 else text
+
+
+def _p_value(value: float) -> str:
+    if value < 1e-4:
+        return "<1e-4"
+    return f"{value:.4f}" if value < 0.001 else f"{value:.3f}"
+
+
+def format_cell(value: object, column: Column) -> str:
+    """The printed text of one cell ("--" for a missing value; intervals as the papers print them)."""
+    d = column.digits
+    if isinstance(value, Interval):
+        if _missing(value.value):
+            return "--"
+        low = "--" if _missing(value.low) else (_signed(value.low, d) if column.kind == "interval" else f"{value.low:.{d}f}")
+        high = "--" if _missing(value.high) else (_signed(value.high, d) if column.kind == "interval" else f"{value.high:.{d}f}")
+        mid = _signed(value.value, d) if column.kind == "interval" else f"{value.value:.{d}f}"
+        return f"{mid} [{low}, {high}]"
+    if isinstance(value, WithDelta):
+        if _missing(value.value):
+            return "--"
+        return f"{value.value:.{d}f}" + ("" if _missing(value.delta) else f" ({_signed(value.delta, d)})")
+    if _missing(value):
+        return "--"
+    if column.kind == "text" or isinstance(value, str):
+        return str(value)
+    if column.kind == "int" or isinstance(value, bool):
+        return f"{int(value):,}" if not isinstance(value, bool) else ("yes" if value else "no")
+    if column.kind == "p":
+        return _p_value(float(value))
+    if column.kind == "signed":
+        return _signed(float(value), d)
+    if column.kind == "usd":
+        return f"{float(value):.{max(d, 4)}f}"
+    return f"{float(value):.{d}f}"
+
+
+def csv_cells(value: object, column: Column) -> dict[str, object]:
+    """The CSV fields of one cell: full precision; an interval spreads over key, key_low, key_high."""
+    if column.kind in ("interval", "plain_interval"):
+        iv = value if isinstance(value, Interval) else Interval(None, None, None)
+        return {column.key: iv.value, f"{column.key}_low": iv.low, f"{column.key}_high": iv.high}
+    if column.kind == "with_delta":
+        wd = value if isinstance(value, WithDelta) else WithDelta(None, None)
+        return {column.key: wd.value, f"{column.key}_delta": wd.delta}
+    return {column.key: value}
+
+
+__all__ = ["KINDS", "Column", "Interval", "ReportTable", "WithDelta", "csv_cells", "does_not_apply", "format_cell"]
