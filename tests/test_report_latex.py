@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from engine.judges import judge_run
+from engine.judge_pass import judge_run
 from fixtures.report.read_gate import RUNS, build, run_id
 from trajscope.cli import main
 from warehouse import ingest_trajectories

@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, Table2x2, mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from engine.judges import judge_run
+from engine.judge_pass import judge_run
 from fixtures.report.read_gate import JUDGE_A, JUDGE_B, RUNS, build, run_id
 from trajscope.cli import main
 from trajscope.format import ReadStep
