@@ -98,3 +98,21 @@ def test_read_gate_latex_compiles_and_matches_csv(read_gate_db, tmp_path):
         _check_numbers_equal(tex / f"{table.name}.tex", data / f"{table.name}.csv", table.columns)
         checked += 1
     assert checked >= 7
+
+
+def test_audit_latex_compiles_and_matches_csv(tmp_path):
+    from fixtures.report.audit import build as build_audit
+    from warehouse import open_readonly
+    from warehouse.audit import load_audit_records
+    from warehouse.report import build_report
+
+    db = tmp_path / "audit.duckdb"
+    load_audit_records(db, build_audit())
+    tex = _report(db, "audit", "latex", tmp_path / "tex")
+    data = _report(db, "audit", "csv", tmp_path / "csv")
+    _compile(tex, "audit")
+    with open_readonly(db) as con:
+        tables = build_report(con, "audit", [])
+    for table in tables:
+        assert not table.not_applicable, table.name
+        _check_numbers_equal(tex / f"{table.name}.tex", data / f"{table.name}.csv", table.columns)

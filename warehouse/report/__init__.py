@@ -8,19 +8,23 @@ from pathlib import Path
 import duckdb
 
 from ._context import BY_CHOICES, POOLED, ReportContext, ReportError, RunInfo, file_digest, load_context, sql_file
+from ._audit import audit_report
 from ._read_gate import read_gate_report
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
 from ._table import KINDS, Column, Interval, ReportTable, WithDelta, csv_cells, does_not_apply, format_cell
 
-PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]]]] = {
+PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]] | None]] = {
     "read-gate": ("Before Reasoning Can Fail: Pre-Evidence Procedural Failures in Agentic RAG", read_gate_report),
+    "audit": ("Answer-presence intervention audit of compile-then-read RAG", None),  # cells, not runs
 }
 
 
 def build_report(con: duckdb.DuckDBPyConnection, paper: str, run_ids: list[str], *, by: str = "dataset",
                  db_path: str | Path | None = None, sweep: str | None = None,
                  human_labels: dict[tuple[str, str], bool] | None = None) -> list[ReportTable]:
-    """Every table of one paper's report over the chosen runs (each table names its SQL and provenance)."""
+    """Every table of one paper's report over the chosen runs (audit: audit ids or cells; none = all)."""
+    if paper == "audit":
+        return audit_report(con, run_ids, db_path)
     if paper not in PAPERS:
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
     return PAPERS[paper][1](load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep,
