@@ -116,3 +116,24 @@ def test_audit_latex_compiles_and_matches_csv(tmp_path):
     for table in tables:
         assert not table.not_applicable, table.name
         _check_numbers_equal(tex / f"{table.name}.tex", data / f"{table.name}.csv", table.columns)
+
+
+def test_execution_rag_latex_compiles_and_matches_csv(tmp_path):
+    from fixtures.report.execution_rag import RUNS as ER_RUNS
+    from fixtures.report.execution_rag import build as build_er
+    from fixtures.report.execution_rag import run_id as er_run_id
+    from warehouse import open_readonly
+    from warehouse.report import build_report
+
+    db = tmp_path / "er.duckdb"
+    ingest_trajectories(db, build_er())
+    ids = [er_run_id(*s[:4]) for s in ER_RUNS]
+    tex = _report(db, "execution-rag", "latex", tmp_path / "tex", *ids)
+    data = _report(db, "execution-rag", "csv", tmp_path / "csv", *ids)
+    _compile(tex, "execution-rag")
+    with open_readonly(db) as con:
+        tables = build_report(con, "execution-rag", ids)
+    assert len(tables) >= 14
+    for table in tables:
+        assert not table.not_applicable, table.name
+        _check_numbers_equal(tex / f"{table.name}.tex", data / f"{table.name}.csv", table.columns)

@@ -98,7 +98,15 @@ def command(paper: str, more_runs: tuple[str, ...], runs: tuple[str, ...], matri
       trajscope report audit --format csv
     """
     from warehouse import WarehouseBusy, WarehouseMissing, default_db_path, open_readonly
-    from warehouse.report import EXTENSIONS, ReportError, build_report, latex_document, render, render_all
+    from warehouse.report import (
+        EXTENSIONS,
+        ReportError,
+        build_report,
+        latex_document,
+        render,
+        render_all,
+        report_figures,
+    )
 
     path = Path(db) if db else default_db_path()
     run_ids = _run_ids(runs, more_runs, matrix)
@@ -124,4 +132,11 @@ def command(paper: str, more_runs: tuple[str, ...], runs: tuple[str, ...], matri
         (folder / f"{table.name}.{EXTENSIONS[fmt]}").write_text(render(table, fmt))
     if fmt == "latex":
         (folder / f"{paper}.tex").write_text(latex_document(built, f"trajscope report: {paper}"))
-    click.echo(f"wrote {len(built)} table(s) to {folder}")
+    figures = report_figures(built)
+    if figures:
+        import vl_convert
+
+        for figure in figures:
+            (folder / f"{figure.name}.svg").write_text(vl_convert.vegalite_to_svg(figure.spec))
+            (folder / f"{figure.name}.png").write_bytes(vl_convert.vegalite_to_png(figure.spec, scale=2))
+    click.echo(f"wrote {len(built)} table(s){f' and {len(figures)} figure(s)' if figures else ''} to {folder}")

@@ -9,14 +9,22 @@ import duckdb
 
 from ._context import BY_CHOICES, POOLED, ReportContext, ReportError, RunInfo, file_digest, load_context, sql_file
 from ._audit import audit_report
+from ._execution_rag import ReportFigure, execution_rag_report, method_name, pareto_figure
 from ._read_gate import read_gate_report
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
 from ._table import KINDS, Column, Interval, ReportTable, WithDelta, csv_cells, does_not_apply, format_cell
 
 PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]] | None]] = {
     "read-gate": ("Before Reasoning Can Fail: Pre-Evidence Procedural Failures in Agentic RAG", read_gate_report),
+    "execution-rag": ("ExecutionRAG: a requirement register for multi-hop agentic RAG", execution_rag_report),
     "audit": ("Answer-presence intervention audit of compile-then-read RAG", None),  # cells, not runs
 }
+
+
+def report_figures(tables: list[ReportTable]) -> list[ReportFigure]:
+    """The figures drawn from a report's tables (ExecutionRAG: the Pareto frontier)."""
+    figures = [pareto_figure(t) for t in tables if t.name == "er_pareto"]
+    return [f for f in figures if f is not None]
 
 
 def build_report(con: duckdb.DuckDBPyConnection, paper: str, run_ids: list[str], *, by: str = "dataset",
@@ -33,7 +41,7 @@ def build_report(con: duckdb.DuckDBPyConnection, paper: str, run_ids: list[str],
 
 __all__ = [
     "BY_CHOICES", "EXTENSIONS", "FORMATS", "KINDS", "PAPERS", "POOLED", "Column", "Interval", "ReportContext",
-    "ReportError", "ReportTable", "RunInfo", "WithDelta", "build_report", "csv_cells", "csv_header",
-    "does_not_apply", "file_digest", "format_cell", "latex_document", "load_context", "render", "render_all",
+    "ReportError", "ReportFigure", "ReportTable", "RunInfo", "WithDelta", "build_report", "csv_cells", "csv_header",
+    "does_not_apply", "file_digest", "format_cell", "latex_document", "load_context", "method_name", "pareto_figure", "render", "render_all", "report_figures",
     "sql_file", "to_csv", "to_latex", "to_markdown",
 ]
