@@ -1,4 +1,5 @@
 """`trajscope report audit`: every cell recomputed from the fixture records (plain Python, statsmodels)."""
+
 from __future__ import annotations
 
 import math
@@ -9,8 +10,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 from click.testing import CliRunner
-
 from fixtures.report.audit import build
+
 from trajscope.cli import main
 from warehouse import open_readonly
 from warehouse.audit import load_audit_records, paired_bootstrap
@@ -41,7 +42,7 @@ def _f1(record, baseline, intervention="none", sentinel=None):
 
 
 def _rows(table):
-    return [dict(zip([c.key for c in table.columns], row)) for row in table.rows]
+    return [dict(zip([c.key for c in table.columns], row, strict=False)) for row in table.rows]
 
 
 def test_causal_delta_cells(fixture):
@@ -51,7 +52,9 @@ def test_causal_delta_cells(fixture):
         for b in ("b2", "b3", "b4"):
             if _has(r.contexts["b1"], r.gold) and _has(r.contexts[b], r.gold):
                 base = _f1(r, b)
-                expected[(r.cell, b)].append((_f1(r, b, "remove", "[MASK]") - base, _f1(r, b, "placebo", "[MASK]") - base))
+                expected[(r.cell, b)].append(
+                    (_f1(r, b, "remove", "[MASK]") - base, _f1(r, b, "placebo", "[MASK]") - base)
+                )
     rows = _rows(tables["au_t1"])
     assert [(row["cell"], row["baseline"]) for row in rows] == sorted(expected)
     for row in rows:
@@ -65,25 +68,41 @@ def test_causal_delta_cells(fixture):
 
 def test_sentinel_panel_means(fixture):
     _, records, tables = fixture
-    labels = {"[MASK]": "MASK", "[REMOVED]": "REMOVED", "the answer was removed": "NATURAL", "thing": "WORD", "###": "SYMBOL"}
+    labels = {
+        "[MASK]": "MASK",
+        "[REMOVED]": "REMOVED",
+        "the answer was removed": "NATURAL",
+        "thing": "WORD",
+        "###": "SYMBOL",
+    }
     for row in _rows(tables["au_t2"]):
         sentinel = {v: k for k, v in labels.items()}[row["sentinel"]]
-        pairs = [r for r in records if r.cell == row["cell"] and _has(r.contexts[row["baseline"]], r.gold)
-                 and _f1(r, row["baseline"], "remove", sentinel) is not None]
+        pairs = [
+            r
+            for r in records
+            if r.cell == row["cell"]
+            and _has(r.contexts[row["baseline"]], r.gold)
+            and _f1(r, row["baseline"], "remove", sentinel) is not None
+        ]
         f1 = [_f1(r, row["baseline"], "remove", sentinel) for r in pairs]
         residual = [_f1(r, row["baseline"], "remove", sentinel) - _f1(r, "b1") for r in pairs]
         assert row["n"] == len(pairs)
         assert row["f1"] == pytest.approx(100 * np.mean(f1), abs=TOL)
         assert row["residual"].value == pytest.approx(100 * np.mean(residual), abs=TOL)
         if row["sentinel"] != "MASK":
-            vs = [_f1(r, row["baseline"], "remove", sentinel) - _f1(r, row["baseline"], "remove", "[MASK]") for r in pairs]
+            vs = [
+                _f1(r, row["baseline"], "remove", sentinel) - _f1(r, row["baseline"], "remove", "[MASK]") for r in pairs
+            ]
             assert row["vs_mask"].value == pytest.approx(100 * np.mean(vs), abs=TOL)
 
 
 def test_pipeline_f1_and_operator_cells(fixture):
     _, records, tables = fixture
-    means = {(c, b): 100 * np.mean([_f1(r, b) for r in records if r.cell == c]) for c in ("C1", "C2")
-             for b in ("b1", "b2", "b3", "b4")}
+    means = {
+        (c, b): 100 * np.mean([_f1(r, b) for r in records if r.cell == c])
+        for c in ("C1", "C2")
+        for b in ("b1", "b2", "b3", "b4")
+    }
     for row in _rows(tables["au_t3"]):
         assert row["n"] == 40
         for b in ("b1", "b2", "b3", "b4"):
@@ -108,10 +127,18 @@ def test_ols_equals_statsmodels_cluster_fit(fixture):
                 y.append(_f1(r, b))
                 x.append([1.0, *dummies, log_len, float(_has(text, r.gold)), *[d * log_len for d in dummies]])
                 groups.append(r.question_id)
-        fit = sm.OLS(np.array(y), np.array(x)).fit(cov_type="cluster",
-                                                   cov_kwds={"groups": np.unique(groups, return_inverse=True)[1]})
+        fit = sm.OLS(np.array(y), np.array(x)).fit(
+            cov_type="cluster", cov_kwds={"groups": np.unique(groups, return_inverse=True)[1]}
+        )
         ours = [row for row in rows if row["cell"] == cell]
-        assert [row["term"] for row in ours][:6] == ["const", "setting=b2", "setting=b3", "setting=b4", "log_len", "ans_in"]
+        assert [row["term"] for row in ours][:6] == [
+            "const",
+            "setting=b2",
+            "setting=b3",
+            "setting=b4",
+            "log_len",
+            "ans_in",
+        ]
         np.testing.assert_allclose([row["coef"] for row in ours], fit.params, atol=TOL, rtol=0)
         np.testing.assert_allclose([row["se"] for row in ours], fit.bse, atol=TOL, rtol=0)
         np.testing.assert_allclose([row["p"] for row in ours], fit.pvalues, atol=TOL, rtol=0)
@@ -130,7 +157,9 @@ def test_oracle_headroom_cells(fixture):
         assert row["best_f1"] == pytest.approx(100 * f1[single].mean(), abs=TOL)
         assert row["oracle2"] == pytest.approx(100 * oracle2.mean(), abs=TOL)
         ci = paired_bootstrap(oracle2 - f1[single], n_resamples=2000).scaled(100)
-        assert (row["gap2"].value, row["gap2"].low, row["gap2"].high) == pytest.approx((ci.mean, ci.low, ci.high), abs=TOL)
+        assert (row["gap2"].value, row["gap2"].low, row["gap2"].high) == pytest.approx(
+            (ci.mean, ci.low, ci.high), abs=TOL
+        )
         assert row["oracle_all"] == pytest.approx(100 * oracle_all.mean(), abs=TOL)
         assert row["gap_all"] == pytest.approx(100 * (oracle_all.mean() - f1[single].mean()), abs=TOL)
 

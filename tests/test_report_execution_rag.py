@@ -1,4 +1,5 @@
 """`trajscope report execution-rag`: every cell recomputed from the fixture records in plain Python."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -6,10 +7,10 @@ from collections import defaultdict
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fixtures.report.execution_rag import QWEN, RUNS, build, run_id
 
 from engine.judge_pass import judge_run
 from engine.judges import is_abstention
-from fixtures.report.execution_rag import QWEN, RUNS, build, run_id
 from trajscope.cli import main
 from trajscope.format import ReadStep, SearchStep
 from warehouse import ingest_trajectories, open_readonly
@@ -17,8 +18,12 @@ from warehouse.report import build_report, report_figures
 
 TOL = 1e-9
 IDS = [run_id(*s[:4]) for s in RUNS]
-NAMES = {"arag": "A-RAG", "register": "ExecutionRAG", "question_only_init": "w/o seed grounding (question-only register)",
-         "no_updates": "w/o iterative updates (register built once)"}
+NAMES = {
+    "arag": "A-RAG",
+    "register": "ExecutionRAG",
+    "question_only_init": "w/o seed grounding (question-only register)",
+    "no_updates": "w/o iterative updates (register built once)",
+}
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +55,15 @@ def _facts(t):
         else:
             label = "missing_evidence"
     tokens = (sum(len(p.text) for p in reads if p.is_new is not False) + sum(len(c.snippet) for c in snippets)) / 4
-    return {"contain": scores["contain"], "llm": scores["llm"], "label": label, "tokens": tokens,
-            "cost": t.total_cost_usd, "hop": t.question.hop_count, "run": t.run.run_id}
+    return {
+        "contain": scores["contain"],
+        "llm": scores["llm"],
+        "label": label,
+        "tokens": tokens,
+        "cost": t.total_cost_usd,
+        "hop": t.question.hop_count,
+        "run": t.run.run_id,
+    }
 
 
 def _by_run(records):
@@ -67,7 +79,7 @@ def _label(spec, with_embedding=True):
 
 
 def _rows(table):
-    return [dict(zip([c.key for c in table.columns], row)) for row in table.rows]
+    return [dict(zip([c.key for c in table.columns], row, strict=False)) for row in table.rows]
 
 
 def test_main_results_and_efficiency_cells(fixture):
@@ -90,8 +102,11 @@ def test_ablation_cells_use_one_backbone(fixture):
     facts = _by_run(records)
     rows = _rows(tables["er_t2"])
     assert [(r["dataset"], r["variant"]) for r in rows] == [
-        ("musique", NAMES["register"]), ("musique", NAMES["question_only_init"]), ("musique", NAMES["no_updates"]),
-        ("2wiki", NAMES["register"])]
+        ("musique", NAMES["register"]),
+        ("musique", NAMES["question_only_init"]),
+        ("musique", NAMES["no_updates"]),
+        ("2wiki", NAMES["register"]),
+    ]
     for row in rows:
         condition = {v: k for k, v in NAMES.items()}[row["variant"]]
         f = facts[run_id(row["dataset"], "execution_rag", condition, None)]
@@ -112,9 +127,11 @@ def test_per_category_cells(fixture):
             key = "musique" if t.run.dataset == "musique" else "2wiki"
             category = f"{t.question.hop_count}-hop" if key == "musique" else t.question.question_type
             by[(t.run.run_id, category)].append(_facts(t))
-    for name, rid in (("er_t3", run_id("musique", "execution_rag", "register", None)),
-                      ("er_t6", run_id("musique", "execution_rag", "register", QWEN)),
-                      ("er_t5", run_id("2wiki", "execution_rag", "register", None))):
+    for name, rid in (
+        ("er_t3", run_id("musique", "execution_rag", "register", None)),
+        ("er_t6", run_id("musique", "execution_rag", "register", QWEN)),
+        ("er_t5", run_id("2wiki", "execution_rag", "register", None)),
+    ):
         rows = _rows(tables[name])
         assert sum(r["n"] for r in rows) == 30
         for row in rows:
@@ -127,8 +144,12 @@ def test_per_category_cells(fixture):
 def test_failure_tables_cells(fixture):
     _, records, tables = fixture
     facts = _by_run(records)
-    labels = {"Judge Error": "judge_error", "Gave Up": "gave_up", "Reasoning Error": "reasoning_error",
-              "Missing Evidence": "missing_evidence"}
+    labels = {
+        "Judge Error": "judge_error",
+        "Gave Up": "gave_up",
+        "Reasoning Error": "reasoning_error",
+        "Missing Evidence": "missing_evidence",
+    }
     for name, embedding in (("er_t12", None), ("er_t14", QWEN)):
         rows = {r["category"]: r for r in _rows(tables[name])}
         for spec in RUNS:
@@ -159,19 +180,30 @@ def test_pareto_frontier_and_figure(fixture, tmp_path):
     facts = _by_run(records)
     rows = _rows(tables["er_pareto"])
     for dataset in ("musique", "2wiki"):
-        points = [(_label(s), np.mean([x["tokens"] for x in facts[run_id(*s[:4])]]),
-                   100 * np.mean([x["llm"] for x in facts[run_id(*s[:4])]])) for s in RUNS if s[0] == dataset]
+        points = [
+            (
+                _label(s),
+                np.mean([x["tokens"] for x in facts[run_id(*s[:4])]]),
+                100 * np.mean([x["llm"] for x in facts[run_id(*s[:4])]]),
+            )
+            for s in RUNS
+            if s[0] == dataset
+        ]
         for label, tokens, acc in points:
             dominated = any(t <= tokens and a >= acc and (t < tokens or a > acc) for _, t, a in points)
-            (row,) = [r for r in rows if r["dataset"] == dataset and r["method"] + (
-                f" ({QWEN})" if r["embedding"] == QWEN else "") == label]
+            (row,) = [
+                r
+                for r in rows
+                if r["dataset"] == dataset and r["method"] + (f" ({QWEN})" if r["embedding"] == QWEN else "") == label
+            ]
             assert row["accuracy"] == pytest.approx(acc, abs=TOL)
             assert row["frontier"] == ("no" if dominated else "yes")
     (figure,) = report_figures(list(tables.values()))
     assert figure.spec["data"]["values"][0]["method"] == rows[0]["method"]
     out = tmp_path / "out"
-    result = CliRunner().invoke(main, ["report", "execution-rag", *IDS, "--format", "markdown", "--out", str(out),
-                                       "--db", str(path)])
+    result = CliRunner().invoke(
+        main, ["report", "execution-rag", *IDS, "--format", "markdown", "--out", str(out), "--db", str(path)]
+    )
     assert result.exit_code == 0, result.output
     assert (out / "er_pareto.svg").read_text().startswith("<svg")
     assert (out / "er_pareto.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,4 +1,5 @@
 """The reports' LaTeX compiles with pdflatex (installed by `make test`), and its numbers equal the CSV's."""
+
 from __future__ import annotations
 
 import csv
@@ -9,9 +10,9 @@ import subprocess
 
 import pytest
 from click.testing import CliRunner
+from fixtures.report.read_gate import RUNS, build, run_id
 
 from engine.judge_pass import judge_run
-from fixtures.report.read_gate import RUNS, build, run_id
 from trajscope.cli import main
 from warehouse import ingest_trajectories
 from warehouse.report import csv_cells
@@ -38,16 +39,24 @@ def _report(db, paper, fmt, out, *extra):
 def _compile(folder, stem):
     engine = shutil.which("pdflatex")
     assert engine, "pdflatex is missing: `make test` installs texlive-latex-base and texlive-latex-recommended"
-    done = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", f"{stem}.tex"], cwd=folder,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [engine, "-interaction=nonstopmode", "-halt-on-error", f"{stem}.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stdout[-3000:]
     assert (folder / f"{stem}.pdf").stat().st_size > 0
 
 
 def _latex_rows(tex):
     body = tex.split(r"\midrule", 1)[1].split(r"\bottomrule", 1)[0]
-    return [[cell.strip() for cell in line.rstrip(r" \\").split(" & ")] for line in body.strip().splitlines()
-            if line.strip() and not line.startswith(r"\multicolumn")]
+    return [
+        [cell.strip() for cell in line.strip().removesuffix(r"\\").strip().split(" & ")]
+        for line in body.strip().splitlines()
+        if line.strip() and not line.startswith(r"\multicolumn")
+    ]
 
 
 def _csv_rows(text):
@@ -59,9 +68,9 @@ def _check_numbers_equal(tex_file, csv_file, columns):
     latex_rows = _latex_rows(tex_file.read_text())
     header, *rows = _csv_rows(csv_file.read_text())
     assert len(latex_rows) == len(rows)
-    for latex_row, csv_row in zip(latex_rows, rows):
-        values = dict(zip(header, csv_row))
-        for column, cell in zip(columns, latex_row):
+    for latex_row, csv_row in zip(latex_rows, rows, strict=False):
+        values = dict(zip(header, csv_row, strict=False))
+        for column, cell in zip(columns, latex_row, strict=False):
             if column.kind == "text":
                 continue
             fields = [values[k] for k in csv_cells(None, column)]
@@ -74,10 +83,11 @@ def _check_numbers_equal(tex_file, csv_file, columns):
                 continue
             tokens = NUMBER.findall(printed)
             digits = 0 if column.kind == "int" else column.digits
-            for token, field in zip(tokens, [f for f in fields if f != ""]):
+            for token, field in zip(tokens, [f for f in fields if f != ""], strict=False):
                 shown = float(token.replace(",", ""))
-                assert abs(shown - float(field)) <= 0.5 * 10 ** -max(digits, 3 if column.kind == "p" else digits) + 1e-12, (
-                    column.key, token, field)
+                assert (
+                    abs(shown - float(field)) <= 0.5 * 10 ** -max(digits, 3 if column.kind == "p" else digits) + 1e-12
+                ), (column.key, token, field)
 
 
 def test_read_gate_latex_compiles_and_matches_csv(read_gate_db, tmp_path):
@@ -102,6 +112,7 @@ def test_read_gate_latex_compiles_and_matches_csv(read_gate_db, tmp_path):
 
 def test_audit_latex_compiles_and_matches_csv(tmp_path):
     from fixtures.report.audit import build as build_audit
+
     from warehouse import open_readonly
     from warehouse.audit import load_audit_records
     from warehouse.report import build_report
@@ -122,6 +133,7 @@ def test_execution_rag_latex_compiles_and_matches_csv(tmp_path):
     from fixtures.report.execution_rag import RUNS as ER_RUNS
     from fixtures.report.execution_rag import build as build_er
     from fixtures.report.execution_rag import run_id as er_run_id
+
     from warehouse import open_readonly
     from warehouse.report import build_report
 

@@ -1,4 +1,5 @@
 """`trajscope report read-gate`: every cell recomputed from the fixture records in plain Python / statsmodels."""
+
 from __future__ import annotations
 
 import csv
@@ -8,12 +9,12 @@ from collections import defaultdict
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fixtures.report.read_gate import JUDGE_A, JUDGE_B, RUNS, build, run_id
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, Table2x2, mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from engine.judge_pass import judge_run
-from fixtures.report.read_gate import JUDGE_A, JUDGE_B, RUNS, build, run_id
 from trajscope.cli import main
 from trajscope.format import ReadStep
 from warehouse import ingest_trajectories, open_readonly
@@ -33,11 +34,17 @@ def fixture(tmp_path_factory):
         judge_run(path, rid, extractors=("regex", "spacy"))
     with open_readonly(path) as con:
         # The fixture is built so that a read passage always names the question's entity: discipline is no-read.
-        low = con.execute("SELECT count(*) FROM entity_coverage e JOIN trajectories t USING (trajectory_id) "
-                          "WHERE t.read_count > 0 AND e.coverage < 0.8").fetchone()[0]
+        low = con.execute(
+            "SELECT count(*) FROM entity_coverage e JOIN trajectories t USING (trajectory_id) "
+            "WHERE t.read_count > 0 AND e.coverage < 0.8"
+        ).fetchone()[0]
         assert low == 0
-        tables = {t.name: t for t in build_report(con, "read-gate", ALL_RUNS, db_path=path, sweep="reasoning_effort",
-                                                  human_labels=built.human)}
+        tables = {
+            t.name: t
+            for t in build_report(
+                con, "read-gate", ALL_RUNS, db_path=path, sweep="reasoning_effort", human_labels=built.human
+            )
+        }
     return path, built, tables
 
 
@@ -72,7 +79,7 @@ def _runs(dataset, condition, effort="minimal"):
 
 def _pairs(recs, dataset, a_cond, b_cond, subset=False):
     rows = []
-    for ra, rb in zip(_runs(dataset, a_cond), _runs(dataset, b_cond)):  # seeds 0, 1 in order
+    for ra, rb in zip(_runs(dataset, a_cond), _runs(dataset, b_cond), strict=False):  # seeds 0, 1 in order
         for qid, ta in recs[ra].items():
             if subset and not ta.zero_read:
                 continue
@@ -86,13 +93,17 @@ def _expected_delta(rows):
     b = np.array([r[2] for r in rows])
     n_seeds = len({r[3] for r in rows})
     ci = paired_bootstrap_delta(a, b) if n_seeds == 1 else cluster_bootstrap_delta(qid, a, b)
-    table = np.array([[((a == 1) & (b == 1)).sum(), ((a == 1) & (b == 0)).sum()],
-                      [((a == 0) & (b == 1)).sum(), ((a == 0) & (b == 0)).sum()]])
+    table = np.array(
+        [
+            [((a == 1) & (b == 1)).sum(), ((a == 1) & (b == 0)).sum()],
+            [((a == 0) & (b == 1)).sum(), ((a == 0) & (b == 0)).sum()],
+        ]
+    )
     return a, b, ci, mcnemar(table, exact=True).pvalue
 
 
 def _cells(table):
-    return {row[0]: dict(zip([c.key for c in table.columns], row)) for row in table.rows}
+    return {row[0]: dict(zip([c.key for c in table.columns], row, strict=False)) for row in table.rows}
 
 
 @pytest.mark.parametrize("name,subset", [("rg_t1", True), ("rg_t3", False)])
@@ -124,8 +135,10 @@ def test_mechanism_ablation_cells(fixture):
     _, built, tables = fixture
     recs = _records(built)
     for dataset, row in _cells(tables["rg_t2"]).items():
-        acc = {c: 100 * np.mean([t.correct for r in _runs(dataset, c) for t in recs[r].values()])
-               for c in ("baseline", "read_gate", "context_injection")}
+        acc = {
+            c: 100 * np.mean([t.correct for r in _runs(dataset, c) for t in recs[r].values()])
+            for c in ("baseline", "read_gate", "context_injection")
+        }
         assert row["no_gate"] == pytest.approx(acc["baseline"], abs=TOL)
         for c in ("read_gate", "context_injection"):
             assert isinstance(row[c], WithDelta)
@@ -187,8 +200,15 @@ def test_cooccurrence_cells_and_kappa(fixture):
         only_disc = sum(t.discipline and not t.gold_read for t in wrong)
         both = sum(t.discipline and t.gold_read for t in wrong)  # a no-read trajectory never read gold
         post_only = sum(t.post for t in wrong)
-        assert row[2:] == pytest.approx((100 * only_disc / len(wrong), 100 * post_only / len(wrong),
-                                         100 * both / len(wrong), 100 * (len(wrong) - only_disc - both - post_only) / len(wrong)), abs=TOL)
+        assert row[2:] == pytest.approx(
+            (
+                100 * only_disc / len(wrong),
+                100 * post_only / len(wrong),
+                100 * both / len(wrong),
+                100 * (len(wrong) - only_disc - both - post_only) / len(wrong),
+            ),
+            abs=TOL,
+        )
     disc = [t.discipline for t in wrong]
     expected = 1.0 if len(set(disc)) == 1 else cohen_kappa_score(disc, disc)
     assert f"κ = {expected:.3f} (n = {len(wrong):,})" in table.notes[0]
@@ -229,25 +249,30 @@ def test_judge_error_correction_cells(fixture):
         observed = [t.verdicts[JUDGE_A] for t in recs[row[0]].values()]
         q = np.mean(observed)
         p = (q + sp - 1) / (se + sp - 1)
-        var = (q * (1 - q) / len(observed) + p**2 * se * (1 - se) / n_right
-               + (1 - p) ** 2 * sp * (1 - sp) / n_wrong) / (se + sp - 1) ** 2
+        var = (
+            q * (1 - q) / len(observed) + p**2 * se * (1 - se) / n_right + (1 - p) ** 2 * sp * (1 - sp) / n_wrong
+        ) / (se + sp - 1) ** 2
         half = 1.959963984540054 * np.sqrt(var)
         assert row[2] == pytest.approx(100 * q, abs=TOL)
         clip = lambda v: min(1.0, max(0.0, v))  # noqa: E731
         assert (row[3].value, row[3].low, row[3].high) == pytest.approx(
-            (100 * clip(p), 100 * clip(p - half), 100 * clip(p + half)), abs=1e-7)
+            (100 * clip(p), 100 * clip(p - half), 100 * clip(p + half)), abs=1e-7
+        )
 
 
 def test_tables_without_their_input_say_why(fixture):
     path, _, _ = fixture
     with open_readonly(path) as con:
-        tables = {t.name: t for t in build_report(con, "read-gate", _runs("musique", "baseline", "minimal"), db_path=path)}
+        tables = {
+            t.name: t for t in build_report(con, "read-gate", _runs("musique", "baseline", "minimal"), db_path=path)
+        }
     for name in ("rg_t1", "rg_t2", "rg_t3", "rg_t4", "rg_t5", "rg_t17", "rg_judge_error"):
         assert tables[name].not_applicable and not tables[name].rows, name
     assert "read_gate" in tables["rg_t1"].not_applicable
     assert "--sweep" in tables["rg_t5"].not_applicable
-    result = CliRunner().invoke(main, ["report", "read-gate", "--runs", "musique-baseline-s0", "--format", "markdown",
-                                       "--db", str(path)])
+    result = CliRunner().invoke(
+        main, ["report", "read-gate", "--runs", "musique-baseline-s0", "--format", "markdown", "--db", str(path)]
+    )
     assert result.exit_code == 0, result.output
     assert "_Does not apply: no dataset has both a 'baseline' run and a 'read_gate' run" in result.output
 
@@ -262,6 +287,7 @@ def test_unknown_run_is_a_message_not_a_traceback(fixture):
 def test_footnote_names_n_seeds_version_and_warehouse_hash(fixture):
     path, _, tables = fixture
     import hashlib
+
     digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
     footnote = tables["rg_t3"].footnote
     assert "n = 216 trajectories from 6 run(s); seeds: 0, 1; trajscope " in footnote
@@ -270,8 +296,20 @@ def test_footnote_names_n_seeds_version_and_warehouse_hash(fixture):
 
 def test_csv_interval_columns_carry_full_precision(fixture):
     path, _, tables = fixture
-    result = CliRunner().invoke(main, ["report", "read-gate", *sum((["--runs", r] for r in ALL_RUNS), []),
-                                       "--table", "rg_t3", "--format", "csv", "--db", str(path)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "report",
+            "read-gate",
+            *sum((["--runs", r] for r in ALL_RUNS), []),
+            "--table",
+            "rg_t3",
+            "--format",
+            "csv",
+            "--db",
+            str(path),
+        ],
+    )
     assert result.exit_code == 0, result.output
     lines = [line for line in result.output.splitlines() if not line.startswith("#")]
     rows = list(csv.DictReader(io.StringIO("\n".join(lines))))

@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("trajscope.cli.compare_cmd", "Paired statistics between two runs on the same question ids."),
     "audit": ("trajscope.cli.audit_cmd", "Run the answer-presence intervention audit."),
     "audit-report": ("trajscope.cli.audit_report_cmd", "Print the answer-presence audit tables."),
-    "report": ("trajscope.cli.report_cmd", "Print a paper's tables (read-gate, execution-rag, audit) from the warehouse."),
+    "report": ("trajscope.cli.report_cmd", "Print a paper's tables (read-gate, execution-rag, audit) from logs."),
     "app": ("trajscope.cli.app_cmd", "Serve the dashboard on 127.0.0.1."),
     "demo": ("trajscope.cli.demo_cmd", "Build the demo warehouse with the embedded model and open the dashboard."),
 }

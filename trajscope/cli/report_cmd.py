@@ -1,4 +1,5 @@
 """`trajscope report`: a paper's tables from the warehouse, as LaTeX, Markdown or CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -40,8 +41,9 @@ def _human_labels(path: str | None) -> dict[tuple[str, str], bool]:
         for line, row in enumerate(reader, start=2):
             value = (row["human_right"] or "").strip().lower()
             if value not in _TRUE | _FALSE:
-                raise click.ClickException(f"{path}: line {line}: field human_right: expected 1/0 or true/false, "
-                                           f"got {row['human_right']!r}")
+                raise click.ClickException(
+                    f"{path}: line {line}: field human_right: expected 1/0 or true/false, got {row['human_right']!r}"
+                )
             labels[(row["run_id"], row["question_id"])] = value in _TRUE
     return labels
 
@@ -60,23 +62,55 @@ def _ensure_schema(db: Path) -> None:
 @click.command("report")
 @click.argument("paper", type=click.Choice(PAPER_CHOICES))
 @click.argument("more_runs", nargs=-1, metavar="[RUN]...")
-@click.option("--runs", multiple=True, metavar="RUN", help="Run id (repeatable, or comma-separated); for audit, "
-              "audit ids (default: every audit record).")
+@click.option(
+    "--runs",
+    multiple=True,
+    metavar="RUN",
+    help="Run id (repeatable, or comma-separated); for audit, audit ids (default: every audit record).",
+)
 @click.option("--matrix", type=click.Path(exists=True, dir_okay=False), help="Take the run ids of a run-matrix YAML.")
-@click.option("--by", type=click.Choice(["dataset", "none"]), default="dataset", show_default=True,
-              help="Rows per dataset, as the papers print them, or pooled over datasets.")
+@click.option(
+    "--by",
+    type=click.Choice(["dataset", "none"]),
+    default="dataset",
+    show_default=True,
+    help="Rows per dataset, as the papers print them, or pooled over datasets.",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMAT_CHOICES), default="markdown", show_default=True)
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Write one file per table (and <paper>.tex, a compilable document, for LaTeX) into DIR.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write one file per table (and <paper>.tex, a compilable document, for LaTeX) into DIR.",
+)
 @click.option("--table", "tables", multiple=True, metavar="NAME", help="Only these tables (repeatable), e.g. rg_t4.")
-@click.option("--sweep", metavar="PARAM", help="Read-Gate Table 5: the run parameter swept (a runs column or config key).")
-@click.option("--human-labels", type=click.Path(exists=True, dir_okay=False),
-              help="CSV run_id,question_id,human_right: human verdicts for the judge-error correction.")
-@click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="Warehouse (default $TRAJSCOPE_DB or ./trajscope.duckdb).")
-def command(paper: str, more_runs: tuple[str, ...], runs: tuple[str, ...], matrix: str | None, by: str, fmt: str,
-            out: str | None, tables: tuple[str, ...], sweep: str | None, human_labels: str | None,
-            db: str | None) -> None:
+@click.option(
+    "--sweep", metavar="PARAM", help="Read-Gate Table 5: the run parameter swept (a runs column or config key)."
+)
+@click.option(
+    "--human-labels",
+    type=click.Path(exists=True, dir_okay=False),
+    help="CSV run_id,question_id,human_right: human verdicts for the judge-error correction.",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Warehouse (default $TRAJSCOPE_DB or ./trajscope.duckdb).",
+)
+def command(
+    paper: str,
+    more_runs: tuple[str, ...],
+    runs: tuple[str, ...],
+    matrix: str | None,
+    by: str,
+    fmt: str,
+    out: str | None,
+    tables: tuple[str, ...],
+    sweep: str | None,
+    human_labels: str | None,
+    db: str | None,
+) -> None:
     """Print a paper's tables, filled from the warehouse, with the papers' rows, columns and captions.
 
     \b
@@ -120,8 +154,9 @@ def command(paper: str, more_runs: tuple[str, ...], runs: tuple[str, ...], matri
     if tables:
         unknown = sorted(set(tables) - {t.name for t in built})
         if unknown:
-            raise click.ClickException(f"unknown table(s) {', '.join(unknown)}; this report has "
-                                       f"{', '.join(t.name for t in built)}")
+            raise click.ClickException(
+                f"unknown table(s) {', '.join(unknown)}; this report has {', '.join(t.name for t in built)}"
+            )
         built = [t for t in built if t.name in tables]
     if out is None:
         click.echo(render_all(built, fmt), nl=False)

@@ -1,5 +1,6 @@
 """The three papers' tables from the warehouse: typed tables (caption, columns, rows, footnote, SQL),
 one module per paper, rendered to LaTeX booktabs, Markdown and CSV."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import duckdb
 
-from ._context import BY_CHOICES, POOLED, ReportContext, ReportError, RunInfo, file_digest, load_context, sql_file
 from ._audit import audit_report
+from ._context import BY_CHOICES, POOLED, ReportContext, ReportError, RunInfo, file_digest, load_context, sql_file
 from ._execution_rag import ReportFigure, execution_rag_report, method_name, pareto_figure
 from ._read_gate import read_gate_report
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
@@ -27,21 +28,54 @@ def report_figures(tables: list[ReportTable]) -> list[ReportFigure]:
     return [f for f in figures if f is not None]
 
 
-def build_report(con: duckdb.DuckDBPyConnection, paper: str, run_ids: list[str], *, by: str = "dataset",
-                 db_path: str | Path | None = None, sweep: str | None = None,
-                 human_labels: dict[tuple[str, str], bool] | None = None) -> list[ReportTable]:
+def build_report(
+    con: duckdb.DuckDBPyConnection,
+    paper: str,
+    run_ids: list[str],
+    *,
+    by: str = "dataset",
+    db_path: str | Path | None = None,
+    sweep: str | None = None,
+    human_labels: dict[tuple[str, str], bool] | None = None,
+) -> list[ReportTable]:
     """Every table of one paper's report over the chosen runs (audit: audit ids or cells; none = all)."""
     if paper == "audit":
         return audit_report(con, run_ids, db_path)
     if paper not in PAPERS:
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
-    return PAPERS[paper][1](load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep,
-                                          human_labels=human_labels))
+    return PAPERS[paper][1](load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels))
 
 
 __all__ = [
-    "BY_CHOICES", "EXTENSIONS", "FORMATS", "KINDS", "PAPERS", "POOLED", "Column", "Interval", "ReportContext",
-    "ReportError", "ReportFigure", "ReportTable", "RunInfo", "WithDelta", "build_report", "csv_cells", "csv_header",
-    "does_not_apply", "file_digest", "format_cell", "latex_document", "load_context", "method_name", "pareto_figure", "render", "render_all", "report_figures",
-    "sql_file", "to_csv", "to_latex", "to_markdown",
+    "BY_CHOICES",
+    "EXTENSIONS",
+    "FORMATS",
+    "KINDS",
+    "PAPERS",
+    "POOLED",
+    "Column",
+    "Interval",
+    "ReportContext",
+    "ReportError",
+    "ReportFigure",
+    "ReportTable",
+    "RunInfo",
+    "WithDelta",
+    "build_report",
+    "csv_cells",
+    "csv_header",
+    "does_not_apply",
+    "file_digest",
+    "format_cell",
+    "latex_document",
+    "load_context",
+    "method_name",
+    "pareto_figure",
+    "render",
+    "render_all",
+    "report_figures",
+    "sql_file",
+    "to_csv",
+    "to_latex",
+    "to_markdown",
 ]

@@ -1,5 +1,6 @@
 """The answer-presence audit paper's tables: T1 causal delta, T2 sentinel panel, T3 pipeline F1 per suite,
 and the appendix analyses (length-controlled OLS, oracle headroom, question-blind containment, operator by reader)."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -41,8 +42,10 @@ class AuditContext:
 
     def footnote(self, n: int, extra: str = "") -> str:
         """n records, cells, version and warehouse hash."""
-        text = (f"n = {n:,} records from {len(self.names)} cell(s) ({', '.join(self.names)}); "
-                f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}.")
+        text = (
+            f"n = {n:,} records from {len(self.names)} cell(s) ({', '.join(self.names)}); "
+            f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}."
+        )
         return f"{extra} {text}".strip() if extra else text
 
 
@@ -62,50 +65,107 @@ def _in_cells(df: pl.DataFrame, ctx: AuditContext) -> pl.DataFrame:
 
 def causal_delta(ctx: AuditContext) -> ReportTable:
     """Table 1: remove and placebo deltas on the 1->1 stratum and their difference."""
-    columns = (CELL, BASELINE, Column("n", "n", "int"), Column("remove", "Δ remove [95% CI]", "interval"),
-               Column("placebo", "Δ placebo [95% CI]", "interval"), Column("causal", "Δ causal [95% CI]", "interval"))
-    caption = ("Causal Δ on the 1→1 stratum: paired reader-F1 change under removing the gold answer and under a "
-               "length-matched placebo, and Δcausal = Δremove − Δplacebo.")
-    sql = "-- warehouse.audit.causal_effects over the audit_causal_pairs view\n" + \
-          "SELECT cell, baseline, delta_remove, delta_placebo FROM audit_causal_pairs"
+    columns = (
+        CELL,
+        BASELINE,
+        Column("n", "n", "int"),
+        Column("remove", "Δ remove [95% CI]", "interval"),
+        Column("placebo", "Δ placebo [95% CI]", "interval"),
+        Column("causal", "Δ causal [95% CI]", "interval"),
+    )
+    caption = (
+        "Causal Δ on the 1→1 stratum: paired reader-F1 change under removing the gold answer and under a "
+        "length-matched placebo, and Δcausal = Δremove − Δplacebo."
+    )
+    sql = (
+        "-- warehouse.audit.causal_effects over the audit_causal_pairs view\n"
+        + "SELECT cell, baseline, delta_remove, delta_placebo FROM audit_causal_pairs"
+    )
     df = _in_cells(causal_effects(ctx.con), ctx)
     if df.height == 0:
-        return does_not_apply("au_t1", "Table 1", caption, columns,
-                              "no record in the 1→1 stratum has both a [MASK] remove and a placebo output", sql)
-    rows = tuple((r["cell"], r["baseline"], r["n"], _interval(r, "delta_remove"), _interval(r, "delta_placebo"),
-                  _interval(r, "delta_causal")) for r in df.iter_rows(named=True))
+        return does_not_apply(
+            "au_t1",
+            "Table 1",
+            caption,
+            columns,
+            "no record in the 1→1 stratum has both a [MASK] remove and a placebo output",
+            sql,
+        )
+    rows = tuple(
+        (
+            r["cell"],
+            r["baseline"],
+            r["n"],
+            _interval(r, "delta_remove"),
+            _interval(r, "delta_placebo"),
+            _interval(r, "delta_causal"),
+        )
+        for r in df.iter_rows(named=True)
+    )
     return ReportTable("au_t1", "Table 1", caption, columns, rows, ctx.footnote(int(df["n"].sum()), CI_NOTE), sql)
 
 
 def sentinel_panel(ctx: AuditContext) -> ReportTable:
     """Table 2: the five-sentinel panel with C2a per sentinel, the C2a / C2b verdicts and the compile lift."""
-    columns = (CELL, BASELINE, Column("sentinel", "Sentinel", "text"), Column("n", "n", "int"),
-               Column("f1", "F1"), Column("residual", "Residual vs B1 [95% CI]", "interval"),
-               Column("vs_mask", "Δ vs [MASK] [95% CI]", "interval"), Column("c2a", "C2a", "text"))
-    caption = ("Sentinel-fragility audit on the ans_in_compile = 1 stratum: post-mask F1 under five sentinels, "
-               "residual against raw retrieval, paired Δ against [MASK] and the C2a equivalence rule.")
-    sql = ("-- warehouse.audit.sentinel_audit over the audit_sentinel_pairs view\n"
-           "SELECT * FROM audit_sentinel_pairs\n" + sql_file("au_compile_lift"))
+    columns = (
+        CELL,
+        BASELINE,
+        Column("sentinel", "Sentinel", "text"),
+        Column("n", "n", "int"),
+        Column("f1", "F1"),
+        Column("residual", "Residual vs B1 [95% CI]", "interval"),
+        Column("vs_mask", "Δ vs [MASK] [95% CI]", "interval"),
+        Column("c2a", "C2a", "text"),
+    )
+    caption = (
+        "Sentinel-fragility audit on the ans_in_compile = 1 stratum: post-mask F1 under five sentinels, "
+        "residual against raw retrieval, paired Δ against [MASK] and the C2a equivalence rule."
+    )
+    sql = (
+        "-- warehouse.audit.sentinel_audit over the audit_sentinel_pairs view\n"
+        "SELECT * FROM audit_sentinel_pairs\n" + sql_file("au_compile_lift")
+    )
     panel, verdicts = sentinel_audit(ctx.con)
     panel, verdicts = _in_cells(panel, ctx), _in_cells(verdicts, ctx)
     if panel.height == 0:
-        return does_not_apply("au_t2", "Table 2", caption, columns,
-                              "no ans_in_compile = 1 record has [MASK], placebo and alternative-sentinel outputs", sql)
-    rows = tuple((r["cell"], r["baseline"], r["sentinel"], r["n"], r["f1_pts"], _interval(r, "residual_vs_b1"),
-                  _interval(r, "vs_mask"), "reference" if r["c2a_pass"] is None else ("pass" if r["c2a_pass"] else "fail"))
-                 for r in panel.iter_rows(named=True))
+        return does_not_apply(
+            "au_t2",
+            "Table 2",
+            caption,
+            columns,
+            "no ans_in_compile = 1 record has [MASK], placebo and alternative-sentinel outputs",
+            sql,
+        )
+    rows = tuple(
+        (
+            r["cell"],
+            r["baseline"],
+            r["sentinel"],
+            r["n"],
+            r["f1_pts"],
+            _interval(r, "residual_vs_b1"),
+            _interval(r, "vs_mask"),
+            "reference" if r["c2a_pass"] is None else ("pass" if r["c2a_pass"] else "fail"),
+        )
+        for r in panel.iter_rows(named=True)
+    )
     lifts: dict[tuple[str, str], list[float]] = defaultdict(list)
     for r in frame(ctx.con, sql_file("au_compile_lift"), {"cells": ctx.names}).iter_rows(named=True):
         lifts[(r["cell"], r["baseline"])].append(r["lift"])
     notes = []
     for v in verdicts.iter_rows(named=True):
         lift = paired_bootstrap(lifts.get((v["cell"], v["baseline"]), [])).scaled(PTS)
-        c2a = ("C2a does not apply (no alternative sentinel ran)" if not v["alternatives"] else
-               f"C2a {v['alternatives_passing']}/{v['alternatives']} alternatives pass "
-               f"({'sentinel-robust' if v['c2a_pass'] else 'sentinel-fragile'})")
-        notes.append(f"{v['cell']} {v['baseline']}: compile lift B−B1 on the masked stratum {lift.mean:+.2f} "
-                     f"[{lift.low:+.2f}, {lift.high:+.2f}]; {c2a}; "
-                     f"C2b {'pass' if v['c2b_pass'] else 'fail'} (placebo {v['placebo_pts']:+.2f}).")
+        c2a = (
+            "C2a does not apply (no alternative sentinel ran)"
+            if not v["alternatives"]
+            else f"C2a {v['alternatives_passing']}/{v['alternatives']} alternatives pass "
+            f"({'sentinel-robust' if v['c2a_pass'] else 'sentinel-fragile'})"
+        )
+        notes.append(
+            f"{v['cell']} {v['baseline']}: compile lift B−B1 on the masked stratum {lift.mean:+.2f} "
+            f"[{lift.low:+.2f}, {lift.high:+.2f}]; {c2a}; "
+            f"C2b {'pass' if v['c2b_pass'] else 'fail'} (placebo {v['placebo_pts']:+.2f})."
+        )
     n = int(verdicts["n"].sum()) if verdicts.height else 0
     return ReportTable("au_t2", "Table 2", caption, columns, rows, ctx.footnote(n, CI_NOTE), sql, notes=tuple(notes))
 
@@ -118,8 +178,13 @@ def pipeline_f1(ctx: AuditContext) -> ReportTable:
     """Tables 3/5: unperturbed reader F1 per suite (cell) and baseline."""
     df = _pipeline(ctx)
     baselines = sorted(set(df["baseline"].to_list())) if df.height else [RAW, "b2", "b3", "b4"]
-    columns = (CELL, Column("dataset", "Dataset", "text"), Column("reader", "Reader", "text"),
-               Column("n", "n", "int"), *(Column(b, b.upper()) for b in baselines))
+    columns = (
+        CELL,
+        Column("dataset", "Dataset", "text"),
+        Column("reader", "Reader", "text"),
+        Column("n", "n", "int"),
+        *(Column(b, b.upper()) for b in baselines),
+    )
     caption = "Full pipeline F1 per suite: reader F1 (points) under raw retrieval (B1) and each compiled setting."
     sql = sql_file("au_pipeline_f1")
     if df.height == 0:
@@ -130,8 +195,12 @@ def pipeline_f1(ctx: AuditContext) -> ReportTable:
         if not any((c["cell"], b) in f1 for b in baselines):
             continue
         n = max(f1.get((c["cell"], b), (0, None))[0] for b in baselines)
-        rows.append((c["cell"], c["dataset"], c["reader_model"], n, *(f1.get((c["cell"], b), (0, None))[1] for b in baselines)))
-    return ReportTable("au_t3", "Table 3", caption, columns, tuple(rows), ctx.footnote(int(ctx.cells["n_analysable"].sum())), sql)
+        rows.append(
+            (c["cell"], c["dataset"], c["reader_model"], n, *(f1.get((c["cell"], b), (0, None))[1] for b in baselines))
+        )
+    return ReportTable(
+        "au_t3", "Table 3", caption, columns, tuple(rows), ctx.footnote(int(ctx.cells["n_analysable"].sum())), sql
+    )
 
 
 def _question_f1(ctx: AuditContext) -> pl.DataFrame:
@@ -141,10 +210,19 @@ def _question_f1(ctx: AuditContext) -> pl.DataFrame:
 def length_controlled_ols(ctx: AuditContext) -> ReportTable:
     """Tables 6/7: per-question F1 on setting, log length, answer-in-rewrite and setting x length, with
     cluster-robust SEs by question."""
-    columns = (CELL, Column("term", "Term", "text"), Column("coef", "β", "signed", 3), Column("se", "SE", "num", 3),
-               Column("p", "p", "p"), Column("n", "n", "int"), Column("clusters", "Questions", "int"))
-    caption = ("Length-controlled regression of per-question F1 on the setting, log context length, an "
-               "answer-in-context indicator and setting × log length; cluster-robust SEs by question.")
+    columns = (
+        CELL,
+        Column("term", "Term", "text"),
+        Column("coef", "β", "signed", 3),
+        Column("se", "SE", "num", 3),
+        Column("p", "p", "p"),
+        Column("n", "n", "int"),
+        Column("clusters", "Questions", "int"),
+    )
+    caption = (
+        "Length-controlled regression of per-question F1 on the setting, log context length, an "
+        "answer-in-context indicator and setting × log length; cluster-robust SEs by question."
+    )
     sql = sql_file("au_question_f1")
     df = _question_f1(ctx).filter(~pl.col("baseline").str.ends_with(BLIND_SUFFIX)) if ctx.names else pl.DataFrame()
     rows, n_total, skipped = [], 0, []
@@ -157,23 +235,43 @@ def length_controlled_ols(ctx: AuditContext) -> ReportTable:
         y = part["f1"].to_numpy().astype(float)
         log_len = part["log_len"].to_numpy().astype(float)
         setting = part["baseline"].to_numpy()
-        names = ["const"] + [f"setting={b}" for b in baselines[1:]] + ["log_len", "ans_in"] + \
-                [f"setting={b} × log_len" for b in baselines[1:]]
-        x = np.column_stack([np.ones(len(y)), *[(setting == b).astype(float) for b in baselines[1:]], log_len,
-                             part["ans_in"].to_numpy().astype(float),
-                             *[(setting == b) * log_len for b in baselines[1:]]])
+        names = (
+            ["const"]
+            + [f"setting={b}" for b in baselines[1:]]
+            + ["log_len", "ans_in"]
+            + [f"setting={b} × log_len" for b in baselines[1:]]
+        )
+        x = np.column_stack(
+            [
+                np.ones(len(y)),
+                *[(setting == b).astype(float) for b in baselines[1:]],
+                log_len,
+                part["ans_in"].to_numpy().astype(float),
+                *[(setting == b) * log_len for b in baselines[1:]],
+            ]
+        )
         if len(y) <= x.shape[1] or part["question_id"].n_unique() < 2:
             skipped.append(cell)
             continue
         fit = ols_cluster(y, x, part["question_id"].to_list(), names)
         n_total += fit.n
-        rows += [(cell, name, float(b), float(se), float(p), fit.n, fit.n_clusters)
-                 for name, b, se, p in zip(fit.names, fit.coef, fit.se, fit.p)]
+        rows += [
+            (cell, name, float(b), float(se), float(p), fit.n, fit.n_clusters)
+            for name, b, se, p in zip(fit.names, fit.coef, fit.se, fit.p, strict=False)
+        ]
     if not rows:
-        return does_not_apply("au_ols", "Table 6", caption, columns,
-                              "no cell has reader F1 under two or more settings on enough records", sql)
-    note = (f"Reference setting {RAW} (raw retrieval); OLS with the sandwich covariance summed within questions, "
-            "small-sample factor G/(G−1)·(N−1)/(N−K), normal p-values (statsmodels cov_type=\"cluster\").")
+        return does_not_apply(
+            "au_ols",
+            "Table 6",
+            caption,
+            columns,
+            "no cell has reader F1 under two or more settings on enough records",
+            sql,
+        )
+    note = (
+        f"Reference setting {RAW} (raw retrieval); OLS with the sandwich covariance summed within questions, "
+        'small-sample factor G/(G−1)·(N−1)/(N−K), normal p-values (statsmodels cov_type="cluster").'
+    )
     if skipped:
         note += f" Does not apply to {', '.join(skipped)}: fewer than two settings or too few records."
     return ReportTable("au_ols", "Table 6", caption, columns, tuple(rows), ctx.footnote(n_total, note), sql)
@@ -181,12 +279,20 @@ def length_controlled_ols(ctx: AuditContext) -> ReportTable:
 
 def oracle_headroom(ctx: AuditContext) -> ReportTable:
     """Table 9: per-question oracle over settings against the best single policy."""
-    columns = (CELL, Column("n", "n", "int"), Column("best", "Best single policy", "text"),
-               Column("best_f1", "Best single F1"), Column("oracle2", "2-action oracle"),
-               Column("gap2", "Δ 2-action [95% CI]", "interval"), Column("oracle_all", "All-action oracle"),
-               Column("gap_all", "Δ all-action", "signed"))
-    caption = ("Per-question oracle headroom: F1 of the best single setting, of a per-question oracle over raw "
-               "retrieval and that setting, and over every setting.")
+    columns = (
+        CELL,
+        Column("n", "n", "int"),
+        Column("best", "Best single policy", "text"),
+        Column("best_f1", "Best single F1"),
+        Column("oracle2", "2-action oracle"),
+        Column("gap2", "Δ 2-action [95% CI]", "interval"),
+        Column("oracle_all", "All-action oracle"),
+        Column("gap_all", "Δ all-action", "signed"),
+    )
+    caption = (
+        "Per-question oracle headroom: F1 of the best single setting, of a per-question oracle over raw "
+        "retrieval and that setting, and over every setting."
+    )
     sql = sql_file("au_question_f1")
     df = _question_f1(ctx).filter(~pl.col("baseline").str.ends_with(BLIND_SUFFIX)) if ctx.names else pl.DataFrame()
     rows, n_total = [], 0
@@ -206,22 +312,45 @@ def oracle_headroom(ctx: AuditContext) -> ReportTable:
         oracle_all = wide.select(settings).to_numpy().max(axis=1)
         gap = paired_bootstrap(oracle2 - wide[best_single].to_numpy(), n_resamples=ORACLE_RESAMPLES).scaled(PTS)
         n_total += wide.height
-        rows.append((cell, wide.height, best_single, PTS * single, PTS * float(oracle2.mean()),
-                     Interval(gap.mean, gap.low, gap.high), PTS * float(oracle_all.mean()),
-                     PTS * (float(oracle_all.mean()) - single)))
+        rows.append(
+            (
+                cell,
+                wide.height,
+                best_single,
+                PTS * single,
+                PTS * float(oracle2.mean()),
+                Interval(gap.mean, gap.low, gap.high),
+                PTS * float(oracle_all.mean()),
+                PTS * (float(oracle_all.mean()) - single),
+            )
+        )
     if not rows:
-        return does_not_apply("au_oracle", "Table 9", caption, columns,
-                              "no cell has per-question reader F1 under raw retrieval and a compiled setting", sql)
+        return does_not_apply(
+            "au_oracle",
+            "Table 9",
+            caption,
+            columns,
+            "no cell has per-question reader F1 under raw retrieval and a compiled setting",
+            sql,
+        )
     note = "Records with F1 under every setting; headroom CI: 2,000 resamples, seed 42."
     return ReportTable("au_oracle", "Table 9", caption, columns, tuple(rows), ctx.footnote(n_total, note), sql)
 
 
 def question_blind_containment(ctx: AuditContext) -> ReportTable:
     """Table 10: answer-string containment of the compile output with and without the question."""
-    columns = (CELL, BASELINE, Column("n", "n", "int"), Column("with_question", "With question (%)"),
-               Column("blind", "Question-blind (%)"), Column("delta", "Δ (pp)", "signed"))
-    caption = "Question-blind containment audit: gold-string containment of the compile output when the rewriter " \
-              "does not see the question."
+    columns = (
+        CELL,
+        BASELINE,
+        Column("n", "n", "int"),
+        Column("with_question", "With question (%)"),
+        Column("blind", "Question-blind (%)"),
+        Column("delta", "Δ (pp)", "signed"),
+    )
+    caption = (
+        "Question-blind containment audit: gold-string containment of the compile output when the rewriter "
+        "does not see the question."
+    )
     sql = sql_file("au_containment")
     df = frame(ctx.con, sql, {"cells": ctx.names})
     rates = {(r["cell"], r["baseline"]): r for r in df.iter_rows(named=True)}
@@ -233,11 +362,25 @@ def question_blind_containment(ctx: AuditContext) -> ReportTable:
         if seen is None:
             continue
         n += r["n"]
-        rows.append((cell, seen["baseline"], r["n"], seen["containment_pts"], r["containment_pts"],
-                     r["containment_pts"] - seen["containment_pts"]))
+        rows.append(
+            (
+                cell,
+                seen["baseline"],
+                r["n"],
+                seen["containment_pts"],
+                r["containment_pts"],
+                r["containment_pts"] - seen["containment_pts"],
+            )
+        )
     if not rows:
-        return does_not_apply("au_blind", "Table 10", caption, columns,
-                              f"no question-blind compile (a baseline named <b>{BLIND_SUFFIX} next to <b>) in the records", sql)
+        return does_not_apply(
+            "au_blind",
+            "Table 10",
+            caption,
+            columns,
+            f"no question-blind compile (a baseline named <b>{BLIND_SUFFIX} next to <b>) in the records",
+            sql,
+        )
     return ReportTable("au_blind", "Table 10", caption, columns, tuple(rows), ctx.footnote(n), sql)
 
 
@@ -252,11 +395,19 @@ def _sign(delta: float | None) -> str:
 
 def operator_by_reader(ctx: AuditContext) -> ReportTable:
     """Table 11: sign and rough magnitude of the compile (B2) and verifier-edit (B4) effects per cell."""
-    columns = (CELL, Column("reader", "Reader", "text"), Column("dataset", "Dataset", "text"),
-               Column("compile", "B2 − B1", "signed"), Column("compile_sign", "B2", "text"),
-               Column("verify", "B4 − B2", "signed"), Column("verify_sign", "B4", "text"))
-    caption = ("Descriptive operator-by-reader pattern: sign and rough magnitude (|Δ| < 1: ≈0; < 5: +/−; "
-               "≥ 5: ++/−−) of the compile and verifier-edit effects on reader F1.")
+    columns = (
+        CELL,
+        Column("reader", "Reader", "text"),
+        Column("dataset", "Dataset", "text"),
+        Column("compile", "B2 − B1", "signed"),
+        Column("compile_sign", "B2", "text"),
+        Column("verify", "B4 − B2", "signed"),
+        Column("verify_sign", "B4", "text"),
+    )
+    caption = (
+        "Descriptive operator-by-reader pattern: sign and rough magnitude (|Δ| < 1: ≈0; < 5: +/−; "
+        "≥ 5: ++/−−) of the compile and verifier-edit effects on reader F1."
+    )
     sql = sql_file("au_pipeline_f1")
     f1 = {(r["cell"], r["baseline"]): r["f1_pts"] for r in _pipeline(ctx).iter_rows(named=True)}
     rows = []
@@ -266,24 +417,61 @@ def operator_by_reader(ctx: AuditContext) -> ReportTable:
         verify_delta = None if b2 is None or b4 is None else b4 - b2
         if compile_delta is None and verify_delta is None:
             continue
-        rows.append((c["cell"], c["reader_model"], c["dataset"], compile_delta, _sign(compile_delta), verify_delta,
-                     _sign(verify_delta)))
+        rows.append(
+            (
+                c["cell"],
+                c["reader_model"],
+                c["dataset"],
+                compile_delta,
+                _sign(compile_delta),
+                verify_delta,
+                _sign(verify_delta),
+            )
+        )
     if not rows:
-        return does_not_apply("au_operator", "Table 11", caption, columns,
-                              "no cell has reader F1 under B1 and B2 (or B2 and B4)", sql)
-    return ReportTable("au_operator", "Table 11", caption, columns, tuple(rows),
-                       ctx.footnote(int(ctx.cells["n_analysable"].sum()), "Unpaired means of unperturbed F1, points."), sql)
+        return does_not_apply(
+            "au_operator", "Table 11", caption, columns, "no cell has reader F1 under B1 and B2 (or B2 and B4)", sql
+        )
+    return ReportTable(
+        "au_operator",
+        "Table 11",
+        caption,
+        columns,
+        tuple(rows),
+        ctx.footnote(int(ctx.cells["n_analysable"].sum()), "Unpaired means of unperturbed F1, points."),
+        sql,
+    )
 
 
-TABLES = (causal_delta, sentinel_panel, pipeline_f1, length_controlled_ols, oracle_headroom,
-          question_blind_containment, operator_by_reader)
+TABLES = (
+    causal_delta,
+    sentinel_panel,
+    pipeline_f1,
+    length_controlled_ols,
+    oracle_headroom,
+    question_blind_containment,
+    operator_by_reader,
+)
 
 
-def audit_report(con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None = None) -> list[ReportTable]:
+def audit_report(
+    con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None = None
+) -> list[ReportTable]:
     """Every audit table over the chosen audit ids or cells (all when none are named)."""
     ctx = audit_context(con, selection, db_path)
     return [build(ctx) for build in TABLES]
 
 
-__all__ = ["AuditContext", "TABLES", "audit_context", "audit_report", "causal_delta", "length_controlled_ols",
-           "operator_by_reader", "oracle_headroom", "pipeline_f1", "question_blind_containment", "sentinel_panel"]
+__all__ = [
+    "AuditContext",
+    "TABLES",
+    "audit_context",
+    "audit_report",
+    "causal_delta",
+    "length_controlled_ols",
+    "operator_by_reader",
+    "oracle_headroom",
+    "pipeline_f1",
+    "question_blind_containment",
+    "sentinel_panel",
+]

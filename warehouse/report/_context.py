@@ -1,4 +1,5 @@
 """What a report is built from: the chosen runs, their grouping, the SQL files and the provenance footnote."""
+
 from __future__ import annotations
 
 import functools
@@ -117,14 +118,22 @@ class ReportContext:
         runs = list(runs)
         seeds = sorted({r.seed for r in runs if r.seed is not None})
         seed_text = ", ".join(str(s) for s in seeds) if seeds else "none recorded"
-        text = (f"n = {n:,} trajectories from {len(runs)} run(s); seeds: {seed_text}; "
-                f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}.")
+        text = (
+            f"n = {n:,} trajectories from {len(runs)} run(s); seeds: {seed_text}; "
+            f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}."
+        )
         return f"{extra} {text}".strip() if extra else text
 
 
-def load_context(con: duckdb.DuckDBPyConnection, run_ids: list[str], *, by: str = "dataset",
-                 db_path: str | Path | None = None, sweep: str | None = None,
-                 human_labels: dict[tuple[str, str], bool] | None = None) -> ReportContext:
+def load_context(
+    con: duckdb.DuckDBPyConnection,
+    run_ids: list[str],
+    *,
+    by: str = "dataset",
+    db_path: str | Path | None = None,
+    sweep: str | None = None,
+    human_labels: dict[tuple[str, str], bool] | None = None,
+) -> ReportContext:
     """The chosen runs (each must exist), grouped `by` dataset or pooled, with the provenance facts."""
     if by not in BY_CHOICES:
         raise ReportError(f"unknown grouping {by!r}; choose one of {', '.join(BY_CHOICES)}")
@@ -134,11 +143,23 @@ def load_context(con: duckdb.DuckDBPyConnection, run_ids: list[str], *, by: str 
     found = {r["run_id"]: r for r in rows.iter_rows(named=True)}
     missing = [r for r in run_ids if r not in found]
     if missing:
-        raise ReportError(f"no run {', '.join(repr(m) for m in missing)} in the warehouse "
-                          "(`trajscope sql \"SELECT run_id FROM runs\"` lists them)")
+        raise ReportError(
+            f"no run {', '.join(repr(m) for m in missing)} in the warehouse "
+            '(`trajscope sql "SELECT run_id FROM runs"` lists them)'
+        )
     runs = [RunInfo(**{k: found[r][k] for k in RunInfo.__dataclass_fields__}) for r in dict.fromkeys(run_ids)]
     return ReportContext(con, runs, by, file_digest(db_path), trajscope_version(), sweep, dict(human_labels or {}))
 
 
-__all__ = ["BY_CHOICES", "POOLED", "ReportContext", "ReportError", "RunInfo", "file_digest", "frame",
-           "load_context", "sql_file", "trajscope_version"]
+__all__ = [
+    "BY_CHOICES",
+    "POOLED",
+    "ReportContext",
+    "ReportError",
+    "RunInfo",
+    "file_digest",
+    "frame",
+    "load_context",
+    "sql_file",
+    "trajscope_version",
+]

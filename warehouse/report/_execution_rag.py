@@ -1,5 +1,6 @@
 """The ExecutionRAG paper's tables: T1 main results, T2 ablations, T3-8 per category, T9-11 efficiency,
 T12-15 failure analysis overall and by hop, and the accuracy-vs-tokens Pareto frontier as a figure."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -13,12 +14,21 @@ from ._table import Column, ReportTable, does_not_apply
 PTS = 100.0
 REGISTER = ("execution_rag", "register")
 ABLATIONS = ("register", "question_only_init", "no_updates")
-METHOD_NAMES = {("arag", "baseline"): "A-RAG", ("execution_rag", "register"): "ExecutionRAG",
-                ("execution_rag", "question_only_init"): "w/o seed grounding (question-only register)",
-                ("execution_rag", "no_updates"): "w/o iterative updates (register built once)",
-                ("direct", None): "Direct", ("vanilla_rag", None): "Vanilla RAG"}
-FAILURE_LABELS = (("judge_error", "Judge Error"), ("gave_up", "Gave Up"), ("reasoning_error", "Reasoning Error"),
-                  ("missing_evidence", "Missing Evidence"), ("no_gold_evidence", "No gold evidence"))
+METHOD_NAMES = {
+    ("arag", "baseline"): "A-RAG",
+    ("execution_rag", "register"): "ExecutionRAG",
+    ("execution_rag", "question_only_init"): "w/o seed grounding (question-only register)",
+    ("execution_rag", "no_updates"): "w/o iterative updates (register built once)",
+    ("direct", None): "Direct",
+    ("vanilla_rag", None): "Vanilla RAG",
+}
+FAILURE_LABELS = (
+    ("judge_error", "Judge Error"),
+    ("gave_up", "Gave Up"),
+    ("reasoning_error", "Reasoning Error"),
+    ("missing_evidence", "Missing Evidence"),
+    ("no_gold_evidence", "No gold evidence"),
+)
 # Per-category tables in the paper's order: (dataset keyword, first-backbone number).
 CATEGORY_TABLES = (("musique", 3), ("hotpot", 4), ("2wiki", 5))
 EMBEDDING_NOTE = "the run's embedding model (default all-MiniLM-L6-v2)"
@@ -26,9 +36,11 @@ EMBEDDING_NOTE = "the run's embedding model (default all-MiniLM-L6-v2)"
 
 def method_name(run: RunInfo) -> str:
     """The paper's name for a run's method, else controller:condition."""
-    return (METHOD_NAMES.get((run.controller, run.condition)) or
-            (f"{METHOD_NAMES[(run.controller, None)]} ({run.condition})" if (run.controller, None) in METHOD_NAMES
-             else run.method))
+    return METHOD_NAMES.get((run.controller, run.condition)) or (
+        f"{METHOD_NAMES[(run.controller, None)]} ({run.condition})"
+        if (run.controller, None) in METHOD_NAMES
+        else run.method
+    )
 
 
 def _embedding(run: RunInfo) -> str:
@@ -78,7 +90,9 @@ class _Pooled:
 
 
 def _accuracy_rows(ctx: ReportContext) -> dict[str, dict]:
-    return {r["run_id"]: r for r in frame(ctx.con, sql_file("er_accuracy"), {"runs": ctx.run_ids}).iter_rows(named=True)}
+    return {
+        r["run_id"]: r for r in frame(ctx.con, sql_file("er_accuracy"), {"runs": ctx.run_ids}).iter_rows(named=True)
+    }
 
 
 def _pool(stats: dict[str, dict], runs: list[RunInfo]) -> _Pooled:
@@ -107,10 +121,14 @@ def _by_group_and_method(ctx: ReportContext, runs: list[RunInfo] | None = None) 
 def main_results(ctx: ReportContext) -> ReportTable:
     """Table 1: Contain-Match and LLM-Evaluation accuracy per method and benchmark."""
     groups = list(ctx.groups())
-    columns = (Column("method", "Method", "text"), *[c for g in groups for c in (
-        Column(f"{g}_contain", f"{g} Contain"), Column(f"{g}_llm", f"{g} LLM"))])
-    caption = ("Main results on three multi-hop QA benchmarks: Contain-Match Accuracy and LLM-Evaluation Accuracy "
-               "(%). A-RAG shares ExecutionRAG's generator, tools and corpora, so it is ExecutionRAG without the register.")
+    columns = (
+        Column("method", "Method", "text"),
+        *[c for g in groups for c in (Column(f"{g}_contain", f"{g} Contain"), Column(f"{g}_llm", f"{g} LLM"))],
+    )
+    caption = (
+        "Main results on three multi-hop QA benchmarks: Contain-Match Accuracy and LLM-Evaluation Accuracy "
+        "(%). A-RAG shares ExecutionRAG's generator, tools and corpora, so it is ExecutionRAG without the register."
+    )
     stats = _accuracy_rows(ctx)
     grouped = _by_group_and_method(ctx)
     methods = list(_methods(ctx))
@@ -123,13 +141,17 @@ def main_results(ctx: ReportContext) -> ReportTable:
         rows.append(tuple(row))
     n = sum(r["n"] for r in stats.values())
     note = "Seeds of a method pooled; LLM-Acc averages the LLM judges' verdicts (run_summary.llm_acc)."
-    return ReportTable("er_t1", "Table 1", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n, note),
-                       sql_file("er_accuracy"))
+    return ReportTable(
+        "er_t1", "Table 1", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n, note), sql_file("er_accuracy")
+    )
 
 
-def _erag_runs(ctx: ReportContext, conditions: tuple[str, ...] | None = None, *,
-               one_backbone: bool = False) -> list[RunInfo]:
-    runs = [r for r in ctx.runs if r.controller == "execution_rag" and (conditions is None or r.condition in conditions)]
+def _erag_runs(
+    ctx: ReportContext, conditions: tuple[str, ...] | None = None, *, one_backbone: bool = False
+) -> list[RunInfo]:
+    runs = [
+        r for r in ctx.runs if r.controller == "execution_rag" and (conditions is None or r.condition in conditions)
+    ]
     if one_backbone and runs:
         # Ablations compare conditions under one retriever: the default backbone when present.
         backbones = sorted({_embedding(r) for r in runs}, key=lambda e: (e != "all-MiniLM-L6-v2", e))
@@ -139,15 +161,24 @@ def _erag_runs(ctx: ReportContext, conditions: tuple[str, ...] | None = None, *,
 
 def ablations(ctx: ReportContext) -> ReportTable:
     """Table 2: the register's components removed one at a time."""
-    columns = (Column("dataset", "Dataset", "text"), Column("variant", "Variant", "text"),
-               Column("llm", "LLM-Acc"), Column("contain", "Contain-Acc"))
+    columns = (
+        Column("dataset", "Dataset", "text"),
+        Column("variant", "Variant", "text"),
+        Column("llm", "LLM-Acc"),
+        Column("contain", "Contain-Acc"),
+    )
     caption = "Ablation study on MuSiQue: LLM-Evaluation and Contain-Match Accuracy (%), under the default setup."
     sql = sql_file("er_accuracy")
     runs = _erag_runs(ctx, ABLATIONS, one_backbone=True)
     if len({r.condition for r in runs}) < 2:
-        return does_not_apply("er_t2", "Table 2", caption, columns,
-                              "fewer than two ExecutionRAG conditions (register, question_only_init, no_updates) "
-                              "among the chosen runs", sql)
+        return does_not_apply(
+            "er_t2",
+            "Table 2",
+            caption,
+            columns,
+            "fewer than two ExecutionRAG conditions (register, question_only_init, no_updates) among the chosen runs",
+            sql,
+        )
     stats = _accuracy_rows(ctx)
     rows, n = [], 0
     for group, methods in _by_group_and_method(ctx, runs).items():
@@ -169,13 +200,25 @@ def _dataset_table_number(dataset: str, base: int) -> int | None:
 
 def per_category(ctx: ReportContext) -> list[ReportTable]:
     """Tables 3-8: ExecutionRAG's accuracy by hop count (MuSiQue) or question type, per embedding backbone."""
-    columns = (Column("category", "Category", "text"), Column("n", "n", "int"), Column("contain", "Contain-Acc"),
-               Column("llm", "LLM-Acc"))
+    columns = (
+        Column("category", "Category", "text"),
+        Column("n", "n", "int"),
+        Column("contain", "Contain-Acc"),
+        Column("llm", "LLM-Acc"),
+    )
     sql = sql_file("er_category")
     runs = _erag_runs(ctx, ("register",))
     if not runs:
-        return [does_not_apply("er_t3", "Tables 3-8", "Per-category accuracy of ExecutionRAG.", columns,
-                               "no ExecutionRAG 'register' run among the chosen runs", sql)]
+        return [
+            does_not_apply(
+                "er_t3",
+                "Tables 3-8",
+                "Per-category accuracy of ExecutionRAG.",
+                columns,
+                "no ExecutionRAG 'register' run among the chosen runs",
+                sql,
+            )
+        ]
     by_category: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for r in frame(ctx.con, sql, {"runs": [x.run_id for x in runs]}).iter_rows(named=True):
         by_category[r["run_id"]][r["category"]].append(r)
@@ -192,13 +235,21 @@ def per_category(ctx: ReportContext) -> list[ReportTable]:
                 for category, parts in by_category[run.run_id].items():
                     for part in parts:
                         pooled[category].add(part)
-            rows = tuple((c, p.n, p.contain, p.llm) for c, p in sorted(pooled.items(), key=lambda kv: _category_key(kv[0])))
+            rows = tuple(
+                (c, p.n, p.contain, p.llm) for c, p in sorted(pooled.items(), key=lambda kv: _category_key(kv[0]))
+            )
             title = f"Table {number}" if number else f"Per-category ({dataset})"
             name = f"er_t{number}" if number else f"er_category_{len(tables) + 1}"
-            caption = (f"Per-category accuracy on {dataset} by {'hop count' if 'musique' in dataset.lower() else 'question type'} "
-                       f"(ExecutionRAG, embedding {embedding}).")
-            tables.append(ReportTable(name, title, caption, columns, rows,
-                                      ctx.footnote(members, sum(p.n for p in pooled.values())), sql))
+            caption = (
+                f"Per-category accuracy on {dataset} by "
+                f"{'hop count' if 'musique' in dataset.lower() else 'question type'} "
+                f"(ExecutionRAG, embedding {embedding})."
+            )
+            tables.append(
+                ReportTable(
+                    name, title, caption, columns, rows, ctx.footnote(members, sum(p.n for p in pooled.values())), sql
+                )
+            )
     return tables
 
 
@@ -210,10 +261,18 @@ def _category_key(category: str) -> tuple[int, str]:
 def efficiency(ctx: ReportContext) -> ReportTable:
     """Table 9: retrieved tokens and API cost per question, per method and benchmark."""
     groups = list(ctx.groups())
-    columns = (Column("method", "Method", "text"), *[c for g in groups for c in (
-        Column(f"{g}_tokens", f"{g} Tokens", "int"), Column(f"{g}_cost", f"{g} Cost", "usd", 4))])
-    caption = ("Retrieval efficiency comparison on three benchmarks. Tokens: average retrieved tokens per question; "
-               "Cost: average API cost per question (USD).")
+    columns = (
+        Column("method", "Method", "text"),
+        *[
+            c
+            for g in groups
+            for c in (Column(f"{g}_tokens", f"{g} Tokens", "int"), Column(f"{g}_cost", f"{g} Cost", "usd", 4))
+        ],
+    )
+    caption = (
+        "Retrieval efficiency comparison on three benchmarks. Tokens: average retrieved tokens per question; "
+        "Cost: average API cost per question (USD)."
+    )
     stats = _accuracy_rows(ctx)
     grouped = _by_group_and_method(ctx)
     rows = []
@@ -224,22 +283,37 @@ def efficiency(ctx: ReportContext) -> ReportTable:
             row += [None if pooled.tokens is None else round(pooled.tokens), pooled.cost]
         rows.append(tuple(row))
     note = "Retrieved tokens: new read passages plus snippets, about 4 characters a token (run_efficiency)."
-    return ReportTable("er_t9", "Table 9", caption, columns, tuple(rows),
-                       ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values()), note), sql_file("er_accuracy"))
+    return ReportTable(
+        "er_t9",
+        "Table 9",
+        caption,
+        columns,
+        tuple(rows),
+        ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values()), note),
+        sql_file("er_accuracy"),
+    )
 
 
 def ablation_efficiency(ctx: ReportContext) -> ReportTable:
     """Table 10: tokens and cost of the ablation variants next to their accuracy."""
-    columns = (Column("dataset", "Dataset", "text"), Column("variant", "Variant", "text"),
-               Column("tokens", "Tokens", "int"), Column("cost", "Cost", "usd", 4), Column("llm", "LLM-Acc"),
-               Column("contain", "Contain-Acc"))
-    caption = ("Retrieval efficiency under ablation on MuSiQue: token consumption and cost alongside the accuracy "
-               "numbers of Table 2.")
+    columns = (
+        Column("dataset", "Dataset", "text"),
+        Column("variant", "Variant", "text"),
+        Column("tokens", "Tokens", "int"),
+        Column("cost", "Cost", "usd", 4),
+        Column("llm", "LLM-Acc"),
+        Column("contain", "Contain-Acc"),
+    )
+    caption = (
+        "Retrieval efficiency under ablation on MuSiQue: token consumption and cost alongside the accuracy "
+        "numbers of Table 2."
+    )
     sql = sql_file("er_accuracy")
     runs = _erag_runs(ctx, ABLATIONS, one_backbone=True)
     if len({r.condition for r in runs}) < 2:
-        return does_not_apply("er_t10", "Table 10", caption, columns,
-                              "fewer than two ExecutionRAG conditions among the chosen runs", sql)
+        return does_not_apply(
+            "er_t10", "Table 10", caption, columns, "fewer than two ExecutionRAG conditions among the chosen runs", sql
+        )
     stats = _accuracy_rows(ctx)
     rows, n = [], 0
     for group, members in ctx.groups(runs).items():
@@ -248,23 +322,37 @@ def ablation_efficiency(ctx: ReportContext) -> ReportTable:
             if chosen:
                 p = _pool(stats, chosen)
                 n += p.n
-                rows.append((group, method_name(chosen[0]), None if p.tokens is None else round(p.tokens), p.cost,
-                             p.llm, p.contain))
+                rows.append(
+                    (
+                        group,
+                        method_name(chosen[0]),
+                        None if p.tokens is None else round(p.tokens),
+                        p.cost,
+                        p.llm,
+                        p.contain,
+                    )
+                )
     return ReportTable("er_t10", "Table 10", caption, columns, tuple(rows), ctx.footnote(runs, n), sql)
 
 
 def embedding_efficiency(ctx: ReportContext) -> ReportTable:
     """Table 11: accuracy and tokens of each method under each embedding backbone."""
     groups = list(ctx.groups())
-    columns = (Column("embedding", "Embedding", "text"), Column("method", "Method", "text"),
-               *[c for g in groups for c in (Column(f"{g}_llm", f"{g} LLM-Acc"), Column(f"{g}_tokens", f"{g} Tokens", "int"))])
-    caption = ("Efficiency comparison across embedding models: LLM-Acc (%) and retrieved tokens per question for "
-               "each method and backbone.")
+    columns = (
+        Column("embedding", "Embedding", "text"),
+        Column("method", "Method", "text"),
+        *[c for g in groups for c in (Column(f"{g}_llm", f"{g} LLM-Acc"), Column(f"{g}_tokens", f"{g} Tokens", "int"))],
+    )
+    caption = (
+        "Efficiency comparison across embedding models: LLM-Acc (%) and retrieved tokens per question for "
+        "each method and backbone."
+    )
     sql = sql_file("er_accuracy")
     embeddings = sorted({_embedding(r) for r in ctx.runs})
     if len(embeddings) < 2:
-        return does_not_apply("er_t11", "Table 11", caption, columns,
-                              f"every chosen run uses one embedding model ({embeddings[0]})", sql)
+        return does_not_apply(
+            "er_t11", "Table 11", caption, columns, f"every chosen run uses one embedding model ({embeddings[0]})", sql
+        )
     stats = _accuracy_rows(ctx)
     rows = []
     for embedding in embeddings:
@@ -276,8 +364,15 @@ def embedding_efficiency(ctx: ReportContext) -> ReportTable:
                 p = _pool(stats, grouped.get(g, {}).get(method, []))
                 row += [p.llm, None if p.tokens is None else round(p.tokens)]
             rows.append(tuple(row))
-    return ReportTable("er_t11", "Table 11", caption, columns, tuple(rows),
-                       ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values())), sql)
+    return ReportTable(
+        "er_t11",
+        "Table 11",
+        caption,
+        columns,
+        tuple(rows),
+        ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values())),
+        sql,
+    )
 
 
 def _failure_counts(ctx: ReportContext) -> dict[str, dict[tuple[int, str], int]]:
@@ -304,18 +399,31 @@ def failure_analysis(ctx: ReportContext) -> list[ReportTable]:
     counts = _failure_counts(ctx)
     tables = []
     for index, (group, embedding, methods) in enumerate(_failure_groups(ctx)):
-        columns = (Column("category", "Failure type", "text"),
-                   *[c for m in methods for c in (Column(f"{m}_n", f"{m} n", "int"), Column(f"{m}_pct", f"{m} %"))])
-        totals = {m: {label: sum(counts[r.run_id].get((h, label), 0) for r in runs for (h, l) in counts[r.run_id]
-                                 if l == label) for label, _ in FAILURE_LABELS} for m, runs in methods.items()}
+        columns = (
+            Column("category", "Failure type", "text"),
+            *[c for m in methods for c in (Column(f"{m}_n", f"{m} n", "int"), Column(f"{m}_pct", f"{m} %"))],
+        )
+        totals = {
+            m: {
+                label: sum(
+                    counts[r.run_id].get((h, label), 0) for r in runs for (h, lab) in counts[r.run_id] if lab == label
+                )
+                for label, _ in FAILURE_LABELS
+            }
+            for m, runs in methods.items()
+        }
         used = [label for label, _ in FAILURE_LABELS if any(totals[m][label] for m in methods)]
         number = 12 if index == 0 else (14 if index == 1 else None)
         title = f"Table {number}" if number else f"Failures ({group}, {embedding})"
         name = f"er_t{number}" if number else f"er_failures_{index + 1}"
-        caption = (f"Failure case analysis on {group} (embedding {embedding}). Percentages are relative to total "
-                   "failures for each method.")
+        caption = (
+            f"Failure case analysis on {group} (embedding {embedding}). Percentages are relative to total "
+            "failures for each method."
+        )
         if not used:
-            tables.append(does_not_apply(name, title, caption, columns, "no wrong, judged trajectory in these runs", sql))
+            tables.append(
+                does_not_apply(name, title, caption, columns, "no wrong, judged trajectory in these runs", sql)
+            )
             continue
         rows = []
         for label, text in FAILURE_LABELS:
@@ -326,12 +434,28 @@ def failure_analysis(ctx: ReportContext) -> list[ReportTable]:
                 total = sum(totals[m].values())
                 row += [totals[m][label], PTS * totals[m][label] / total if total else None]
             rows.append(tuple(row))
-        rows.append(("Total", *[v for m in methods for v in (sum(totals[m].values()), PTS if sum(totals[m].values()) else None)]))
+        rows.append(
+            (
+                "Total",
+                *[v for m in methods for v in (sum(totals[m].values()), PTS if sum(totals[m].values()) else None)],
+            )
+        )
         n = sum(sum(t.values()) for t in totals.values())
-        note = ("Failure: LLM-Acc = 0 (Contain-Acc = 0 without an LLM verdict), one label each by the priority "
-                "judge error > gave up > reasoning error > missing evidence (failure_erag).")
-        tables.append(ReportTable(name, title, caption, columns, tuple(rows),
-                                  ctx.footnote([r for rs in methods.values() for r in rs], n, note), sql))
+        note = (
+            "Failure: LLM-Acc = 0 (Contain-Acc = 0 without an LLM verdict), one label each by the priority "
+            "judge error > gave up > reasoning error > missing evidence (failure_erag)."
+        )
+        tables.append(
+            ReportTable(
+                name,
+                title,
+                caption,
+                columns,
+                tuple(rows),
+                ctx.footnote([r for rs in methods.values() for r in rs], n, note),
+                sql,
+            )
+        )
     return tables
 
 
@@ -339,8 +463,12 @@ def failures_by_hop(ctx: ReportContext) -> list[ReportTable]:
     """Tables 13/15: the failure distribution by hop count (% of each method's failures at that hop)."""
     sql = sql_file("er_failures")
     counts = _failure_counts(ctx)
-    columns = (Column("hop", "Hops", "text"), Column("method", "Method", "text"), Column("n", "Failures", "int"),
-               *[Column(label, text + " (%)") for label, text in FAILURE_LABELS])
+    columns = (
+        Column("hop", "Hops", "text"),
+        Column("method", "Method", "text"),
+        Column("n", "Failures", "int"),
+        *[Column(label, text + " (%)") for label, text in FAILURE_LABELS],
+    )
     tables = []
     for index, (group, embedding, methods) in enumerate(_failure_groups(ctx)):
         number = 13 if index == 0 else (15 if index == 1 else None)
@@ -349,23 +477,48 @@ def failures_by_hop(ctx: ReportContext) -> list[ReportTable]:
         caption = f"Failure distribution by hop count (%, {group}, embedding {embedding})."
         hops = sorted({h for rs in methods.values() for r in rs for (h, _) in counts[r.run_id]})
         if not hops or hops == [-1]:
-            tables.append(does_not_apply(name, title, caption, columns,
-                                         "no wrong trajectory whose question carries a hop count", sql))
+            tables.append(
+                does_not_apply(
+                    name, title, caption, columns, "no wrong trajectory whose question carries a hop count", sql
+                )
+            )
             continue
         rows, n = [], 0
         for hop in [*hops, None]:
             for m, runs in methods.items():
-                per = {label: sum(counts[r.run_id].get((h, label), 0) for r in runs for (h, l) in counts[r.run_id]
-                                  if l == label and (hop is None or h == hop)) for label, _ in FAILURE_LABELS}
+                per = {
+                    label: sum(
+                        counts[r.run_id].get((h, label), 0)
+                        for r in runs
+                        for (h, lab) in counts[r.run_id]
+                        if lab == label and (hop is None or h == hop)
+                    )
+                    for label, _ in FAILURE_LABELS
+                }
                 total = sum(per.values())
                 if not total:
                     continue
                 if hop is not None:
                     n += total
-                rows.append(("all" if hop is None else ("(none)" if hop == -1 else str(hop)), m, total,
-                             *[PTS * per[label] / total for label, _ in FAILURE_LABELS]))
-        tables.append(ReportTable(name, title, caption, columns, tuple(rows),
-                                  ctx.footnote([r for rs in methods.values() for r in rs], n), sql))
+                rows.append(
+                    (
+                        "all" if hop is None else ("(none)" if hop == -1 else str(hop)),
+                        m,
+                        total,
+                        *[PTS * per[label] / total for label, _ in FAILURE_LABELS],
+                    )
+                )
+        tables.append(
+            ReportTable(
+                name,
+                title,
+                caption,
+                columns,
+                tuple(rows),
+                ctx.footnote([r for rs in methods.values() for r in rs], n),
+                sql,
+            )
+        )
     return tables
 
 
@@ -382,11 +535,18 @@ class ReportFigure:
 
 def pareto_points(ctx: ReportContext) -> ReportTable:
     """Figure 4's data: accuracy against retrieved tokens per question, per method, with the Pareto frontier."""
-    columns = (Column("method", "Method", "text"), Column("embedding", "Embedding", "text"),
-               Column("dataset", "Dataset", "text"), Column("tokens", "Tokens", "int"), Column("accuracy", "LLM-Acc"),
-               Column("frontier", "On frontier", "text"))
-    caption = ("Accuracy-efficiency trade-off: LLM-Evaluation Accuracy (%) against retrieved tokens per question; "
-               "the Pareto frontier per benchmark.")
+    columns = (
+        Column("method", "Method", "text"),
+        Column("embedding", "Embedding", "text"),
+        Column("dataset", "Dataset", "text"),
+        Column("tokens", "Tokens", "int"),
+        Column("accuracy", "LLM-Acc"),
+        Column("frontier", "On frontier", "text"),
+    )
+    caption = (
+        "Accuracy-efficiency trade-off: LLM-Evaluation Accuracy (%) against retrieved tokens per question; "
+        "the Pareto frontier per benchmark."
+    )
     sql = sql_file("er_accuracy")
     stats = _accuracy_rows(ctx)
     rows = []
@@ -401,48 +561,96 @@ def pareto_points(ctx: ReportContext) -> ReportTable:
         if not points:
             continue
         mask = pareto_frontier([pt[3] for pt in points], [pt[4] for pt in points])
-        rows += [(m, e, g, round(t), a, "yes" if on else "no") for (m, e, g, t, a), on in zip(points, mask)]
+        rows += [
+            (m, e, g, round(t), a, "yes" if on else "no") for (m, e, g, t, a), on in zip(points, mask, strict=False)
+        ]
     if not rows:
-        return does_not_apply("er_pareto", "Figure 4", caption, columns,
-                              "no chosen run has both an accuracy and retrieved tokens", sql)
+        return does_not_apply(
+            "er_pareto", "Figure 4", caption, columns, "no chosen run has both an accuracy and retrieved tokens", sql
+        )
     note = "Accuracy: LLM-Acc, or Contain-Acc for a method without LLM verdicts."
-    return ReportTable("er_pareto", "Figure 4", caption, columns, tuple(rows),
-                       ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values()), note), sql)
+    return ReportTable(
+        "er_pareto",
+        "Figure 4",
+        caption,
+        columns,
+        tuple(rows),
+        ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values()), note),
+        sql,
+    )
 
 
 def pareto_figure(table: ReportTable) -> ReportFigure | None:
     """The Pareto scatter as Vega-Lite: one point per method, the frontier as a line, one panel per dataset."""
     if table.not_applicable:
         return None
-    values = [dict(zip([c.key for c in table.columns], row)) for row in table.rows]
+    values = [dict(zip([c.key for c in table.columns], row, strict=False)) for row in table.rows]
     spec = {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "title": "Accuracy vs retrieved tokens per question",
         "data": {"values": values},
         "facet": {"column": {"field": "dataset", "type": "nominal", "title": None}},
-        "spec": {"width": 260, "height": 220, "layer": [
-            {"mark": {"type": "line", "color": "#888", "strokeDash": [4, 3]},
-             "transform": [{"filter": "datum.frontier == 'yes'"}],
-             "encoding": {"x": {"field": "tokens", "type": "quantitative"},
-                          "y": {"field": "accuracy", "type": "quantitative"}, "order": {"field": "tokens"}}},
-            {"mark": {"type": "point", "filled": True, "size": 70},
-             "encoding": {"x": {"field": "tokens", "type": "quantitative", "title": "Retrieved tokens / question"},
-                          "y": {"field": "accuracy", "type": "quantitative", "title": "LLM-Acc (%)",
-                                "scale": {"zero": False}},
-                          "color": {"field": "method", "type": "nominal", "title": "Method"},
-                          "shape": {"field": "embedding", "type": "nominal", "title": "Embedding"},
-                          "tooltip": [{"field": "method"}, {"field": "tokens"}, {"field": "accuracy", "format": ".1f"}]}},
-        ]},
+        "spec": {
+            "width": 260,
+            "height": 220,
+            "layer": [
+                {
+                    "mark": {"type": "line", "color": "#888", "strokeDash": [4, 3]},
+                    "transform": [{"filter": "datum.frontier == 'yes'"}],
+                    "encoding": {
+                        "x": {"field": "tokens", "type": "quantitative"},
+                        "y": {"field": "accuracy", "type": "quantitative"},
+                        "order": {"field": "tokens"},
+                    },
+                },
+                {
+                    "mark": {"type": "point", "filled": True, "size": 70},
+                    "encoding": {
+                        "x": {"field": "tokens", "type": "quantitative", "title": "Retrieved tokens / question"},
+                        "y": {
+                            "field": "accuracy",
+                            "type": "quantitative",
+                            "title": "LLM-Acc (%)",
+                            "scale": {"zero": False},
+                        },
+                        "color": {"field": "method", "type": "nominal", "title": "Method"},
+                        "shape": {"field": "embedding", "type": "nominal", "title": "Embedding"},
+                        "tooltip": [{"field": "method"}, {"field": "tokens"}, {"field": "accuracy", "format": ".1f"}],
+                    },
+                },
+            ],
+        },
     }
     return ReportFigure("er_pareto", "Figure 4", table.caption, spec, table.sql)
 
 
 def execution_rag_report(ctx: ReportContext) -> list[ReportTable]:
     """Every ExecutionRAG table, in paper order, over the context's runs."""
-    return [main_results(ctx), ablations(ctx), *per_category(ctx), efficiency(ctx), ablation_efficiency(ctx),
-            embedding_efficiency(ctx), *failure_analysis(ctx), *failures_by_hop(ctx), pareto_points(ctx)]
+    return [
+        main_results(ctx),
+        ablations(ctx),
+        *per_category(ctx),
+        efficiency(ctx),
+        ablation_efficiency(ctx),
+        embedding_efficiency(ctx),
+        *failure_analysis(ctx),
+        *failures_by_hop(ctx),
+        pareto_points(ctx),
+    ]
 
 
-__all__ = ["ReportFigure", "ablation_efficiency", "ablations", "efficiency", "embedding_efficiency",
-           "execution_rag_report", "failure_analysis", "failures_by_hop", "main_results", "method_name",
-           "pareto_figure", "pareto_points", "per_category"]
+__all__ = [
+    "ReportFigure",
+    "ablation_efficiency",
+    "ablations",
+    "efficiency",
+    "embedding_efficiency",
+    "execution_rag_report",
+    "failure_analysis",
+    "failures_by_hop",
+    "main_results",
+    "method_name",
+    "pareto_figure",
+    "pareto_points",
+    "per_category",
+]

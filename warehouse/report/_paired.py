@@ -1,4 +1,5 @@
 """Paired comparisons of two conditions inside a report: seeds paired run by run, questions as clusters."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -40,11 +41,17 @@ def seed_pairs(runs_a: list[RunInfo], runs_b: list[RunInfo]) -> list[tuple[RunIn
         return [(seeds_a[s], seeds_b[s]) for s in sorted(seeds_a, key=lambda s: (s is None, s))]
     ordered_a = sorted(runs_a, key=lambda r: r.run_id)
     ordered_b = sorted(runs_b, key=lambda r: r.run_id)
-    return list(zip(ordered_a, ordered_b))
+    return list(zip(ordered_a, ordered_b, strict=False))
 
 
-def paired_frame(ctx: ReportContext, runs_a: list[RunInfo], runs_b: list[RunInfo], *, column: str = "correct",
-                 subset: str | None = None) -> pl.DataFrame:
+def paired_frame(
+    ctx: ReportContext,
+    runs_a: list[RunInfo],
+    runs_b: list[RunInfo],
+    *,
+    column: str = "correct",
+    subset: str | None = None,
+) -> pl.DataFrame:
     """question_id, pair index, a, b for every question both runs of a seed pair scored under column;
     subset names a boolean outcome column that must hold on the A side (e.g. voluntary_zero_read)."""
     outcomes = ctx.outcomes()
@@ -61,8 +68,14 @@ def paired_frame(ctx: ReportContext, runs_a: list[RunInfo], runs_b: list[RunInfo
     return pl.concat(parts, how="vertical_relaxed") if parts else pl.DataFrame(schema=schema)
 
 
-def paired_comparison(ctx: ReportContext, runs_a: list[RunInfo], runs_b: list[RunInfo], *,
-                      column: str = "correct", subset: str | None = None) -> PairedResult | None:
+def paired_comparison(
+    ctx: ReportContext,
+    runs_a: list[RunInfo],
+    runs_b: list[RunInfo],
+    *,
+    column: str = "correct",
+    subset: str | None = None,
+) -> PairedResult | None:
     """Delta of B over A with a paired (one seed pair) or question-cluster (several) bootstrap CI and
     McNemar on the discordant pairs summed over seeds; None when nothing pairs."""
     df = paired_frame(ctx, runs_a, runs_b, column=column, subset=subset)
@@ -75,11 +88,22 @@ def paired_comparison(ctx: ReportContext, runs_a: list[RunInfo], runs_b: list[Ru
         ci = paired_bootstrap_delta(a, b)
     else:
         ci = cluster_bootstrap_delta(clusters, a, b)
-    per_seed = [(int(((g["a"] > 0.5) & (g["b"] <= 0.5)).sum()), int(((g["a"] <= 0.5) & (g["b"] > 0.5)).sum()))
-                for g in df.partition_by("pair", maintain_order=True)]
+    per_seed = [
+        (int(((g["a"] > 0.5) & (g["b"] <= 0.5)).sum()), int(((g["a"] <= 0.5) & (g["b"] > 0.5)).sum()))
+        for g in df.partition_by("pair", maintain_order=True)
+    ]
     test = pooled_mcnemar(per_seed).result if n_seed_pairs > 1 else mcnemar_test(*per_seed[0])
-    return PairedResult(df.height, int(np.unique(clusters).size), n_seed_pairs, float(a.mean()), float(b.mean()),
-                        ci, test.exact_p, test.a_only, test.b_only)
+    return PairedResult(
+        df.height,
+        int(np.unique(clusters).size),
+        n_seed_pairs,
+        float(a.mean()),
+        float(b.mean()),
+        ci,
+        test.exact_p,
+        test.a_only,
+        test.b_only,
+    )
 
 
 __all__ = ["PairedResult", "paired_comparison", "paired_frame", "seed_pairs"]

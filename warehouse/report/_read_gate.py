@@ -1,4 +1,5 @@
 """The Read-Gate paper's tables (Before Reasoning Can Fail): T1-T5, the co-occurrence table of §5.1, T17, T18."""
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -20,9 +21,11 @@ from ._table import Column, Interval, ReportTable, WithDelta, does_not_apply
 
 PTS = 100.0
 BASELINE, GATE, INJECTION, STRICT = "baseline", "read_gate", "context_injection", "strict_prompt"
-ACCURACY_NOTE = ("Accuracy: LLM-Acc where an LLM verdict exists, else Contain-Acc (trajectory_correctness); "
-                 "paired on question ids; 95% paired bootstrap CI (1,000 resamples, seed 42; questions resampled "
-                 "as clusters when a condition has several seeds); McNemar exact p, pooled over seeds.")
+ACCURACY_NOTE = (
+    "Accuracy: LLM-Acc where an LLM verdict exists, else Contain-Acc (trajectory_correctness); "
+    "paired on question ids; 95% paired bootstrap CI (1,000 resamples, seed 42; questions resampled "
+    "as clusters when a condition has several seeds); McNemar exact p, pooled over seeds."
+)
 DATASET = Column("dataset", "Dataset", "text")
 
 
@@ -47,15 +50,23 @@ def _pairs(ctx: ReportContext, a: str, b: str) -> list[tuple[str, list[RunInfo],
 
 
 def _missing_pair(a: str, b: str) -> str:
-    return (f"no dataset has both a '{a}' run and a '{b}' run among the chosen runs "
-            "(the table pairs them on question ids)")
+    return (
+        f"no dataset has both a '{a}' run and a '{b}' run among the chosen runs (the table pairs them on question ids)"
+    )
 
 
-def _delta_table(ctx: ReportContext, name: str, title: str, caption: str, subset: str | None,
-                 with_discipline: bool) -> ReportTable:
-    columns = [DATASET, Column("n", "n", "int"), Column("no_gate", "No gate"), Column("read_gate", "Read-Gate"),
-               Column("delta", "Δ [95% CI]", "interval"), Column("mcnemar_p", "McNemar p", "p"),
-               Column("holm_p", "Holm p", "p")]
+def _delta_table(
+    ctx: ReportContext, name: str, title: str, caption: str, subset: str | None, with_discipline: bool
+) -> ReportTable:
+    columns = [
+        DATASET,
+        Column("n", "n", "int"),
+        Column("no_gate", "No gate"),
+        Column("read_gate", "Read-Gate"),
+        Column("delta", "Δ [95% CI]", "interval"),
+        Column("mcnemar_p", "McNemar p", "p"),
+        Column("holm_p", "Holm p", "p"),
+    ]
     if with_discipline:
         columns.append(Column("baseline_discipline", "Baseline discipline error (%)"))
     columns_t = tuple(columns)
@@ -64,12 +75,20 @@ def _delta_table(ctx: ReportContext, name: str, title: str, caption: str, subset
     if not pairs:
         return does_not_apply(name, title, caption, columns_t, _missing_pair(BASELINE, GATE), sql)
     if not any(r.read_action for _, base, _ in pairs for r in base):
-        return does_not_apply(name, title, caption, columns_t,
-                              "the baseline runs have no read action, so zero-read and discipline do not exist", sql)
+        return does_not_apply(
+            name,
+            title,
+            caption,
+            columns_t,
+            "the baseline runs have no read action, so zero-read and discipline do not exist",
+            sql,
+        )
     discipline = {}
     if with_discipline:
-        discipline = {r["run_id"]: r for r in frame(ctx.con, sql_file("rg_discipline"),
-                                                    {"runs": ctx.run_ids}).iter_rows(named=True)}
+        discipline = {
+            r["run_id"]: r
+            for r in frame(ctx.con, sql_file("rg_discipline"), {"runs": ctx.run_ids}).iter_rows(named=True)
+        }
     results, used = [], []
     for key, base, gate in pairs:
         result = paired_comparison(ctx, base, gate, subset=subset)
@@ -78,24 +97,34 @@ def _delta_table(ctx: ReportContext, name: str, title: str, caption: str, subset
     holm = adjust_p_values([np.nan if r is None else r.mcnemar_p for _, _, r in results], "holm").adjusted
     rows = []
     n_total = 0
-    for (key, base, result), holm_p in zip(results, holm):
+    for (key, base, result), holm_p in zip(results, holm, strict=False):
         row: list[object] = [key]
         if result is None:
             row += [0, None, None, Interval(None, None, None), None, None]
         else:
             n_total += 2 * result.n_pairs
             ci = result.delta
-            row += [result.n_pairs, PTS * result.acc_a, PTS * result.acc_b,
-                    Interval(PTS * ci.delta, PTS * ci.low, PTS * ci.high), result.mcnemar_p, float(holm_p)]
+            row += [
+                result.n_pairs,
+                PTS * result.acc_a,
+                PTS * result.acc_b,
+                Interval(PTS * ci.delta, PTS * ci.low, PTS * ci.high),
+                result.mcnemar_p,
+                float(holm_p),
+            ]
         if with_discipline:
-            facts = [discipline[r.run_id] for r in base if r.run_id in discipline and discipline[r.run_id]["read_action"]]
+            facts = [
+                discipline[r.run_id] for r in base if r.run_id in discipline and discipline[r.run_id]["read_action"]
+            ]
             total = sum(f["n_trajectories"] for f in facts)
             row.append(PTS * sum(f["n_disc"] for f in facts) / total if total else None)
         rows.append(tuple(row))
     extra = ACCURACY_NOTE + " Holm: across the table's datasets."
     if subset:
-        extra += (" Subset: questions the baseline finalised voluntarily (end reason final) without a read; "
-                  "a rescue capacity, not a population effect.")
+        extra += (
+            " Subset: questions the baseline finalised voluntarily (end reason final) without a read; "
+            "a rescue capacity, not a population effect."
+        )
     if with_discipline:
         extra += " Baseline discipline error: share of the baseline's trajectories labelled discipline (regex)."
     return ReportTable(name, title, caption, columns_t, tuple(rows), ctx.footnote(used, n_total, extra), sql)
@@ -103,20 +132,34 @@ def _delta_table(ctx: ReportContext, name: str, title: str, caption: str, subset
 
 def zero_read_rescue(ctx: ReportContext) -> ReportTable:
     """Table 1: forcing a read on the baseline's voluntary zero-read finals."""
-    return _delta_table(ctx, "rg_t1", "Table 1",
-                        "Zero-read rescue: accuracy (%) on the questions the unconstrained agent finalised "
-                        "without reading, without and with Read-Gate.", "voluntary_zero_read", False)
+    return _delta_table(
+        ctx,
+        "rg_t1",
+        "Table 1",
+        "Zero-read rescue: accuracy (%) on the questions the unconstrained agent finalised "
+        "without reading, without and with Read-Gate.",
+        "voluntary_zero_read",
+        False,
+    )
 
 
 def population_delta(ctx: ReportContext) -> ReportTable:
     """Table 3: the population-level delta with the baseline's discipline error."""
-    return _delta_table(ctx, "rg_t3", "Table 3",
-                        "Population-level effect on the full, unselected cells: accuracy (%) without and with "
-                        "Read-Gate, and the baseline discipline error.", None, True)
+    return _delta_table(
+        ctx,
+        "rg_t3",
+        "Table 3",
+        "Population-level effect on the full, unselected cells: accuracy (%) without and with "
+        "Read-Gate, and the baseline discipline error.",
+        None,
+        True,
+    )
 
 
 def _accuracy(ctx: ReportContext) -> dict[str, dict]:
-    return {r["run_id"]: r for r in frame(ctx.con, sql_file("rg_accuracy"), {"runs": ctx.run_ids}).iter_rows(named=True)}
+    return {
+        r["run_id"]: r for r in frame(ctx.con, sql_file("rg_accuracy"), {"runs": ctx.run_ids}).iter_rows(named=True)
+    }
 
 
 def _pooled_accuracy(stats: dict[str, dict], runs: list[RunInfo]) -> tuple[float | None, int]:
@@ -127,10 +170,16 @@ def _pooled_accuracy(stats: dict[str, dict], runs: list[RunInfo]) -> tuple[float
 
 def mechanism_ablation(ctx: ReportContext) -> ReportTable:
     """Table 2: no gate, Read-Gate and context injection side by side (change vs no gate)."""
-    columns = (DATASET, Column("no_gate", "No Read-Gate"), Column("read_gate", "Read-Gate", "with_delta"),
-               Column("context_injection", "Context injection", "with_delta"))
-    caption = ("Mechanism ablation: accuracy (%) without the gate, with Read-Gate and with passive context "
-               "injection of the top-ranked passage (change against no gate).")
+    columns = (
+        DATASET,
+        Column("no_gate", "No Read-Gate"),
+        Column("read_gate", "Read-Gate", "with_delta"),
+        Column("context_injection", "Context injection", "with_delta"),
+    )
+    caption = (
+        "Mechanism ablation: accuracy (%) without the gate, with Read-Gate and with passive context "
+        "injection of the top-ranked passage (change against no gate)."
+    )
     sql = sql_file("rg_accuracy")
     stats = _accuracy(ctx)
     rows, used, n = [], [], 0
@@ -149,8 +198,14 @@ def mechanism_ablation(ctx: ReportContext) -> ReportTable:
             row.append(WithDelta(acc, None if acc is None or base is None else acc - base))
         rows.append(tuple(row))
     if not rows:
-        return does_not_apply("rg_t2", "Table 2", caption, columns,
-                              "no dataset has a 'baseline' run with a 'read_gate' or 'context_injection' run", sql)
+        return does_not_apply(
+            "rg_t2",
+            "Table 2",
+            caption,
+            columns,
+            "no dataset has a 'baseline' run with a 'read_gate' or 'context_injection' run",
+            sql,
+        )
     note = "Accuracy: LLM-Acc where judged, else Contain-Acc; pooled over seeds; differences are unpaired."
     return ReportTable("rg_t2", "Table 2", caption, columns, tuple(rows), ctx.footnote(used, n, note), sql)
 
@@ -158,11 +213,18 @@ def mechanism_ablation(ctx: ReportContext) -> ReportTable:
 def stratified_odds_ratio(ctx: ReportContext) -> ReportTable:
     """Table 4: marginal OR of post-gold-read failure (Read-Gate vs no gate) and the Mantel-Haenszel OR
     across read-exposure strata (1, 2, 3, 4+ passages read)."""
-    columns = (DATASET, Column("n", "n", "int"), Column("marginal_or", "Marginal OR [95% CI]", "plain_interval", 2),
-               Column("n_read", "n (read ≥ 1)", "int"), Column("mh_or", "MH OR [95% CI]", "plain_interval", 2),
-               Column("cmh_p", "CMH p", "p"))
-    caption = ("Movement across the failure plane: odds ratio of a post-gold-read failure under Read-Gate "
-               "against no gate, marginally and stratified by read exposure (Mantel-Haenszel).")
+    columns = (
+        DATASET,
+        Column("n", "n", "int"),
+        Column("marginal_or", "Marginal OR [95% CI]", "plain_interval", 2),
+        Column("n_read", "n (read ≥ 1)", "int"),
+        Column("mh_or", "MH OR [95% CI]", "plain_interval", 2),
+        Column("cmh_p", "CMH p", "p"),
+    )
+    caption = (
+        "Movement across the failure plane: odds ratio of a post-gold-read failure under Read-Gate "
+        "against no gate, marginally and stratified by read exposure (Mantel-Haenszel)."
+    )
     sql = sql_file("rg_post_read_strata")
     pairs = _pairs(ctx, BASELINE, GATE)
     if not pairs:
@@ -187,28 +249,54 @@ def stratified_odds_ratio(ctx: ReportContext) -> ReportTable:
             cmh_p = mh.cmh_p
         except ValueError:
             mh_cell, cmh_p = Interval(None, None, None), None
-        rows.append((key, marginal.n, Interval(marginal.odds_ratio, marginal.ci_low, marginal.ci_high),
-                     int(read.sum()), mh_cell, cmh_p))
-    note = ("Event: a judged trajectory labelled post-gold-read (regex extractor); exposure B = Read-Gate. "
-            "Marginal OR with Woolf CI over all judged trajectories; MH OR with Robins-Breslow-Greenland CI "
-            "over those that read at least one passage.")
+        rows.append(
+            (
+                key,
+                marginal.n,
+                Interval(marginal.odds_ratio, marginal.ci_low, marginal.ci_high),
+                int(read.sum()),
+                mh_cell,
+                cmh_p,
+            )
+        )
+    note = (
+        "Event: a judged trajectory labelled post-gold-read (regex extractor); exposure B = Read-Gate. "
+        "Marginal OR with Woolf CI over all judged trajectories; MH OR with Robins-Breslow-Greenland CI "
+        "over those that read at least one passage."
+    )
     return ReportTable("rg_t4", "Table 4", caption, columns, tuple(rows), ctx.footnote(used, n_total, note), sql)
 
 
 def parameter_sweep(ctx: ReportContext) -> ReportTable:
     """Table 5: zero-read finalisation and paired net correctness change along any run parameter."""
-    columns = (DATASET, Column("condition", "Condition", "text"), Column("value", "Value", "text"),
-               Column("n", "n", "int"), Column("zero_read", "Zero-read (%)"),
-               Column("zero_read_delta", "Δ zero-read (pp)", "signed"), Column("accuracy", "Accuracy (%)"),
-               Column("net_delta", "Net Δ correct", "int"))
-    caption = ("Sweep of a run parameter (the paper: thinking budget): zero-read finalisation and the paired "
-               "net change in correct answers against the sweep's first value.")
+    columns = (
+        DATASET,
+        Column("condition", "Condition", "text"),
+        Column("value", "Value", "text"),
+        Column("n", "n", "int"),
+        Column("zero_read", "Zero-read (%)"),
+        Column("zero_read_delta", "Δ zero-read (pp)", "signed"),
+        Column("accuracy", "Accuracy (%)"),
+        Column("net_delta", "Net Δ correct", "int"),
+    )
+    caption = (
+        "Sweep of a run parameter (the paper: thinking budget): zero-read finalisation and the paired "
+        "net change in correct answers against the sweep's first value."
+    )
     sql = sql_file("rg_sweep")
     if not ctx.sweep:
-        return does_not_apply("rg_t5", "Table 5", caption, columns,
-                              "no sweep parameter named (give --sweep PARAM, e.g. reasoning_effort)", sql)
-    values = {r["run_id"]: r["value"] for r in frame(ctx.con, sql, {"runs": ctx.run_ids, "param": ctx.sweep})
-              .iter_rows(named=True)}
+        return does_not_apply(
+            "rg_t5",
+            "Table 5",
+            caption,
+            columns,
+            "no sweep parameter named (give --sweep PARAM, e.g. reasoning_effort)",
+            sql,
+        )
+    values = {
+        r["run_id"]: r["value"]
+        for r in frame(ctx.con, sql, {"runs": ctx.run_ids, "param": ctx.sweep}).iter_rows(named=True)
+    }
     stats = _accuracy(ctx)
     rows, used, n_total = [], [], 0
     for key, runs in ctx.groups().items():
@@ -230,15 +318,36 @@ def parameter_sweep(ctx: ReportContext) -> ReportTable:
                 zero = _zero_read(stats, group)
                 acc, _ = _pooled_accuracy(stats, group)
                 result = paired_comparison(ctx, first, group) if value != ordered[0] else None
-                net = None if value != ordered[0] and result is None else (
-                    0 if result is None else result.b_only - result.a_only)
-                rows.append((key, condition, str(value), n, zero,
-                             None if zero is None or first_zero is None else zero - first_zero, acc, net))
+                net = (
+                    None
+                    if value != ordered[0] and result is None
+                    else (0 if result is None else result.b_only - result.a_only)
+                )
+                rows.append(
+                    (
+                        key,
+                        condition,
+                        str(value),
+                        n,
+                        zero,
+                        None if zero is None or first_zero is None else zero - first_zero,
+                        acc,
+                        net,
+                    )
+                )
     if not rows:
-        return does_not_apply("rg_t5", "Table 5", caption, columns,
-                              f"no dataset and condition has runs with two or more values of {ctx.sweep!r}", sql)
-    note = (f"Swept parameter: {ctx.sweep}. Zero-read: voluntary finals without a read. Net Δ correct: "
-            "questions fixed minus questions broken against the first value, paired on question ids.")
+        return does_not_apply(
+            "rg_t5",
+            "Table 5",
+            caption,
+            columns,
+            f"no dataset and condition has runs with two or more values of {ctx.sweep!r}",
+            sql,
+        )
+    note = (
+        f"Swept parameter: {ctx.sweep}. Zero-read: voluntary finals without a read. Net Δ correct: "
+        "questions fixed minus questions broken against the first value, paired on question ids."
+    )
     return ReportTable("rg_t5", "Table 5", caption, columns, tuple(rows), ctx.footnote(used, n_total, note), sql)
 
 
@@ -258,32 +367,60 @@ def _zero_read(stats: dict[str, dict], runs: list[RunInfo]) -> float | None:
 
 def cooccurrence(ctx: ReportContext) -> ReportTable:
     """§5.1: discipline and post-gold-read failures as a multi-label table per extractor, with kappa."""
-    columns = (Column("extractor", "Entity extractor", "text"), Column("n_wrong", "Wrong", "int"),
-               Column("discipline_only", "Discipline-only (%)"), Column("post_only", "Post-only (%)"),
-               Column("both", "Both co-occur (%)"), Column("neither", "Neither (%)"))
-    caption = ("The two failure indicators as orthogonal axes: wrong trajectories that are discipline failures "
-               "only, post-gold-read failures only, both, or neither.")
+    columns = (
+        Column("extractor", "Entity extractor", "text"),
+        Column("n_wrong", "Wrong", "int"),
+        Column("discipline_only", "Discipline-only (%)"),
+        Column("post_only", "Post-only (%)"),
+        Column("both", "Both co-occur (%)"),
+        Column("neither", "Neither (%)"),
+    )
+    caption = (
+        "The two failure indicators as orthogonal axes: wrong trajectories that are discipline failures "
+        "only, post-gold-read failures only, both, or neither."
+    )
     sql = sql_file("rg_cooccurrence") + "\n" + sql_file("rg_extractor_pairs")
     read_runs = _read_runs(ctx)
     if not read_runs:
-        return does_not_apply("rg_cooc", "§5.1", caption, columns,
-                              "none of the chosen runs has a read action, so there is no discipline axis", sql)
+        return does_not_apply(
+            "rg_cooc",
+            "§5.1",
+            caption,
+            columns,
+            "none of the chosen runs has a read action, so there is no discipline axis",
+            sql,
+        )
     ids = [r.run_id for r in read_runs]
     counts = frame(ctx.con, sql_file("rg_cooccurrence"), {"runs": ids})
     if counts.height == 0:
-        return does_not_apply("rg_cooc", "§5.1", caption, columns,
-                              "no wrong trajectory has entity coverage computed (run `trajscope judge`)", sql)
+        return does_not_apply(
+            "rg_cooc",
+            "§5.1",
+            caption,
+            columns,
+            "no wrong trajectory has entity coverage computed (run `trajscope judge`)",
+            sql,
+        )
     rows, n = [], 0
     labels = {"regex": "regex", "spacy": "spaCy en_core_web_sm"}
     for r in counts.iter_rows(named=True):
         total = r["n_wrong"]
         n = max(n, total)
-        rows.append((labels.get(r["extractor"], r["extractor"]), total, PTS * r["discipline_only"] / total,
-                     PTS * r["post_only"] / total, PTS * r["both_cooccur"] / total, PTS * r["neither"] / total))
+        rows.append(
+            (
+                labels.get(r["extractor"], r["extractor"]),
+                total,
+                PTS * r["discipline_only"] / total,
+                PTS * r["post_only"] / total,
+                PTS * r["both_cooccur"] / total,
+                PTS * r["neither"] / total,
+            )
+        )
     pairs = frame(ctx.con, sql_file("rg_extractor_pairs"), {"runs": ids})
     if pairs.height:
         kappa = cohen_kappa(pairs["regex_discipline"].to_list(), pairs["spacy_discipline"].to_list())
-        note = f"Agreement on the discipline indicator between extractors: Cohen's κ = {kappa.kappa:.3f} (n = {kappa.n:,})."
+        note = (f"Agreement on the discipline indicator between extractors: Cohen's κ = {kappa.kappa:.3f} "
+                f"(n = {kappa.n:,}).")
     else:
         note = "Cohen's κ between extractors does not apply: no wrong trajectory has both extractors' coverage."
     return ReportTable("rg_cooc", "§5.1", caption, columns, tuple(rows), ctx.footnote(read_runs, n), sql, notes=(note,))
@@ -291,11 +428,17 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
 
 def strict_prompt(ctx: ReportContext) -> ReportTable:
     """Table 17: a strict system prompt against the execution invariant."""
-    columns = (DATASET, Column("zero_read_base", "Zero-read, no gate (%)"),
-               Column("zero_read_strict", "Zero-read, strict prompt (%)"), Column("acc_strict", "Strict prompt"),
-               Column("acc_gate", "Read-Gate"))
-    caption = ("Prompt instructions do not replace execution invariants: zero-read rate and accuracy (%) of a "
-               "strict system prompt against Read-Gate.")
+    columns = (
+        DATASET,
+        Column("zero_read_base", "Zero-read, no gate (%)"),
+        Column("zero_read_strict", "Zero-read, strict prompt (%)"),
+        Column("acc_strict", "Strict prompt"),
+        Column("acc_gate", "Read-Gate"),
+    )
+    caption = (
+        "Prompt instructions do not replace execution invariants: zero-read rate and accuracy (%) of a "
+        "strict system prompt against Read-Gate."
+    )
     sql = sql_file("rg_accuracy")
     stats = _accuracy(ctx)
     rows, used, n = [], [], 0
@@ -306,10 +449,19 @@ def strict_prompt(ctx: ReportContext) -> ReportTable:
         group = c.get(BASELINE, []) + c[STRICT] + c.get(GATE, [])
         used += group
         n += sum(stats[r.run_id]["n"] for r in group if r.run_id in stats)
-        rows.append((key, _zero_read(stats, c.get(BASELINE, [])), _zero_read(stats, c[STRICT]),
-                     _pooled_accuracy(stats, c[STRICT])[0], _pooled_accuracy(stats, c.get(GATE, []))[0]))
+        rows.append(
+            (
+                key,
+                _zero_read(stats, c.get(BASELINE, [])),
+                _zero_read(stats, c[STRICT]),
+                _pooled_accuracy(stats, c[STRICT])[0],
+                _pooled_accuracy(stats, c.get(GATE, []))[0],
+            )
+        )
     if not rows:
-        return does_not_apply("rg_t17", "Table 17", caption, columns, "no 'strict_prompt' run among the chosen runs", sql)
+        return does_not_apply(
+            "rg_t17", "Table 17", caption, columns, "no 'strict_prompt' run among the chosen runs", sql
+        )
     return ReportTable("rg_t17", "Table 17", caption, columns, tuple(rows), ctx.footnote(used, n), sql)
 
 
@@ -323,22 +475,36 @@ def _verdicts(ctx: ReportContext) -> dict[tuple[str, str], dict[str, bool]]:
 
 def judge_robustness(ctx: ReportContext) -> ReportTable:
     """Table 18: a second LLM judge on a sample, per run and reweighted to the runs' sizes, with kappa."""
-    columns = (Column("run", "Run", "text"), Column("n_population", "N", "int"), Column("n_sample", "n sample", "int"),
-               Column("acc_a", "Judge A (%)"), Column("acc_b", "Judge B (%)"),
-               Column("difference", "B − A (pp)", "signed"), Column("kappa", "κ", "num", 3))
+    columns = (
+        Column("run", "Run", "text"),
+        Column("n_population", "N", "int"),
+        Column("n_sample", "n sample", "int"),
+        Column("acc_a", "Judge A (%)"),
+        Column("acc_b", "Judge B (%)"),
+        Column("difference", "B − A (pp)", "signed"),
+        Column("kappa", "κ", "num", 3),
+    )
     caption = "Judge robustness: accuracy under two LLM judges on the jointly judged sample, reweighted difference."
     sql = sql_file("rg_judge_verdicts")
     verdicts = _verdicts(ctx)
     models = sorted(verdicts, key=lambda k: (-len(verdicts[k]), k[1]))
     if len(models) < 2:
-        return does_not_apply("rg_t18", "Table 18", caption, columns,
-                              "the chosen runs carry verdicts of fewer than two LLM judge models", sql)
+        return does_not_apply(
+            "rg_t18",
+            "Table 18",
+            caption,
+            columns,
+            "the chosen runs carry verdicts of fewer than two LLM judge models",
+            sql,
+        )
     judge_a, judge_b = verdicts[models[0]], verdicts[models[1]]
     shared = sorted(set(judge_a) & set(judge_b))
     if not shared:
-        return does_not_apply("rg_t18", "Table 18", caption, columns, "no trajectory was judged by both LLM judges", sql)
+        return does_not_apply(
+            "rg_t18", "Table 18", caption, columns, "no trajectory was judged by both LLM judges", sql
+        )
     ids, runs, _ = _trajectory_keys(ctx, shared)
-    run_of = dict(zip(ids, runs))
+    run_of = dict(zip(ids, runs, strict=False))
     rows, diffs, weights, all_a, all_b = [], [], [], [], []
     for run in ctx.runs:
         ids = [t for t in shared if run_of.get(t) == run.run_id]
@@ -351,42 +517,74 @@ def judge_robustness(ctx: ReportContext) -> ReportTable:
         kappa = cohen_kappa(a.tolist(), b.tolist()).kappa
         diffs.append(PTS * (b.mean() - a.mean()))
         weights.append(run.n_trajectories)
-        rows.append((run.run_id, run.n_trajectories, len(ids), PTS * a.mean(), PTS * b.mean(),
-                     diffs[-1], kappa))
+        rows.append((run.run_id, run.n_trajectories, len(ids), PTS * a.mean(), PTS * b.mean(), diffs[-1], kappa))
     w = np.array(weights, float) / sum(weights)
     overall_kappa = cohen_kappa(all_a, all_b).kappa
-    rows.append(("all (reweighted)", int(sum(weights)), len(all_a), float(w @ [r[3] for r in rows]),
-                 float(w @ [r[4] for r in rows]), float(w @ np.array(diffs)), overall_kappa))
-    note = (f"Judge A: {models[0][1]}; judge B: {models[1][1]}. The overall row weights each run's sample "
-            "difference by the run's size (stratified sample reweighted to the population).")
-    return ReportTable("rg_t18", "Table 18", caption, columns, tuple(rows), ctx.footnote(ctx.runs, len(all_a)), sql,
-                       notes=(note,))
+    rows.append(
+        (
+            "all (reweighted)",
+            int(sum(weights)),
+            len(all_a),
+            float(w @ [r[3] for r in rows]),
+            float(w @ [r[4] for r in rows]),
+            float(w @ np.array(diffs)),
+            overall_kappa,
+        )
+    )
+    note = (
+        f"Judge A: {models[0][1]}; judge B: {models[1][1]}. The overall row weights each run's sample "
+        "difference by the run's size (stratified sample reweighted to the population)."
+    )
+    return ReportTable(
+        "rg_t18", "Table 18", caption, columns, tuple(rows), ctx.footnote(ctx.runs, len(all_a)), sql, notes=(note,)
+    )
 
 
 def _trajectory_keys(ctx: ReportContext, trajectory_ids: list[str]) -> tuple[list[str], list[str], list[str]]:
-    df = frame(ctx.con, "SELECT trajectory_id, run_id, question_id FROM trajectories "
-               "WHERE list_contains($ids, trajectory_id)", {"ids": trajectory_ids})
+    df = frame(
+        ctx.con,
+        "SELECT trajectory_id, run_id, question_id FROM trajectories WHERE list_contains($ids, trajectory_id)",
+        {"ids": trajectory_ids},
+    )
     return df["trajectory_id"].to_list(), df["run_id"].to_list(), df["question_id"].to_list()
 
 
 def judge_error_correction(ctx: ReportContext) -> ReportTable:
     """Reviewer check: LLM-Acc corrected for the judge's error against human verdicts (Rogan-Gladen)."""
-    columns = (Column("run", "Run", "text"), Column("n", "n judged", "int"), Column("observed", "LLM-Acc (%)"),
-               Column("corrected", "Corrected (%) [95% CI]", "plain_interval"))
-    caption = ("Accuracy corrected for judge error: sensitivity and specificity of the LLM judge on the "
-               "human-labelled sample, Rogan-Gladen estimator with a delta-method CI.")
+    columns = (
+        Column("run", "Run", "text"),
+        Column("n", "n judged", "int"),
+        Column("observed", "LLM-Acc (%)"),
+        Column("corrected", "Corrected (%) [95% CI]", "plain_interval"),
+    )
+    caption = (
+        "Accuracy corrected for judge error: sensitivity and specificity of the LLM judge on the "
+        "human-labelled sample, Rogan-Gladen estimator with a delta-method CI."
+    )
     sql = sql_file("rg_judge_verdicts")
     if not ctx.human_labels:
-        return does_not_apply("rg_judge_error", "Judge error", caption, columns,
-                              "no human verdicts given (--human-labels CSV with run_id, question_id, human_right)", sql)
+        return does_not_apply(
+            "rg_judge_error",
+            "Judge error",
+            caption,
+            columns,
+            "no human verdicts given (--human-labels CSV with run_id, question_id, human_right)",
+            sql,
+        )
     verdicts = _verdicts(ctx)
     llms = sorted(verdicts, key=lambda k: (-len(verdicts[k]), k[1]))
     if not llms:
-        return does_not_apply("rg_judge_error", "Judge error", caption, columns,
-                              "the chosen runs carry no LLM-judge verdicts to correct", sql)
+        return does_not_apply(
+            "rg_judge_error",
+            "Judge error",
+            caption,
+            columns,
+            "the chosen runs carry no LLM-judge verdicts to correct",
+            sql,
+        )
     judge = verdicts[llms[0]]
     ids, runs, questions = _trajectory_keys(ctx, sorted(judge))
-    key_of = {t: (r, q) for t, r, q in zip(ids, runs, questions)}
+    key_of = {t: (r, q) for t, r, q in zip(ids, runs, questions, strict=False)}
     sample = [t for t in sorted(judge) if key_of.get(t) in ctx.human_labels]
     try:
         rates = judge_error_rates([judge[t] for t in sample], [ctx.human_labels[key_of[t]] for t in sample])
@@ -407,14 +605,26 @@ def judge_error_correction(ctx: ReportContext) -> ReportTable:
         except ValueError:
             cell = Interval(None, None, None)
         rows.append((run.run_id, len(observed), PTS * float(np.mean(observed)), cell))
-    note = (f"Judge {llms[0][1]}: sensitivity {rates.sensitivity:.3f}, specificity {rates.specificity:.3f} on "
-            f"{len(sample):,} human-labelled answers ({rates.n_human_right} right, {rates.n_human_wrong} wrong).")
-    return ReportTable("rg_judge_error", "Judge error", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n), sql,
-                       notes=(note,))
+    note = (
+        f"Judge {llms[0][1]}: sensitivity {rates.sensitivity:.3f}, specificity {rates.specificity:.3f} on "
+        f"{len(sample):,} human-labelled answers ({rates.n_human_right} right, {rates.n_human_wrong} wrong)."
+    )
+    return ReportTable(
+        "rg_judge_error", "Judge error", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n), sql, notes=(note,)
+    )
 
 
-TABLES = (zero_read_rescue, mechanism_ablation, population_delta, stratified_odds_ratio, parameter_sweep,
-          cooccurrence, strict_prompt, judge_robustness, judge_error_correction)
+TABLES = (
+    zero_read_rescue,
+    mechanism_ablation,
+    population_delta,
+    stratified_odds_ratio,
+    parameter_sweep,
+    cooccurrence,
+    strict_prompt,
+    judge_robustness,
+    judge_error_correction,
+)
 
 
 def read_gate_report(ctx: ReportContext) -> list[ReportTable]:
@@ -422,6 +632,16 @@ def read_gate_report(ctx: ReportContext) -> list[ReportTable]:
     return [build(ctx) for build in TABLES]
 
 
-__all__ = ["TABLES", "cooccurrence", "judge_error_correction", "judge_robustness", "mechanism_ablation",
-           "parameter_sweep", "population_delta", "read_gate_report", "strict_prompt", "stratified_odds_ratio",
-           "zero_read_rescue"]
+__all__ = [
+    "TABLES",
+    "cooccurrence",
+    "judge_error_correction",
+    "judge_robustness",
+    "mechanism_ablation",
+    "parameter_sweep",
+    "population_delta",
+    "read_gate_report",
+    "strict_prompt",
+    "stratified_odds_ratio",
+    "zero_read_rescue",
+]

@@ -1,4 +1,5 @@
 """Rendering report tables: LaTeX booktabs, Markdown and CSV."""
+
 from __future__ import annotations
 
 import csv
@@ -17,9 +18,23 @@ EXTENSIONS = {"latex": "tex", "markdown": "md", "csv": "csv"}
 
 # Characters the captions and labels use that pdflatex's default fonts cannot print as text.
 _LATEX_SYMBOLS = {
-    "Δ": r"$\Delta$", "κ": r"$\kappa$", "−": "$-$", "≥": r"$\geq$", "≤": r"$\leq$", "→": r"$\rightarrow$",
-    "×": r"$\times$", "·": r"$\cdot$", "±": r"$\pm$", "–": "--", "—": "---", "§": r"\S{}", "<": "$<$",
-    ">": "$>$", "β": r"$\beta$", "≈": r"$\approx$", "’": "'",
+    "Δ": r"$\Delta$",
+    "κ": r"$\kappa$",
+    "−": "$-$",
+    "≥": r"$\geq$",
+    "≤": r"$\leq$",
+    "→": r"$\rightarrow$",
+    "×": r"$\times$",
+    "·": r"$\cdot$",
+    "±": r"$\pm$",
+    "–": "--",
+    "—": "---",
+    "§": r"\S{}",
+    "<": "$<$",
+    ">": "$>$",
+    "β": r"$\beta$",
+    "≈": r"$\approx$",
+    "’": "'",
 }
 _TABLE_NUMBER = re.compile(r"^Table (\d+)$")
 
@@ -38,12 +53,17 @@ def to_latex(table: ReportTable) -> str:
         lines.append(rf"\caption{{{_tex(table.caption)}}}")
     else:
         lines.append(rf"\caption{{{_tex(table.title)}. {_tex(table.caption)}}}")
-    lines += [rf"\label{{tab:{table.name.replace('_', '-')}}}", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-              " & ".join(_tex(c.label) for c in table.columns) + r" \\", r"\midrule"]
+    lines += [
+        rf"\label{{tab:{table.name.replace('_', '-')}}}",
+        rf"\begin{{tabular}}{{{spec}}}",
+        r"\toprule",
+        " & ".join(_tex(c.label) for c in table.columns) + r" \\",
+        r"\midrule",
+    ]
     if table.not_applicable:
         lines.append(rf"\multicolumn{{{len(table.columns)}}}{{l}}{{Does not apply: {_tex(table.not_applicable)}}} \\")
     for row in table.rows:
-        lines.append(" & ".join(_tex(format_cell(v, c)) for v, c in zip(row, table.columns)) + r" \\")
+        lines.append(" & ".join(_tex(format_cell(v, c)) for v, c in zip(row, table.columns, strict=False)) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}"]
     for text in (*table.notes, table.footnote):
         if text:
@@ -55,9 +75,21 @@ def to_latex(table: ReportTable) -> str:
 def latex_document(tables: Sequence[ReportTable], title: str) -> str:
     """A standalone LaTeX document holding every table (compiles with booktabs alone)."""
     body = "\n".join(to_latex(t) for t in tables)
-    return (r"\documentclass{article}" "\n" r"\usepackage[T1]{fontenc}" "\n" r"\usepackage{booktabs}" "\n"
-            r"\usepackage[margin=1.5cm,landscape]{geometry}" "\n" r"\begin{document}" "\n"
-            rf"\section*{{{_tex(title)}}}" "\n" + body + r"\end{document}" "\n")
+    return (
+        r"\documentclass{article}"
+        "\n"
+        r"\usepackage[T1]{fontenc}"
+        "\n"
+        r"\usepackage{booktabs}"
+        "\n"
+        r"\usepackage[margin=1.5cm,landscape]{geometry}"
+        "\n"
+        r"\begin{document}"
+        "\n"
+        rf"\section*{{{_tex(title)}}}"
+        "\n" + body + r"\end{document}"
+        "\n"
+    )
 
 
 def _md(text: str) -> str:
@@ -72,8 +104,10 @@ def to_markdown(table: ReportTable) -> str:
     else:
         out.append("| " + " | ".join(_md(c.label) for c in table.columns) + " |")
         out.append("|" + "|".join(":---" if c.kind == "text" else "---:" for c in table.columns) + "|")
-        out += ["| " + " | ".join(_md(format_cell(v, c)) for v, c in zip(row, table.columns)) + " |"
-                for row in table.rows]
+        out += [
+            "| " + " | ".join(_md(format_cell(v, c)) for v, c in zip(row, table.columns, strict=False)) + " |"
+            for row in table.rows
+        ]
         out.append("")
     out += [f"_{text}_" for text in (*table.notes, table.footnote) if text]
     return "\n".join(out).rstrip() + "\n"
@@ -109,7 +143,7 @@ def to_csv(table: ReportTable) -> str:
     writer.writerow(csv_header(table))
     for row in table.rows:
         cells: dict[str, object] = {}
-        for value, column in zip(row, table.columns):
+        for value, column in zip(row, table.columns, strict=False):
             cells.update(csv_cells(value, column))
         writer.writerow([_csv_value(v) for v in cells.values()])
     for text in (*table.notes, table.footnote):
@@ -130,5 +164,14 @@ def render_all(tables: Sequence[ReportTable], fmt: str) -> str:
     return "\n".join(render(t, fmt) for t in tables)
 
 
-__all__ = ["EXTENSIONS", "FORMATS", "csv_header", "latex_document", "render", "render_all", "to_csv",
-           "to_latex", "to_markdown"]
+__all__ = [
+    "EXTENSIONS",
+    "FORMATS",
+    "csv_header",
+    "latex_document",
+    "render",
+    "render_all",
+    "to_csv",
+    "to_latex",
+    "to_markdown",
+]

@@ -1,4 +1,5 @@
 """A report table as a typed object: caption, typed columns, rows, footnote and the SQL it came from."""
+
 from __future__ import annotations
 
 import math
@@ -61,12 +62,22 @@ class ReportTable:
 
     def with_footnote(self, footnote: str) -> ReportTable:
         """The same table with the provenance footnote set."""
-        return ReportTable(self.name, self.title, self.caption, self.columns, self.rows, footnote, self.sql,
-                           self.not_applicable, self.notes)
+        return ReportTable(
+            self.name,
+            self.title,
+            self.caption,
+            self.columns,
+            self.rows,
+            footnote,
+            self.sql,
+            self.not_applicable,
+            self.notes,
+        )
 
 
-def does_not_apply(name: str, title: str, caption: str, columns: tuple[Column, ...], reason: str,
-                   sql: str = "") -> ReportTable:
+def does_not_apply(
+    name: str, title: str, caption: str, columns: tuple[Column, ...], reason: str, sql: str = ""
+) -> ReportTable:
     """A table whose input the runs lack: no rows, and the reason instead."""
     return ReportTable(name, title, caption, columns, (), "", sql, reason)
 
@@ -92,8 +103,16 @@ def format_cell(value: object, column: Column) -> str:
     if isinstance(value, Interval):
         if _missing(value.value):
             return "--"
-        low = "--" if _missing(value.low) else (_signed(value.low, d) if column.kind == "interval" else f"{value.low:.{d}f}")
-        high = "--" if _missing(value.high) else (_signed(value.high, d) if column.kind == "interval" else f"{value.high:.{d}f}")
+        low = (
+            "--"
+            if _missing(value.low)
+            else (_signed(value.low, d) if column.kind == "interval" else f"{value.low:.{d}f}")
+        )
+        high = (
+            "--"
+            if _missing(value.high)
+            else (_signed(value.high, d) if column.kind == "interval" else f"{value.high:.{d}f}")
+        )
         mid = _signed(value.value, d) if column.kind == "interval" else f"{value.value:.{d}f}"
         return f"{mid} [{low}, {high}]"
     if isinstance(value, WithDelta):
