@@ -10,9 +10,11 @@ from ._bootstrap import (
     BootstrapCI,
     bootstrap_differences,
     bootstrap_means,
+    cluster_bootstrap_delta,
+    generator,
     paired_bootstrap_delta,
 )
-from ._cluster import PooledMcNemar, cluster_bootstrap_delta, pooled_mcnemar
+from ._cluster import PooledMcNemar, pooled_mcnemar
 from ._equivalence import TOSTResult, tost_paired
 from ._judge_error import CorrectedAccuracy, JudgeErrorRates, judge_error_rates, rogan_gladen
 from ._mantel_haenszel import MantelHaenszelResult, mantel_haenszel
@@ -41,7 +43,7 @@ __all__ = [
     "JudgeErrorRates", "MantelHaenszelResult", "McNemarResult", "OddsRatio", "PairedOutcomes",
     "PooledMcNemar", "TOSTResult", "TransitionTable", "UnpairedComparison",
     "adjust_p_values", "bootstrap_differences", "bootstrap_means", "cluster_bootstrap_delta", "cohen_kappa",
-    "judge_error_rates", "mantel_haenszel", "mcnemar_test", "minimum_detectable_effect", "odds_ratio",
+    "generator", "judge_error_rates", "mantel_haenszel", "mcnemar_test", "minimum_detectable_effect", "odds_ratio",
     "ols_cluster", "paired_bootstrap_delta", "pair_outcomes", "paired_power", "pareto_frontier",
     "plan_comparisons", "pooled_mcnemar", "rogan_gladen", "simulated_mcnemar_power", "tost_paired",
     "transition_table",

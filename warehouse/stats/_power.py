@@ -6,6 +6,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import optimize, stats
 
+from ._bootstrap import generator
+
 DEFAULT_ALPHA = 0.05
 DEFAULT_POWER = 0.8
 DEFAULT_DISCORDANCE = 0.2  # share of questions two conditions answer differently (pilot runs say more)
@@ -55,7 +57,7 @@ def simulated_mcnemar_power(delta: float, n: int, discordance: float, *, alpha: 
     _check(n, discordance, alpha)
     if abs(delta) > discordance:
         raise ValueError(f"|delta| = {abs(delta)} cannot exceed the discordance rate {discordance}")
-    rng = np.random.default_rng(seed)
+    rng = generator(seed)
     discordant = rng.binomial(n, discordance, size=simulations)
     b_wins = rng.binomial(discordant, (discordance + delta) / (2 * discordance))
     low = np.minimum(b_wins, discordant - b_wins)
