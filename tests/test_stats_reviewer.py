@@ -164,3 +164,29 @@ def test_rogan_gladen_corrects_a_known_judge():
     assert result.high - result.corrected == pytest.approx(1.959963984540054 * math.sqrt(var), abs=1e-9)
     with pytest.raises(ValueError, match="no better than chance"):
         rogan_gladen(observed, judge_error_rates(~judge, human))
+
+
+def test_run_plan_prints_mde_and_power_and_runs_nothing(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from trajscope.cli import main
+
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text("dataset: demo\nn: 400\nmodel: local\nruns:\n  - controller: read_gate\n    condition: baseline\n"
+                      "  - controller: read_gate\n    condition: read_gate\n  - controller: read_gate\n"
+                      "    condition: context_injection\n")
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--matrix", str(matrix), "--plan", "--plan-discordance", "0.25"])
+    assert result.exit_code == 0, result.output
+    mde = minimum_detectable_effect(400, 0.25, alpha=0.025, power=0.8)
+    power = paired_power(0.05, 400, 0.25, alpha=0.025)
+    lines = [line for line in result.output.splitlines() if line.startswith("  demo-read_gate-")]
+    assert len(lines) == 2
+    for line in lines:
+        fields = line.split()
+        assert float(fields[1]) == pytest.approx(100 * mde, abs=0.005)
+        assert float(fields[3]) == pytest.approx(power, abs=0.0005)
+        assert float(fields[4]) == pytest.approx(simulated_mcnemar_power(0.05, 400, 0.25, alpha=0.025), abs=0.00051)
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "trajscope.duckdb").exists()
+    refused = CliRunner().invoke(main, ["run", "--dataset", "demo", "--controller", "read_gate", "--plan"])
+    assert refused.exit_code != 0 and "--plan needs --matrix" in refused.output

@@ -54,6 +54,16 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--matrix", type=click.Path(exists=True, dir_okay=False), help="Run-matrix YAML: shared settings plus a `runs:` list; "
               "every run uses the same question ids.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--plan", is_flag=True, help="With --matrix: print the minimum detectable effect and power of each paired "
+              "comparison (every run against the matrix's first) and run nothing.")
+@click.option("--plan-discordance", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True,
+              help="Assumed share of questions two conditions answer differently (a pilot run's compare tells you).")
+@click.option("--plan-effect", type=click.FloatRange(0, 1, min_open=True), default=0.05, show_default=True,
+              help="Accuracy difference whose power is printed.")
+@click.option("--plan-power", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.8,
+              show_default=True, help="Target power of the MDE.")
+@click.option("--plan-alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Family-wise alpha, Holm-corrected across the matrix's comparisons.")
 def command(**options: Any) -> None:
     """Run an agent controller over a dataset and log every trajectory.
 
@@ -73,6 +83,9 @@ def command(**options: Any) -> None:
 
     if options["prices"]:
         os.environ["TRAJSCOPE_PRICES"] = options["prices"]
+    if options["plan"]:
+        _print_plan(options)
+        return
     shared = _shared_settings(options)
     try:
         if options["matrix"]:
@@ -99,6 +112,49 @@ def command(**options: Any) -> None:
     if any(s.n_errors for s in summaries):
         click.echo(f"{sum(s.n_errors for s in summaries)} question(s) ended in a recorded error "
                    "(see the `error` field / the warehouse).", err=True)
+
+
+def _question_count(dataset: str) -> int:
+    from ingest.datasets import load_dataset
+
+    return len(load_dataset(dataset).questions)
+
+
+def _print_plan(options: dict[str, Any]) -> None:
+    """MDE / power of the matrix's paired comparisons before anything runs."""
+    from engine.runs import MatrixError, load_matrix
+    from warehouse.stats import plan_comparisons
+
+    if not options["matrix"]:
+        raise click.UsageError("--plan needs --matrix FILE (the comparisons are the matrix's runs against its first)")
+    try:
+        specs = load_matrix(options["matrix"])
+    except MatrixError as exc:
+        raise click.ClickException(str(exc)) from None
+    if len(specs) < 2:
+        raise click.ClickException(f"{options['matrix']}: a plan needs two or more runs to compare")
+    for spec in specs:
+        spec.condition = spec.condition or _default_condition(spec.controller)
+    try:
+        n = specs[0].n if specs[0].n is not None else _question_count(specs[0].dataset)
+    except (ValueError, FileNotFoundError) as exc:
+        raise click.ClickException(f"{options['matrix']}: field dataset: {exc}") from None
+    first = specs[0].resolved_run_id()
+    pairs = [(first, spec.resolved_run_id(), n) for spec in specs[1:]]
+    plans = plan_comparisons(pairs, discordance=options["plan_discordance"], alpha=options["plan_alpha"],
+                             power=options["plan_power"], effect=options["plan_effect"])
+    click.echo(f"power plan: {len(plans)} paired comparison(s) on n = {n:,} questions, discordance "
+               f"{options['plan_discordance']:.2f}, family alpha {options['plan_alpha']:.3f} (Holm: "
+               f"{plans[0].alpha:.4f} per test at worst), target power {options['plan_power']:.2f}")
+    width = max(len(p.run_b) for p in plans)
+    header = f"{'against ' + first:<{width + 8}}  {'MDE (pp)':>9}  {'power at':>8}  {'normal':>7}  {'McNemar sim':>11}"
+    click.echo(header)
+    for p in plans:
+        click.echo(f"{'  ' + p.run_b:<{width + 8}}  {100 * p.mde:>9.2f}  {100 * p.power_at:>6.1f}pp  "
+                   f"{p.power_normal:>7.3f}  {p.power_mcnemar_simulated:>11.3f}")
+    click.echo("MDE: smallest accuracy difference the paired z-test detects with the target power (statsmodels "
+               "NormalIndPower, one-sample); McNemar sim: power of the exact McNemar test at that effect, by "
+               "simulation (4,000 draws, seed 42). Nothing was run.")
 
 
 def _default_condition(controller: str) -> str | None:
