@@ -24,6 +24,7 @@ PAGES = {
                 url_path="compare"),
         st.Page("page_scripts/audit.py", title="Intervention audit", icon=":material/science:",
                 url_path="audit"),
+        st.Page("page_scripts/report.py", title="Report", icon=":material/article:", url_path="report"),
     ],
     "Data": [
         st.Page("page_scripts/upload.py", title="Upload", icon=":material/upload_file:", url_path="upload"),
