@@ -30,6 +30,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                               r"^continuous \(F1\) paired bootstrap"]),
     "app_pages": ([], [r"^warehouse: 300 trajectories in 4 runs", r"^Compare\s+\d+\.\d+\s+\d+\.\d+",
                        r"^slowest page \(warm\): \d+\.\d+ s"]),
+    "report": ([], [r"^warehouse: 2,000 trajectories in 4 runs", r"^  read-gate\s+\d+\.\d\d s",
+                    r"^all three reports over 2,000 trajectories: \d+\.\d\d s median"]),
     "retrieval_2wiki": ([], [r"^recall@5 RRF hybrid", r"^rank-bm25 / bm25s median time\s+\d+x",
                              r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
     "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",

@@ -1,14 +1,15 @@
 """The dashboard's Report page under Streamlit's AppTest: tables, SQL, downloads, "does not apply"."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from fixtures.report.execution_rag import RUNS as ER_RUNS
 from fixtures.report.execution_rag import build as build_er
 from fixtures.report.execution_rag import run_id as er_run_id
+from streamlit.testing.v1 import AppTest
+
 from warehouse import ingest_trajectories, open_readonly
 from warehouse.report import build_report, format_cell
 
@@ -49,7 +50,9 @@ def test_report_page_shows_the_tables_the_cli_builds(db, monkeypatch):
 def test_report_page_says_when_a_table_does_not_apply(db, monkeypatch):
     at = _open(db, monkeypatch, paper="read-gate", runs=IDS[:2])
     infos = [i.value for i in at.info]
-    assert any(i.startswith("Does not apply: no dataset has both a 'baseline' run and a 'read_gate' run") for i in infos)
+    assert any(
+        i.startswith("Does not apply: no dataset has both a 'baseline' run and a 'read_gate' run") for i in infos
+    )
 
 
 def test_navigation_lists_the_report_page(db, monkeypatch):

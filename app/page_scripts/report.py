@@ -1,4 +1,5 @@
 """Report: a paper's tables over chosen runs, with their SQL, as LaTeX / Markdown / CSV, and the figures."""
+
 from __future__ import annotations
 
 import duckdb
@@ -20,11 +21,17 @@ from warehouse.report import (
     report_figures,
 )
 
-page_header("Report", "A paper's tables filled from the warehouse, with the papers' rows, columns and captions; "
-            "each table shows the SQL it came from and downloads as LaTeX, Markdown or CSV.")
+page_header(
+    "Report",
+    "A paper's tables filled from the warehouse, with the papers' rows, columns and captions; "
+    "each table shows the SQL it came from and downloads as LaTeX, Markdown or CSV.",
+)
 
-PAPER_LABELS = {"read-gate": "Read-Gate (Before Reasoning Can Fail)", "execution-rag": "ExecutionRAG",
-                "audit": "Answer-presence audit"}
+PAPER_LABELS = {
+    "read-gate": "Read-Gate (Before Reasoning Can Fail)",
+    "execution-rag": "ExecutionRAG",
+    "audit": "Answer-presence audit",
+}
 
 config = app_config()
 if not config.db_path.exists():
@@ -33,14 +40,23 @@ if not config.db_path.exists():
 
 papers = list(PAPERS)
 chosen_paper = url_value("paper") or papers[0]
-paper = st.segmented_control("Paper", papers, format_func=PAPER_LABELS.get, key="report-paper",
-                             default=chosen_paper if chosen_paper in papers else papers[0]) or papers[0]
+paper = (
+    st.segmented_control(
+        "Paper",
+        papers,
+        format_func=PAPER_LABELS.get,
+        key="report-paper",
+        default=chosen_paper if chosen_paper in papers else papers[0],
+    )
+    or papers[0]
+)
 if paper == "audit":
     options_sql = "SELECT DISTINCT audit_id AS id FROM audit_records ORDER BY id"
     label, help_text = "Audit ids (none: every audit record)", "The audit report groups records by cell."
 else:
-    options_sql = ("SELECT run_id AS id, dataset, controller, condition FROM runs "
-                   "ORDER BY dataset, controller, condition, run_id")
+    options_sql = (
+        "SELECT run_id AS id, dataset, controller, condition FROM runs ORDER BY dataset, controller, condition, run_id"
+    )
     label, help_text = "Runs", "Conditions pair on question ids; several runs of one condition are seeds."
 options = fetch(options_sql)
 ids = options.df["id"].to_list() if options is not None else []
@@ -52,11 +68,24 @@ columns = st.columns([3, 1, 1])
 with columns[0]:
     runs = st.multiselect(label, ids, default=default, help=help_text, key=f"report-runs-{paper}")
 with columns[1]:
-    by = st.radio("Rows", ["dataset", "none"], format_func={"dataset": "per dataset", "none": "pooled"}.get,
-                  key="report-by", horizontal=True)
+    by = st.radio(
+        "Rows",
+        ["dataset", "none"],
+        format_func={"dataset": "per dataset", "none": "pooled"}.get,
+        key="report-by",
+        horizontal=True,
+    )
 with columns[2]:
-    sweep = st.text_input("Sweep parameter (Read-Gate T5)", value=url_value("sweep") or "", key="report-sweep",
-                          disabled=paper != "read-gate", placeholder="reasoning_effort") or None
+    sweep = (
+        st.text_input(
+            "Sweep parameter (Read-Gate T5)",
+            value=url_value("sweep") or "",
+            key="report-sweep",
+            disabled=paper != "read-gate",
+            placeholder="reasoning_effort",
+        )
+        or None
+    )
 set_url("paper", paper)
 set_url("runs", runs)
 set_url("sweep", sweep)
@@ -80,32 +109,64 @@ except duckdb.Error as exc:
 
 stem = f"report-{paper}"
 with st.container(horizontal=True, gap="small"):
-    st.download_button("Whole report, LaTeX", data=lambda: latex_document(tables, f"trajscope report: {paper}"),
-                       file_name=f"{stem}.tex", mime="text/x-tex", on_click="ignore", key="report-all-tex",
-                       icon=":material/download:")
-    st.download_button("Markdown", data=lambda: render_all(tables, "markdown"), file_name=f"{stem}.md",
-                       mime="text/markdown", on_click="ignore", key="report-all-md", icon=":material/download:")
-    st.download_button("CSV", data=lambda: render_all(tables, "csv"), file_name=f"{stem}.csv", mime="text/csv",
-                       on_click="ignore", key="report-all-csv", icon=":material/download:")
+    st.download_button(
+        "Whole report, LaTeX",
+        data=lambda: latex_document(tables, f"trajscope report: {paper}"),
+        file_name=f"{stem}.tex",
+        mime="text/x-tex",
+        on_click="ignore",
+        key="report-all-tex",
+        icon=":material/download:",
+    )
+    st.download_button(
+        "Markdown",
+        data=lambda: render_all(tables, "markdown"),
+        file_name=f"{stem}.md",
+        mime="text/markdown",
+        on_click="ignore",
+        key="report-all-md",
+        icon=":material/download:",
+    )
+    st.download_button(
+        "CSV",
+        data=lambda: render_all(tables, "csv"),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="report-all-csv",
+        icon=":material/download:",
+    )
 
 for figure in report_figures(tables):
     st.subheader(f"{figure.title}. {figure.caption}")
     st.vega_lite_chart(figure.spec, key=f"report-figure-{figure.name}")
     with st.container(horizontal=True, gap="small"):
-        st.download_button("PNG", data=lambda spec=figure.spec: vl_convert.vegalite_to_png(spec, scale=2),
-                           file_name=f"{figure.name}.png", mime="image/png", on_click="ignore",
-                           key=f"report-figure-{figure.name}-png")
-        st.download_button("SVG", data=lambda spec=figure.spec: vl_convert.vegalite_to_svg(spec),
-                           file_name=f"{figure.name}.svg", mime="image/svg+xml", on_click="ignore",
-                           key=f"report-figure-{figure.name}-svg")
+        st.download_button(
+            "PNG",
+            data=lambda spec=figure.spec: vl_convert.vegalite_to_png(spec, scale=2),
+            file_name=f"{figure.name}.png",
+            mime="image/png",
+            on_click="ignore",
+            key=f"report-figure-{figure.name}-png",
+        )
+        st.download_button(
+            "SVG",
+            data=lambda spec=figure.spec: vl_convert.vegalite_to_svg(spec),
+            file_name=f"{figure.name}.svg",
+            mime="image/svg+xml",
+            on_click="ignore",
+            key=f"report-figure-{figure.name}-svg",
+        )
 
 for table in tables:
     st.subheader(f"{table.title}. {table.caption}")
     if table.not_applicable:
         st.info(f"Does not apply: {table.not_applicable}", icon=":material/block:")
     else:
-        shown = pl.DataFrame({c.label: [format_cell(row[i], c) for row in table.rows]
-                              for i, c in enumerate(table.columns)}, schema={c.label: pl.String for c in table.columns})
+        shown = pl.DataFrame(
+            {c.label: [format_cell(row[i], c) for row in table.rows] for i, c in enumerate(table.columns)},
+            schema={c.label: pl.String for c in table.columns},
+        )
         st.dataframe(shown, hide_index=True, key=f"report-{table.name}")
     for note in (*table.notes, table.footnote):
         if note:
@@ -113,9 +174,17 @@ for table in tables:
     with st.expander("Show SQL"):
         st.code(table.sql or "-- no SQL: this table is computed from the ones above", language="sql")
     with st.container(horizontal=True, gap="small"):
-        for fmt, ext, mime in (("latex", "tex", "text/x-tex"), ("markdown", "md", "text/markdown"),
-                               ("csv", "csv", "text/csv")):
-            st.download_button(fmt.capitalize() if fmt != "csv" else "CSV",
-                               data=lambda table=table, fmt=fmt: render(table, fmt), file_name=f"{table.name}.{ext}",
-                               mime=mime, on_click="ignore", key=f"report-{table.name}-{ext}",
-                               icon=":material/download:")
+        for fmt, ext, mime in (
+            ("latex", "tex", "text/x-tex"),
+            ("markdown", "md", "text/markdown"),
+            ("csv", "csv", "text/csv"),
+        ):
+            st.download_button(
+                fmt.capitalize() if fmt != "csv" else "CSV",
+                data=lambda table=table, fmt=fmt: render(table, fmt),
+                file_name=f"{table.name}.{ext}",
+                mime=mime,
+                on_click="ignore",
+                key=f"report-{table.name}-{ext}",
+                icon=":material/download:",
+            )

@@ -4,7 +4,7 @@ and the appendix analyses (length-controlled OLS, oracle headroom, question-blin
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -34,6 +34,13 @@ class AuditContext:
     cells: pl.DataFrame
     warehouse_hash: str
     version: str
+    _results: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
+
+    def query(self, name: str) -> pl.DataFrame:
+        """warehouse/report/<name>.sql over the chosen cells ($cells), run once per report."""
+        if name not in self._results:
+            self._results[name] = frame(self.con, sql_file(name), {"cells": self.names})
+        return self._results[name]
 
     @property
     def names(self) -> list[str]:
@@ -171,7 +178,7 @@ def sentinel_panel(ctx: AuditContext) -> ReportTable:
 
 
 def _pipeline(ctx: AuditContext) -> pl.DataFrame:
-    return frame(ctx.con, sql_file("au_pipeline_f1"), {"cells": ctx.names})
+    return ctx.query("au_pipeline_f1")
 
 
 def pipeline_f1(ctx: AuditContext) -> ReportTable:
@@ -204,7 +211,7 @@ def pipeline_f1(ctx: AuditContext) -> ReportTable:
 
 
 def _question_f1(ctx: AuditContext) -> pl.DataFrame:
-    return frame(ctx.con, sql_file("au_question_f1"), {"cells": ctx.names})
+    return ctx.query("au_question_f1")
 
 
 def length_controlled_ols(ctx: AuditContext) -> ReportTable:

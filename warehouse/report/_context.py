@@ -86,6 +86,15 @@ class ReportContext:
     sweep: str | None = None
     human_labels: dict[tuple[str, str], bool] = field(default_factory=dict)  # (run_id, question_id) -> right
     _outcomes: dict[str, pl.DataFrame] | None = field(default=None, repr=False)
+    _results: dict[tuple, pl.DataFrame] = field(default_factory=dict, repr=False)
+
+    def query(self, name: str, **params: Any) -> pl.DataFrame:
+        """warehouse/report/<name>.sql over the chosen runs ($runs) and params, run once per report."""
+        params.setdefault("runs", self.run_ids)
+        key = (name, tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())))
+        if key not in self._results:
+            self._results[key] = frame(self.con, sql_file(name), params)
+        return self._results[key]
 
     def outcomes(self) -> dict[str, pl.DataFrame]:
         """Per-trajectory outcomes (report_outcomes.sql) of every chosen run, by run id; fetched once."""

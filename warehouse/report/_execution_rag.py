@@ -90,9 +90,7 @@ class _Pooled:
 
 
 def _accuracy_rows(ctx: ReportContext) -> dict[str, dict]:
-    return {
-        r["run_id"]: r for r in frame(ctx.con, sql_file("er_accuracy"), {"runs": ctx.run_ids}).iter_rows(named=True)
-    }
+    return {r["run_id"]: r for r in ctx.query("er_accuracy").iter_rows(named=True)}
 
 
 def _pool(stats: dict[str, dict], runs: list[RunInfo]) -> _Pooled:
@@ -377,7 +375,7 @@ def embedding_efficiency(ctx: ReportContext) -> ReportTable:
 
 def _failure_counts(ctx: ReportContext) -> dict[str, dict[tuple[int, str], int]]:
     out: dict[str, dict[tuple[int, str], int]] = defaultdict(dict)
-    for r in frame(ctx.con, sql_file("er_failures"), {"runs": ctx.run_ids}).iter_rows(named=True):
+    for r in ctx.query("er_failures").iter_rows(named=True):
         out[r["run_id"]][(r["hop_count"], r["label"])] = r["n"]
     return out
 

@@ -85,10 +85,7 @@ def _delta_table(
         )
     discipline = {}
     if with_discipline:
-        discipline = {
-            r["run_id"]: r
-            for r in frame(ctx.con, sql_file("rg_discipline"), {"runs": ctx.run_ids}).iter_rows(named=True)
-        }
+        discipline = {r["run_id"]: r for r in ctx.query("rg_discipline").iter_rows(named=True)}
     results, used = [], []
     for key, base, gate in pairs:
         result = paired_comparison(ctx, base, gate, subset=subset)
@@ -157,9 +154,7 @@ def population_delta(ctx: ReportContext) -> ReportTable:
 
 
 def _accuracy(ctx: ReportContext) -> dict[str, dict]:
-    return {
-        r["run_id"]: r for r in frame(ctx.con, sql_file("rg_accuracy"), {"runs": ctx.run_ids}).iter_rows(named=True)
-    }
+    return {r["run_id"]: r for r in ctx.query("rg_accuracy").iter_rows(named=True)}
 
 
 def _pooled_accuracy(stats: dict[str, dict], runs: list[RunInfo]) -> tuple[float | None, int]:
@@ -419,8 +414,10 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
     pairs = frame(ctx.con, sql_file("rg_extractor_pairs"), {"runs": ids})
     if pairs.height:
         kappa = cohen_kappa(pairs["regex_discipline"].to_list(), pairs["spacy_discipline"].to_list())
-        note = (f"Agreement on the discipline indicator between extractors: Cohen's κ = {kappa.kappa:.3f} "
-                f"(n = {kappa.n:,}).")
+        note = (
+            f"Agreement on the discipline indicator between extractors: Cohen's κ = {kappa.kappa:.3f} "
+            f"(n = {kappa.n:,})."
+        )
     else:
         note = "Cohen's κ between extractors does not apply: no wrong trajectory has both extractors' coverage."
     return ReportTable("rg_cooc", "§5.1", caption, columns, tuple(rows), ctx.footnote(read_runs, n), sql, notes=(note,))
@@ -468,7 +465,7 @@ def strict_prompt(ctx: ReportContext) -> ReportTable:
 def _verdicts(ctx: ReportContext) -> dict[tuple[str, str], dict[str, bool]]:
     """LLM verdicts by (judge, judge model): trajectory id -> says right."""
     out: dict[tuple[str, str], dict[str, bool]] = defaultdict(dict)
-    for r in frame(ctx.con, sql_file("rg_judge_verdicts"), {"runs": ctx.run_ids}).iter_rows(named=True):
+    for r in ctx.query("rg_judge_verdicts").iter_rows(named=True):
         out[("llm", r["judge_model"])][r["trajectory_id"]] = bool(r["says_right"])
     return out
 
