@@ -80,7 +80,7 @@ def _delta_table(
             title,
             caption,
             columns_t,
-            "the baseline runs have no read action, so zero-read and discipline do not exist",
+            "the baseline runs have no read action (or it is unknown: run_capabilities), so zero-read and discipline do not apply",
             sql,
         )
     discipline = {}
