@@ -41,12 +41,14 @@ def paired_outcomes_sql(metric: str) -> str:
 )
 SELECT fa.question_id,
        fa.dataset, fa.question_type, fa.hop_count,
-       fa.read_count = 0 AS a_zero_read,
+       -- NULL when run A has no known read action: "read nothing" says nothing about such a run
+       CASE WHEN ca.read_action THEN fa.read_count = 0 END AS a_zero_read,
        fa.read_count AS a_read_count, fb.read_count AS b_read_count,
        fa.outcome AS outcome_a,
        fb.outcome AS outcome_b
 FROM outcomes fa
 JOIN outcomes fb ON fb.question_id = fa.question_id AND fb.dataset = fa.dataset
+LEFT JOIN run_capabilities ca ON ca.run_id = fa.run_id
 WHERE fa.run_id = $run_a AND fb.run_id = $run_b
 ORDER BY fa.question_id"""
 
