@@ -15,15 +15,22 @@ def _snippet(rng: random.Random) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(24))
 
 
-def synthetic_trajectory(rng: random.Random, run: dict, qid: int, n_chunks: int) -> dict:
-    """One plausible trajectory as a plain dict in the canonical format."""
+def synthetic_question(qid: int, n_chunks: int, seed: int = 0) -> dict:
+    """Question qid, the same in every run of one seed (the warehouse refuses conflicting golds)."""
+    rng = random.Random(f"{seed}:{qid}")
     golds = [f"c{rng.randrange(n_chunks)}" for _ in range(rng.choice((2, 2, 3, 4)))]
-    question = {
+    return {
         "question_id": f"q{qid:06d}", "text": f"Which {rng.choice(_WORDS)} is linked to q{qid}?",
         "dataset": "synthetic", "gold_answer": f"answer {qid}", "aliases": [f"ans {qid}"],
         "question_type": rng.choice(("bridge", "comparison")), "hop_count": len(golds),
         "gold_chunk_ids": golds, "gold_match": "given",
     }
+
+
+def synthetic_trajectory(rng: random.Random, run: dict, qid: int, n_chunks: int, seed: int = 0) -> dict:
+    """One plausible trajectory as a plain dict in the canonical format."""
+    question = synthetic_question(qid, n_chunks, seed)
+    golds = question["gold_chunk_ids"]
     steps = []
     n_actions = rng.randint(4, 14)
     for i in range(n_actions - 1):
@@ -66,7 +73,7 @@ def write_synthetic_log(path: str | Path, n_trajectories: int, seed: int = 0,
                    "controller": "read_gate" if condition != "register" else "register",
                    "condition": condition, "model": "synthetic-model", "seed": seed}
             for qid in range(per_run):
-                record = synthetic_trajectory(rng, run, qid, n_chunks=50_000)
+                record = synthetic_trajectory(rng, run, qid, n_chunks=50_000, seed=seed)
                 n_steps += len(record["steps"])
                 out.write(encoder.encode(record) + b"\n")
     return n_steps
