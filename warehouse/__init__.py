@@ -23,11 +23,30 @@ from ._loader import (
     validate_log,
 )
 from ._reconstruct import read_trajectory
-from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version, upgrade_if_warehouse
+from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
+from .read import (
+    DEFAULT_LIMITS,
+    ForbiddenStatement,
+    LimitExceeded,
+    NotAWarehouse,
+    QueryTimeout,
+    ReadLimits,
+    ReadRefused,
+    ReadResult,
+    ResultTooLarge,
+    check_statement,
+    open_read,
+    run_read_query,
+    time_limit,
+    upgrade_if_warehouse,
+)
 
 __all__ = [
-    "DEFAULT_DB", "GoldConflict", "IngestReport", "LogSliceLoad", "ON_DUPLICATE_CHOICES", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",
-    "default_db_path", "ingest_log_slice", "ingest_paths", "ingest_trajectories", "latest_schema_version",
+    "DEFAULT_DB", "DEFAULT_LIMITS", "ForbiddenStatement", "GoldConflict", "IngestReport", "LimitExceeded",
+    "LogSliceLoad", "NotAWarehouse", "ON_DUPLICATE_CHOICES", "QueryTimeout", "ReadLimits", "ReadRefused",
+    "ReadResult", "ResultTooLarge", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",
+    "check_statement", "default_db_path", "ingest_log_slice", "ingest_paths", "ingest_trajectories",
+    "latest_schema_version", "open_read", "run_read_query", "time_limit",
     "load_chunks", "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse",
     "read_trajectory", "remove_stale_batch_dirs", "schema_version", "transaction", "upgrade_if_warehouse", "validate_log",
 ]

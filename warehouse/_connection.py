@@ -1,4 +1,4 @@
-"""Opening the warehouse: short-lived connections that wait out DuckDB's file lock, and the sandbox."""
+"""Opening the warehouse: short-lived connections that wait out DuckDB's file lock, and the sandbox settings."""
 from __future__ import annotations
 
 import os
@@ -8,6 +8,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
+
+from ._schema import migrate
+from ._transaction import transaction
 
 DEFAULT_DB = "trajscope.duckdb"
 LOCK_TIMEOUT_S = 60.0
@@ -31,7 +34,7 @@ def _is_lock_error(exc: Exception) -> bool:
     return "lock" in text and ("conflicting" in text or "could not set lock" in text)
 
 
-def _connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyConnection:
+def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyConnection:
     # DuckDB lets one process hold the file at a time (readers included), so every open waits
     # for the holder's single operation to finish rather than failing at once.
     deadline = time.monotonic() + timeout_s
@@ -56,13 +59,11 @@ def open_warehouse(
     path: str | Path | None = None, *, timeout_s: float = LOCK_TIMEOUT_S, memory_limit: str = "1GB"
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Read-write connection for one operation; creates and migrates the file as needed."""
-    from ._schema import migrate
-
     path = Path(path) if path else default_db_path()
     path.parent.mkdir(parents=True, exist_ok=True)
     # Insertion order is never relied on (positions are explicit columns); dropping it lets
     # DuckDB stream large loads within the memory limit.
-    con = _connect_retrying(
+    con = connect_retrying(
         path, timeout_s, config={"memory_limit": memory_limit, "preserve_insertion_order": False}
     )
     try:
@@ -70,18 +71,6 @@ def open_warehouse(
         yield con
     finally:
         con.close()
-
-
-@contextmanager
-def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConnection]:
-    """BEGIN ... COMMIT, rolled back on any exception (KeyboardInterrupt included)."""
-    con.execute("BEGIN TRANSACTION")
-    try:
-        yield con
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    con.execute("COMMIT")
 
 
 SANDBOX_CONFIG = {
@@ -114,9 +103,15 @@ def open_readonly(
         config["threads"] = threads
     if sandboxed:
         config.update(SANDBOX_CONFIG)
-    con = _connect_retrying(path, timeout_s, read_only=True, config=config)
+    con = connect_retrying(path, timeout_s, read_only=True, config=config)
     try:
         yield con
     finally:
         con.close()
 
+
+
+__all__ = [
+    "DEFAULT_DB", "LOCK_TIMEOUT_S", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseMissing", "connect_retrying",
+    "default_db_path", "open_readonly", "open_warehouse", "transaction",
+]

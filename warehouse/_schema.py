@@ -6,12 +6,11 @@ import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 import duckdb
 
-from ._connection import WarehouseBusy, open_readonly, open_warehouse, transaction
 from ._definitions import definitions_sql, install_definitions
+from ._transaction import transaction
 
 _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 
@@ -102,7 +101,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     """Apply pending migrations and reinstall views, in one transaction; returns the new version."""
     current = schema_version(con)
     pending = [(v, name, sql) for v, name, sql in _migrations() if v > current]
-    needs_views = bool(pending) or _views_stale(con)
+    needs_views = bool(pending) or views_stale(con)
     if not pending and not needs_views:
         return current
     with transaction(con):
@@ -126,7 +125,8 @@ def _views_hash() -> str:
     return digest.hexdigest()
 
 
-def _views_stale(con: duckdb.DuckDBPyConnection) -> bool:
+def views_stale(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the installed views differ from this code's view files."""
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'views_state'"
     ).fetchall()[0][0]
@@ -140,23 +140,3 @@ def _record_views_hash(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS views_state (views_hash VARCHAR)")
     con.execute("DELETE FROM views_state")
     con.execute("INSERT INTO views_state VALUES (?)", [_views_hash()])
-
-
-def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0) -> str:
-    """Apply pending migrations and view changes to an existing trajscope warehouse file.
-
-    Returns "upgraded", "current" (nothing to do), "not a warehouse" (left untouched) or "busy".
-    """
-    try:
-        with open_readonly(path, timeout_s=timeout_s) as con:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-            if "schema_migrations" not in tables:
-                return "not a warehouse"
-            if schema_version(con) >= latest_schema_version() and not _views_stale(con):
-                return "current"
-        with open_warehouse(path, timeout_s=timeout_s):
-            return "upgraded"
-    except WarehouseBusy:
-        return "busy"
-    except duckdb.Error:
-        return "not a warehouse"

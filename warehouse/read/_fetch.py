@@ -1,0 +1,111 @@
+"""Running one checked SELECT within limits: a timer that interrupts it, and a row and byte budget
+enforced batch by batch while the Arrow result streams in."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+
+from ._display import displayable
+from ._errors import LimitExceeded, QueryTimeout, ResultTooLarge
+from ._limits import ReadLimits
+from ._statement import check_statement, known_relations
+
+_BATCH_ROWS = 1024
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The kept rows as Arrow, whether more rows existed, their size, and the columns shown as text."""
+
+    table: pa.Table
+    truncated: bool
+    n_bytes: int
+    as_text: tuple[str, ...]
+
+
+def _mb(value: float) -> str:
+    return f"{value:g} MB"
+
+
+def limit_error(exc: BaseException, limits: ReadLimits) -> LimitExceeded | None:
+    """The LimitExceeded a DuckDB out-of-memory or out-of-temp-disk error stands for, else None."""
+    if not isinstance(exc, (duckdb.OutOfMemoryException, MemoryError)):
+        return None
+    if "max_temp_directory_size" in str(exc):
+        return LimitExceeded(
+            f"stopped: the query needed more temp disk than the limit of {_mb(limits.max_temp_mb)}", limit="max_temp_mb"
+        )
+    return LimitExceeded(
+        f"stopped: the query needed more memory than the limit of {_mb(limits.memory_limit_mb)}",
+        limit="memory_limit_mb",
+    )
+
+
+@contextmanager
+def time_limit(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[None]:
+    """Interrupt whatever con runs once seconds have passed; the interruption becomes QueryTimeout."""
+    fired = threading.Event()
+
+    def stop() -> None:
+        fired.set()
+        con.interrupt()
+
+    # DuckDB has no statement timeout, so a timer interrupts the running query.
+    timer = threading.Timer(seconds, stop)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    except (duckdb.Error, OSError) as exc:
+        # An interrupt during Arrow streaming surfaces as an OSError from the reader.
+        if fired.is_set() or isinstance(exc, duckdb.InterruptException):
+            raise QueryTimeout(
+                f"stopped: the query ran past the time limit of {seconds:g} s; narrow it (WHERE, LIMIT) or "
+                "aggregate first"
+            ) from None
+        raise
+    finally:
+        timer.cancel()
+
+
+def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits) -> Fetched:
+    """Check sql against con's catalog, run it, keep at most max_rows rows and max_result_mb of Arrow bytes."""
+    statement = check_statement(sql, con=con, relations=known_relations(con))
+    budget = limits.max_bytes
+    try:
+        with time_limit(con, limits.timeout_s):
+            relation, as_text = displayable(con.sql(statement))
+            # One row past the cap tells whether the result was cut; LIMIT lets DuckDB stop early.
+            reader = relation.limit(limits.max_rows + 1).to_arrow_reader(_BATCH_ROWS)
+            schema = reader.schema
+            batches: list[pa.RecordBatch] = []
+            rows = n_bytes = 0
+            truncated = False
+            for batch in reader:
+                room = limits.max_rows - rows
+                if batch.num_rows > room:
+                    batch, truncated = batch.slice(0, room), True
+                n_bytes += batch.nbytes
+                if n_bytes > budget:
+                    reader.close()
+                    raise ResultTooLarge(
+                        f"refused: the result passed the size limit of {_mb(limits.max_result_mb)} after "
+                        f"{rows + batch.num_rows:,} rows; select fewer or narrower columns, or fewer rows"
+                    )
+                batches.append(batch)
+                rows += batch.num_rows
+                if truncated:
+                    reader.close()
+                    break
+            table = pa.Table.from_batches(batches, schema=schema)
+    except (duckdb.OutOfMemoryException, MemoryError) as exc:
+        raise limit_error(exc, limits) from None
+    return Fetched(table, truncated, n_bytes, tuple(as_text))
+
+
+__all__ = ["Fetched", "fetch_bounded", "limit_error", "time_limit"]

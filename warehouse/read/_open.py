@@ -1,0 +1,92 @@
+"""Sandboxed read-only connections, the path checks before them and the in-process readers-writer lock."""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from .._connection import SANDBOX_CONFIG, WarehouseMissing, connect_retrying, default_db_path
+from ._errors import NotAWarehouse
+from ._limits import ReadLimits
+
+
+class _ReadersWriterLock:
+    """Many readers or one writer: DuckDB refuses a read-write open while a read-only one is live in-process."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writing)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._cond:
+            self._cond.wait_for(lambda: not self._writing and self._readers == 0)
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+PROCESS_LOCK = _ReadersWriterLock()
+
+
+def write_lock():
+    """Hold while this process writes the warehouse, so none of its read connections is open meanwhile."""
+    return PROCESS_LOCK.write()
+
+
+def resolve_path(path: str | Path | None) -> Path:
+    """The warehouse path; WarehouseMissing or NotAWarehouse when nothing readable is there."""
+    path = Path(path) if path else default_db_path()
+    if path.is_dir():
+        raise NotAWarehouse(f"{path}: is a directory, not a warehouse file")
+    if not path.exists():
+        raise WarehouseMissing(
+            f"{path}: no warehouse here yet; create one with `trajscope ingest LOG --db {path}` or `make demo`"
+        )
+    return path
+
+
+def not_a_database(path: Path, exc: duckdb.Error) -> NotAWarehouse | None:
+    """The NotAWarehouse for an open that failed on the file itself (not a database, unreadable), else None."""
+    if not isinstance(exc, duckdb.IOException):
+        return None
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if "not a valid duckdb database file" in first.lower():
+        return NotAWarehouse(f"{path}: not a DuckDB database file, so not a warehouse")
+    return NotAWarehouse(f"{path}: cannot be opened as a warehouse ({first})")
+
+
+def connect_sandboxed(path: Path, limits: ReadLimits, temp_directory: Path) -> duckdb.DuckDBPyConnection:
+    """A read-only sandboxed connection carrying limits' memory, temp-disk and thread settings."""
+    # The sandbox settings first: DuckDB refuses temp_directory when it comes before them.
+    config = {**SANDBOX_CONFIG, **limits.duckdb_config(str(temp_directory))}
+    try:
+        return connect_retrying(path, limits.lock_wait_s, read_only=True, config=config)
+    except duckdb.Error as exc:
+        refused = not_a_database(path, exc)
+        if refused is not None:
+            raise refused from None
+        raise
+
+
+__all__ = ["PROCESS_LOCK", "connect_sandboxed", "not_a_database", "resolve_path", "write_lock"]

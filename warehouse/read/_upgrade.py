@@ -1,0 +1,61 @@
+"""Bringing an existing warehouse up to date: a read-only look, and a short write open only when needed."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .._connection import WarehouseBusy, open_warehouse
+from .._schema import latest_schema_version, schema_version, views_stale
+from ._errors import NotAWarehouse
+from ._limits import DEFAULT_LIMITS, ReadLimits
+from ._open import PROCESS_LOCK, connect_sandboxed
+from ._tempdir import shared_temp_dir
+
+# Files already found current in this process, by (path, size, mtime): the look is skipped until they change.
+_current: set[tuple[str, int, int]] = set()
+_current_lock = threading.Lock()
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    info = path.stat()
+    return (str(path.resolve()), info.st_size, info.st_mtime_ns)
+
+
+def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0, limits: ReadLimits | None = None) -> str:
+    """Apply pending migrations and view changes to an existing trajscope warehouse file.
+
+    Returns "upgraded", "current" (nothing to do), "not a warehouse" (left untouched) or "busy"
+    (locked past timeout_s). Every command that reads goes through this, via open_read; the look uses
+    limits' connection settings, since DuckDB refuses two in-process connections with different ones.
+    """
+    limits = (limits or DEFAULT_LIMITS).with_overrides(lock_wait_s=timeout_s)
+    path = Path(path)
+    if not path.is_file():
+        return "not a warehouse"
+    stamp = _stamp(path)
+    with _current_lock:
+        if stamp in _current:
+            return "current"
+    try:
+        with PROCESS_LOCK.read(), shared_temp_dir() as temp_directory:
+            con = connect_sandboxed(path, limits, temp_directory)
+            try:
+                tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+                if "schema_migrations" not in tables:
+                    return "not a warehouse"
+                current = schema_version(con) >= latest_schema_version() and not views_stale(con)
+            finally:
+                con.close()
+        if not current:
+            with PROCESS_LOCK.write(), open_warehouse(path, timeout_s=timeout_s):
+                pass
+    except WarehouseBusy:
+        return "busy"
+    except NotAWarehouse:
+        return "not a warehouse"
+    with _current_lock:
+        _current.add(_stamp(path))
+    return "current" if current else "upgraded"
+
+
+__all__ = ["upgrade_if_warehouse"]
