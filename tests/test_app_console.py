@@ -4,7 +4,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import duckdb
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
@@ -40,7 +39,7 @@ def db(tmp_path_factory) -> Path:
     ("SELECT * FROM read_csv('/etc/passwd')", "read_csv() reads files"),
     ("SELECT * FROM read_text('/etc/hostname')", "read_text() reads files"),
     ("SELECT * FROM glob('/etc/*')", "glob() reads files"),
-    ("select * from READ_PARQUET('https://example.com/x.parquet')", "READ_PARQUET() reads files"),
+    ("select * from READ_PARQUET('https://example.com/x.parquet')", "read_parquet() reads files"),
     ("SELECT 1; DROP TABLE runs", "2 statements given"),
     ("UPDATE EXTENSIONS", "not allowed"),
     ("SELEC 1", "SQL syntax error"),
@@ -60,12 +59,39 @@ def test_refused_writes_leave_the_warehouse_unchanged(db):
     assert result.df["n"].to_list() == [3]
 
 
-def test_the_sandbox_refuses_a_file_read_the_check_cannot_see(db, tmp_path):
-    # A replacement scan (a quoted path in FROM) is not a function call: the sandbox stops it.
+def test_a_file_path_in_from_is_refused_as_no_table_of_the_warehouse(db, tmp_path):
+    # A replacement scan (a quoted path in FROM) is a table name in the parsed tree, not a function call.
     secret = tmp_path / "secret.csv"
     secret.write_text("a\n1\n")
-    with pytest.raises(duckdb.Error):
+    with pytest.raises(ForbiddenStatement, match="no table or view named"):
         run_console_query(db, f"SELECT * FROM '{secret}'", timeout_s=5, row_cap=10)
+
+
+def test_a_deep_link_fills_the_editor_but_does_not_run(db, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    import app.console._runner as runner
+
+    calls = []
+    monkeypatch.setattr(runner, "run_read_query", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(
+        AssertionError("ran")))
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    page = AppTest.from_file(str(Path(__file__).parents[1] / "app" / "page_scripts" / "sql_console.py"),
+                             default_timeout=60)
+    page.query_params["sql"] = "SELECT count(*) AS n FROM runs"
+    page.run()
+    assert not page.exception
+    assert page.text_area(key="console-sql").value == "SELECT count(*) AS n FROM runs"
+    assert calls == [] and "press Run query" in " ".join(i.value for i in page.info)
+
+
+def test_an_interval_column_is_shown_as_text_not_a_traceback(db):
+    result = run_console_query(db, "SELECT INTERVAL 1 DAY AS iv, 1::HUGEINT AS h, uuid() AS u, 'ab'::BLOB AS b, "
+                               "'12:00:00+02'::TIMETZ AS tz, [INTERVAL 2 DAY] AS l, union_value(k := 1) AS un",
+                               timeout_s=10, row_cap=10)
+    assert result.df["iv"].to_list() == ["1 day"]
+    assert set(result.as_text) == {"iv", "tz", "l", "un"}
+    assert result.df["tz"].to_list() == ["12:00:00+02"]
 
 
 def test_strings_and_comments_do_not_trigger_the_function_check():

@@ -196,10 +196,13 @@ def test_compare_shows_paired_statistics_and_transition_questions(warehouse_file
     assert fixed["side_by_side"][0] == "./replay?trajectory=run_base%3A%3Aq2&vs=run_gate%3A%3Aq2"
 
 
-def test_sql_console_runs_a_query_from_the_url_and_refuses_writes(warehouse_file, monkeypatch):
+def test_sql_console_runs_a_query_from_the_url_on_run_and_refuses_writes(warehouse_file, monkeypatch):
     at = open_page(warehouse_file, "sql_console", monkeypatch, sql="SELECT count(*) AS n FROM trajectories")
+    assert not at.dataframe or all("n" not in df.value.columns for df in at.dataframe)  # not run on load
+    at.button[0].click().run()
     assert frame(at, "n")["n"].tolist() == [10]
     at = open_page(warehouse_file, "sql_console", monkeypatch, sql="DELETE FROM trajectories")
+    at.button[0].click().run()
     assert any("Refused: DELETE is not allowed" in e.value for e in at.error)
 
 

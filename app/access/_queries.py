@@ -1,63 +1,34 @@
 """Short read-only queries: open, run, close at once, so an ingest elsewhere is never blocked for long."""
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
-from warehouse import open_readonly
+from warehouse import ReadLimits, open_read, time_limit
+from warehouse.read import fetch_bounded, to_polars, write_lock as warehouse_write_lock
 
-
-class _ReadersWriterLock:
-    """Many readers or one writer; DuckDB refuses a read-write open while a read-only one is live in-process."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._readers = 0
-        self._writing = False
-
-    @contextmanager
-    def read(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._writing)
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._readers -= 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def write(self) -> Iterator[None]:
-        with self._cond:
-            self._cond.wait_for(lambda: not self._writing and self._readers == 0)
-            self._writing = True
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._writing = False
-                self._cond.notify_all()
-
-
-_LOCK = _ReadersWriterLock()
+from ._config import load_config
 
 
 def write_lock():
     """Hold while this process writes the warehouse (uploads), so no read connection is open meanwhile."""
-    return _LOCK.write()
+    return warehouse_write_lock()
+
+
+def _limits(lock_wait_s: float, limits: ReadLimits | None) -> ReadLimits:
+    return limits or load_config().page_limits().with_overrides(lock_wait_s=lock_wait_s)
 
 
 @contextmanager
-def read_connection(db_path: str | Path, *, lock_wait_s: float = 15.0):
-    """A sandboxed read-only connection for one query, closed on exit."""
-    with _LOCK.read(), open_readonly(db_path, timeout_s=lock_wait_s) as con:
+def read_connection(db_path: str | Path, *, lock_wait_s: float = 15.0, limits: ReadLimits | None = None):
+    """A sandboxed read-only connection (warehouse.open_read) for one page's work, time-limited, closed on exit."""
+    limits = _limits(lock_wait_s, limits)
+    with open_read(db_path, limits=limits) as con, time_limit(con, limits.timeout_s):
         yield con
 
 
@@ -81,24 +52,27 @@ def chartable(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(casts) if casts else df
 
 
-def run_query(db_path: str | Path, sql: str, *, lock_wait_s: float = 15.0) -> QueryResult:
-    """Run one SELECT on a fresh sandboxed read-only connection and return its rows as polars."""
-    start = time.perf_counter()
-    with read_connection(db_path, lock_wait_s=lock_wait_s) as con:
-        df = con.sql(sql).pl()
-    return QueryResult(sql=sql, df=chartable(df), seconds=time.perf_counter() - start)
+def run_query(db_path: str | Path, sql: str, *, lock_wait_s: float = 15.0,
+              limits: ReadLimits | None = None) -> QueryResult:
+    """Run one SELECT through the read path (checked, time-limited, row- and byte-capped) as polars."""
+    return run_queries(db_path, {"q": sql}, lock_wait_s=lock_wait_s, limits=limits)["q"]
 
 
 def run_queries(
-    db_path: str | Path, named_sql: dict[str, str], *, lock_wait_s: float = 15.0
+    db_path: str | Path, named_sql: dict[str, str], *, lock_wait_s: float = 15.0, limits: ReadLimits | None = None
 ) -> dict[str, QueryResult]:
-    """Several queries of one page render on one short-lived connection (closed before returning)."""
+    """Several queries of one page render on one short-lived connection (closed before returning).
+
+    Each is checked and bounded like any other read (warehouse.read.fetch_bounded); raises ReadRefused.
+    """
+    limits = _limits(lock_wait_s, limits)
     results = {}
-    with read_connection(db_path, lock_wait_s=lock_wait_s) as con:
+    with open_read(db_path, limits=limits) as con:
         for name, sql in named_sql.items():
             start = time.perf_counter()
-            df = con.sql(sql).pl()
-            results[name] = QueryResult(sql=sql, df=chartable(df), seconds=time.perf_counter() - start)
+            fetched = fetch_bounded(con, sql, limits)
+            results[name] = QueryResult(sql=sql, df=chartable(to_polars(fetched.table)),
+                                        seconds=time.perf_counter() - start)
     return results
 
 
@@ -144,7 +118,7 @@ def warehouse_state(db_path: str | Path, *, lock_wait_s: float = 15.0) -> Wareho
         tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         if not {"runs", "trajectories"} <= tables:
             return WarehouseState(exists=False)
-        n_runs, n_traj, views = con.execute(_STATE_SQL).fetchone()
+        n_runs, n_traj, views = con.execute(_STATE_SQL).fetchall()[0]
     return WarehouseState(True, n_runs, n_traj, frozenset(views or ()))
 
 

@@ -1,8 +1,9 @@
-"""The SQL console's safety: a statement check before running, then a time limit and a row cap."""
-from ._guard import FILE_FUNCTIONS, ForbiddenStatement, check_statement
-from ._runner import ConsoleResult, QueryTimeout, run_console_query
+"""The SQL console's and the Export filter's runners over the warehouse's one read path (warehouse.read)."""
+from warehouse.read import FILE_FUNCTIONS, ForbiddenStatement, LimitExceeded, QueryTimeout, ReadRefused, check_statement
+
+from ._runner import ConsoleResult, export_query_sql, run_console_query, run_export_query
 
 __all__ = [
-    "FILE_FUNCTIONS", "ConsoleResult", "ForbiddenStatement", "QueryTimeout", "check_statement",
-    "run_console_query",
+    "FILE_FUNCTIONS", "ConsoleResult", "ForbiddenStatement", "LimitExceeded", "QueryTimeout", "ReadRefused",
+    "check_statement", "export_query_sql", "run_console_query", "run_export_query",
 ]

@@ -5,8 +5,11 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from app.console import ForbiddenStatement, check_statement
-from app.ui import fetch, figure_downloads, page_header, require_warehouse, set_url, sql_expander, url_value
+from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_export_query
+from app.ui import (
+    app_config, figure_downloads, page_header, require_warehouse, set_url, sql_expander, url_value, warehouse_stamp,
+)
+from warehouse import WarehouseBusy, WarehouseMissing
 from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
 # Measures a paper figure usually plots, best first; settings columns (temperature, top_k) vary least.
@@ -30,6 +33,13 @@ TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "
           "judgments", "chunks")
 FORMATS = {"CSV": ("csv", "text/csv"), "Parquet": ("parquet", "application/vnd.apache.parquet"),
            "LaTeX (booktabs)": ("tex", "application/x-tex"), "Markdown": ("md", "text/markdown")}
+
+
+@st.cache_data(max_entries=16, show_spinner="Querying…")
+def _export_rows(db_path: str, stamp: tuple[int, ...], source: str, where: str, limit: int):
+    # Reused across reruns (format, chart settings) while the warehouse is unchanged; refusals are not cached.
+    config = app_config()
+    return run_export_query(db_path, source, where, limit, limits=config.console_limits())
 
 
 def _render(df: pl.DataFrame, fmt: str, caption: str) -> bytes:
@@ -57,15 +67,19 @@ if state:
                                value=int(url_value("limit") or 100_000), step=1000, key="export-limit")
     set_url("where", where.strip() or None)
     set_url("limit", None if limit == 100_000 else str(limit))
-    condition = f"\nWHERE {where.strip()}" if where.strip() else ""
-    sql = f'SELECT *\nFROM "{source}"{condition}\nLIMIT {int(limit)}'
+    config = app_config()
+    # The filter is SQL a user typed: it runs through the same bounded read path as the console.
+    result = None
     try:
-        check_statement(sql)
+        result = _export_rows(str(config.db_path), warehouse_stamp(config.db_path), source, where, int(limit))
     except ForbiddenStatement as exc:
         st.error(f"Refused: {exc}", icon=":material/block:")
-        result = None
-    else:
-        result = fetch(sql)
+    except LimitExceeded as exc:
+        st.error(f"Stopped at a limit: {exc}", icon=":material/timer:")
+    except (WarehouseBusy, WarehouseMissing) as exc:
+        st.warning(str(exc), icon=":material/hourglass_top:")
+    except ReadRefused as exc:
+        st.error(f"Query failed: {exc}", icon=":material/warning:")
     if result is not None:
         st.markdown(f"**{result.df.height:,} row(s)** of `{source}`")
         st.dataframe(result.df.head(1000), hide_index=True, key="export-preview")

@@ -1,12 +1,11 @@
 """SQL console: read-only, sandboxed queries against the warehouse with a time limit and a row cap."""
 from __future__ import annotations
 
-import duckdb
 import streamlit as st
 
-from app.console import ForbiddenStatement, QueryTimeout, run_console_query
+from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_console_query
 from app.ui import app_config, page_header, require_warehouse, set_url, sql_expander, table_exports, url_value
-from warehouse import WarehouseBusy, load_views
+from warehouse import WarehouseBusy, WarehouseMissing, load_views
 
 page_header("SQL console", "Read-only SQL over the warehouse's tables and named views. No writes, no "
             "server files, no network, no extensions.")
@@ -26,25 +25,31 @@ if state:
     with st.form("console-form"):
         sql = st.text_area("SQL", value=default, height=160, key="console-sql")
         submitted = st.form_submit_button("Run query", type="primary", icon=":material/play_arrow:")
-    st.caption(f"Limits: {config.sql_timeout_s:g} s per query, {config.sql_row_cap:,} rows shown and "
-               "downloaded. Only SELECT (and EXPLAIN) statements run.")
+    st.caption(f"Limits: {config.sql_timeout_s:g} s per query, {config.sql_row_cap:,} rows and "
+               f"{config.sql_max_mb:g} MB shown and downloaded, {config.memory_limit_mb:,} MB of memory, "
+               f"{config.max_temp_mb:,} MB of temp disk. One SELECT per query.")
+    if url_value("sql") and not submitted:
+        # A link that carries SQL fills the editor; it runs only when the user presses Run.
+        st.info("This link carries a query: review it, then press Run query.", icon=":material/link:")
     if submitted:
         set_url("sql", sql.strip())
-    if submitted or url_value("sql"):
         try:
             result = run_console_query(config.db_path, sql, timeout_s=config.sql_timeout_s,
-                                       row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s)
+                                       row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s,
+                                       limits=config.console_limits())
         except ForbiddenStatement as exc:
             st.error(f"Refused: {exc}", icon=":material/block:")
-        except QueryTimeout as exc:
-            st.error(f"Stopped: {exc}", icon=":material/timer:")
-        except WarehouseBusy as exc:
+        except LimitExceeded as exc:
+            st.error(f"Stopped at a limit: {exc}", icon=":material/timer:")
+        except (WarehouseBusy, WarehouseMissing) as exc:
             st.warning(str(exc), icon=":material/hourglass_top:")
-        except duckdb.Error as exc:
-            st.error(f"Query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
+        except ReadRefused as exc:
+            st.error(f"Query failed: {exc}", icon=":material/warning:")
         else:
             note = f" — showing the first {config.sql_row_cap:,} (row cap)" if result.truncated else ""
             st.markdown(f"**{result.df.height:,} row(s){note}** in {result.seconds * 1000:.0f} ms")
+            if result.as_text:
+                st.caption(f"Shown as text (a type the table cannot hold): {', '.join(result.as_text)}")
             st.dataframe(result.df, hide_index=True, key="console-result")
             sql_expander(result.sql)
             table_exports(result.df, key="console", stem="query")

@@ -1,13 +1,13 @@
 """Running a page's query with the user-facing handling of a missing, busy or outdated warehouse."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import streamlit as st
 
-from pathlib import Path
-
 from app.access import QueryResult, WarehouseState, run_queries, warehouse_state
-from warehouse import WarehouseBusy, WarehouseMissing
+from warehouse import LimitExceeded, NotAWarehouse, ReadRefused, WarehouseBusy, WarehouseMissing
 
 from ._layout import app_config
 from ._notices import fill_warehouse_help
@@ -26,7 +26,7 @@ def warehouse_stamp(db_path: Path) -> tuple[int, ...]:
 def _cached(db_path: str, stamp: tuple[int, ...], named_sql: tuple[tuple[str, str], ...],
             lock_wait_s: float) -> dict[str, QueryResult]:
     # Keyed on the warehouse's stamp, so an ingest invalidates every cached result at once.
-    return run_queries(db_path, dict(named_sql), lock_wait_s=lock_wait_s)
+    return run_queries(db_path, dict(named_sql), lock_wait_s=lock_wait_s, limits=app_config().page_limits())
 
 
 def cached_queries(named_sql: dict[str, str]) -> dict[str, QueryResult]:
@@ -56,9 +56,12 @@ def _shown_failures(named_sql: dict[str, str], failed: str, *,
         fill_warehouse_help(app_config(), exists=False)
     except WarehouseBusy as exc:
         st.warning(f"{exc}", icon=":material/hourglass_top:")
-    except duckdb.Error as exc:
+    except LimitExceeded as exc:
+        st.error(f"{failed}: {exc}", icon=":material/timer:")
+    except (ReadRefused, duckdb.Error) as exc:
+        # ReadRefused covers NotAWarehouse and a refused statement; DuckDB errors are one line, no paths.
         st.error(f"{failed}: {str(exc).splitlines()[0]}", icon=":material/warning:")
-        if failed_sql is not None:
+        if failed_sql is not None and not isinstance(exc, NotAWarehouse):
             st.code(failed_sql, language="sql")
     return None
 
@@ -70,6 +73,9 @@ def require_warehouse() -> WarehouseState | None:
         state = warehouse_state(config.db_path, lock_wait_s=config.lock_wait_s)
     except WarehouseBusy as exc:
         st.warning(f"{exc}", icon=":material/hourglass_top:")
+        return None
+    except ReadRefused as exc:
+        st.error(str(exc), icon=":material/warning:")
         return None
     if state.empty:
         fill_warehouse_help(config, exists=state.exists)

@@ -1,11 +1,11 @@
 """Options and the read-only query shared by several subcommands."""
 from __future__ import annotations
 
-import click
-import duckdb
-import polars as pl
+import functools
 
-from warehouse import default_db_path
+import click
+
+from warehouse import DEFAULT_LIMITS, default_db_path
 
 db_option = click.option(
     "--db",
@@ -16,15 +16,75 @@ db_option = click.option(
     help="Path of the DuckDB warehouse file.",
 )
 
+# Each read limit's flag: a flag raises (or lowers) a limit, and none can switch one off.
+LIMIT_FLAGS = {
+    "timeout_s": "--timeout",
+    "max_rows": "--max-rows",
+    "max_result_mb": "--max-result-mb",
+    "memory_limit_mb": "--memory-limit-mb",
+    "max_temp_mb": "--max-temp-mb",
+    "threads": "--threads",
+}
 
-def readonly_frame(db_path: str, query: str) -> pl.DataFrame:
-    """Run one query on a sandboxed read-only connection; failures become one-line CLI errors."""
-    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
+
+def read_limit_options(*, max_rows_default: int = DEFAULT_LIMITS.max_rows,
+                       max_rows_help: str = "Row cap: most rows the query returns."):
+    """The read path's limits as flags; the command receives them as one ReadLimits named `limits`."""
+    d = DEFAULT_LIMITS
+    options = [
+        click.option("--timeout", "timeout_s", type=click.FloatRange(0.1, 86_400), default=d.timeout_s,
+                     show_default=True, help="Seconds before the query is interrupted."),
+        click.option("--max-rows", "max_rows", type=click.IntRange(1, 100_000_000), default=max_rows_default,
+                     show_default=True, help=max_rows_help),
+        click.option("--max-result-mb", type=click.FloatRange(0.01, 1_000_000), default=d.max_result_mb,
+                     show_default=True, help="Largest result (Arrow bytes, counted while fetching)."),
+        click.option("--memory-limit-mb", type=click.IntRange(16, 1_000_000), default=d.memory_limit_mb,
+                     show_default=True, help="DuckDB memory limit; the query worker's memory is bounded too."),
+        click.option("--max-temp-mb", type=click.IntRange(1, 10_000_000), default=d.max_temp_mb,
+                     show_default=True, help="Temp disk a query may spill to (removed afterwards)."),
+        click.option("--threads", type=click.IntRange(1, 1024), default=d.threads, show_default=True,
+                     help="DuckDB threads for the query."),
+    ]
+
+    def decorate(command):
+        @functools.wraps(command)
+        def wrapped(*args, timeout_s, max_rows, max_result_mb, memory_limit_mb, max_temp_mb, threads, **kwargs):
+            limits = DEFAULT_LIMITS.with_overrides(
+                timeout_s=timeout_s, max_rows=max_rows, max_result_mb=max_result_mb,
+                memory_limit_mb=memory_limit_mb, max_temp_mb=max_temp_mb, threads=threads,
+            )
+            return command(*args, limits=limits, **kwargs)
+
+        for option in reversed(options):
+            wrapped = option(wrapped)
+        return wrapped
+
+    return decorate
+
+
+timeout_option = click.option(
+    "--timeout", "timeout_s", type=click.FloatRange(0.1, 86_400), default=DEFAULT_LIMITS.timeout_s,
+    show_default=True, help="Seconds the warehouse queries may run before they are interrupted.",
+)
+
+
+def read_failure(exc: Exception) -> click.ClickException:
+    """A one-line CLI error for anything the read path refused, naming the flag of a limit that was hit."""
+    from warehouse import ForbiddenStatement, LimitExceeded
+
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, ForbiddenStatement):
+        message = f"refused: {message}"
+    if isinstance(exc, LimitExceeded) and exc.limit in LIMIT_FLAGS:
+        message += f" (raise it with {LIMIT_FLAGS[exc.limit]})"
+    return click.ClickException(message)
+
+
+def read_frame(db_path: str, query: str, limits):
+    """Run one user query through the read path (warehouse.run_read_query); failures become CLI errors."""
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, run_read_query
 
     try:
-        with open_readonly(db_path) as con:
-            return con.sql(query).pl()
-    except (WarehouseMissing, WarehouseBusy) as exc:
-        raise click.ClickException(str(exc)) from None
-    except duckdb.Error as exc:
-        raise click.ClickException(f"query refused or failed: {exc}") from None
+        return run_read_query(db_path, query, limits=limits)
+    except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
+        raise read_failure(exc) from None

@@ -1,14 +1,21 @@
 """`trajscope app`: serve the Streamlit dashboard on 127.0.0.1 over one warehouse file."""
 from __future__ import annotations
 
+import ctypes
 import os
+import signal
 import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import click
 
 from warehouse import default_db_path, upgrade_if_warehouse
+
+# Seconds Streamlit gets to stop on SIGTERM / Ctrl-C before it is killed (a page may be mid-query).
+STOP_GRACE_S = 2.0
 
 
 def _port_free(port: int) -> bool:
@@ -32,7 +39,16 @@ def _port_free(port: int) -> bool:
               help="Seconds a SQL console query may run before it is interrupted.")
 @click.option("--row-cap", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True,
               help="Most rows the SQL console shows and downloads.")
-def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, row_cap: int) -> None:
+@click.option("--max-result-mb", type=click.FloatRange(0.01, 1_000_000), default=64.0, show_default=True,
+              help="Largest SQL console / Export result (Arrow bytes, counted while fetching).")
+@click.option("--page-timeout", type=click.FloatRange(0.1, 3600), default=30.0, show_default=True,
+              help="Seconds a page's own query may run before it is interrupted.")
+@click.option("--memory-limit-mb", type=click.IntRange(16, 1_000_000), default=1024, show_default=True,
+              help="DuckDB memory limit of every read; console queries run in a worker bounded by it.")
+@click.option("--max-temp-mb", type=click.IntRange(1, 10_000_000), default=1024, show_default=True,
+              help="Temp disk a read may spill to.")
+def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, row_cap: int,
+            max_result_mb: float, page_timeout: float, memory_limit_mb: int, max_temp_mb: int) -> None:
     """Serve the dashboard on http://127.0.0.1:PORT (read-only over the warehouse; Ctrl-C stops it).
 
     Pages: Runs, Failure plane, Breakdowns, Trajectory replay, Compare, Intervention audit,
@@ -52,6 +68,10 @@ def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, 
         "TRAJSCOPE_APP_MAX_UPLOAD_MB": str(max_upload_mb),
         "TRAJSCOPE_APP_SQL_TIMEOUT_S": str(sql_timeout),
         "TRAJSCOPE_APP_SQL_ROW_CAP": str(row_cap),
+        "TRAJSCOPE_APP_SQL_MAX_MB": str(max_result_mb),
+        "TRAJSCOPE_APP_PAGE_TIMEOUT_S": str(page_timeout),
+        "TRAJSCOPE_APP_MEMORY_MB": str(memory_limit_mb),
+        "TRAJSCOPE_APP_TEMP_MB": str(max_temp_mb),
         # The repo root on the path, so `app` imports the same way as in tests.
         "PYTHONPATH": os.pathsep.join(filter(None, [str(main.parents[1]), os.environ.get("PYTHONPATH")])),
     }
@@ -72,6 +92,40 @@ def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, 
             click.echo(f"warning: {db_path} is locked by another process; its schema was not checked", err=True)
     click.echo(f"trajscope dashboard on http://127.0.0.1:{port}  —  warehouse {db_path}{state}")
     sys.stdout.flush()
-    # Become the server rather than its parent: a signal to `trajscope app` (Ctrl-C, a supervisor's
-    # SIGTERM, a test's terminate()) then reaches Streamlit itself and leaves no orphan behind.
-    os.execve(sys.executable, args, env)
+    sys.exit(_serve(args, env))
+
+
+def _die_with_parent() -> None:
+    # Linux prctl(PR_SET_PDEATHSIG, SIGKILL): the server never outlives `trajscope app`, even if killed.
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+def _serve(args: list[str], env: dict[str, str]) -> int:
+    """Run Streamlit as a child; SIGTERM or Ctrl-C stops it within STOP_GRACE_S, then kills it."""
+    server = subprocess.Popen(args, env=env, preexec_fn=_die_with_parent)  # noqa: PLW1509 - single-threaded here
+    stopping: list[int] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        stopping.append(signum)
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    deadline: float | None = None
+    while True:
+        try:
+            code = server.wait(timeout=0.2)
+            return 0 if stopping else code
+        except subprocess.TimeoutExpired:
+            if not stopping:
+                continue
+            deadline = deadline or time.monotonic() + STOP_GRACE_S
+            if time.monotonic() >= deadline:
+                # Streamlit waits for running scripts; a stop must not wait for a query.
+                server.kill()
+                server.wait()
+                return 0

@@ -8,17 +8,6 @@ import click
 from warehouse.audit import REPORT_FORMATS, REPORT_TABLES
 
 
-def _ensure_schema(db: Path) -> None:
-    # An older warehouse lacks the audit tables; one short write open migrates it.
-    from warehouse import latest_schema_version, open_readonly, open_warehouse, schema_version
-
-    with open_readonly(db) as con:
-        current = schema_version(con)
-    if current < latest_schema_version():
-        with open_warehouse(db):
-            pass
-
-
 @click.command("audit-report")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Warehouse (default $TRAJSCOPE_DB or ./trajscope.duckdb).")
@@ -35,21 +24,21 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) 
     Example:
       trajscope audit-report --db demo.duckdb --format latex --table causal --table sentinels
     """
-    from warehouse import WarehouseBusy, WarehouseMissing, default_db_path, open_readonly
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
     from warehouse.audit import render_report, report_tables
 
     path = Path(db) if db else default_db_path()
     try:
-        _ensure_schema(path)
-        with open_readonly(path) as con:
-            n = con.execute("SELECT count(*) FROM audit_records").fetchone()[0]
+        # The read path brings an older warehouse (no audit tables yet) up to date first.
+        with open_read(path) as con:
+            n = con.execute("SELECT count(*) FROM audit_records").fetchall()[0][0]
             if n == 0:
                 raise click.ClickException(
                     f"{path}: no audit records yet; run `trajscope audit --dataset ... --db {path}` "
                     f"or load records with `trajscope audit --import FILE --db {path}`"
                 )
             text = render_report(report_tables(con, list(tables) or None), fmt)
-    except (WarehouseMissing, WarehouseBusy) as exc:
+    except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise click.ClickException(str(exc)) from None
     if out:
         Path(out).write_text(text)

@@ -5,7 +5,7 @@ import click
 
 from trajscope.format import COMPARE_METRICS, DEFAULT_COMPARE_METRIC
 
-from ._options import db_option
+from ._options import db_option, read_failure, timeout_option
 
 
 @click.command("compare")
@@ -28,7 +28,9 @@ from ._options import db_option
 @click.option("--digits", type=click.IntRange(1, 17), default=3, show_default=True,
               help="Decimal places (markdown and latex; csv prints full precision).")
 @db_option
-def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fmt, digits, db_path) -> None:
+@timeout_option
+def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fmt, digits, db_path,
+            timeout_s) -> None:
     """Compare RUN_B against RUN_A, paired by question id.
 
     Prints accuracy under A and B, the delta (B - A) with a 95% paired bootstrap CI, the
@@ -38,28 +40,27 @@ def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fm
 
     Example: trajscope compare baseline readgate --strata question_type --format latex
     """
-    from pathlib import Path
-
     import duckdb
 
-    from warehouse import WarehouseBusy, open_warehouse
+    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
     from warehouse.export import to_csv, to_latex, to_markdown
     from warehouse.queries import QueryError, compare_runs, comparison_frame
     from warehouse.stats import UnpairedComparison
 
-    if not Path(db_path).exists():
-        raise click.ClickException(f"{db_path}: no warehouse here; create one with `trajscope ingest LOG --db {db_path}`")
+    limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)
     try:
-        # A write open, held for this one query, so views added by newer code are installed.
-        with open_warehouse(db_path) as con:
+        # The read path: an old warehouse is brought up to date first, then read in the sandbox.
+        with open_read(db_path, limits=limits) as con, time_limit(con, limits.timeout_s):
             comparison = compare_runs(
                 con, run_a, run_b, metric=metric, strata=strata, margin=margin,
                 subset="a_zero_read" if zero_read else None, n_resamples=resamples, seed=seed,
             )
-    except (QueryError, UnpairedComparison, WarehouseBusy) as exc:
+    except (QueryError, UnpairedComparison) as exc:
         raise click.ClickException(str(exc)) from None
+    except (WarehouseBusy, WarehouseMissing, ReadRefused) as exc:
+        raise read_failure(exc) from None
     except duckdb.Error as exc:
-        raise click.ClickException(f"{db_path}: query failed: {exc}") from None
+        raise click.ClickException(f"{db_path}: query failed: {str(exc).splitlines()[0]}") from None
     frame = comparison_frame(comparison)
     note = (f"{run_b} vs {run_a} ({metric}): {comparison.pairing}; delta = B - A with a 95% paired "
             f"bootstrap CI ({resamples} resamples, seed {seed})")

@@ -5,7 +5,7 @@ import re
 
 import click
 
-from ._options import db_option, readonly_frame
+from ._options import db_option, read_frame, read_limit_options
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -19,15 +19,24 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 @click.option("--caption", default=None, help="LaTeX caption.")
 @click.option("--label", default=None, help="LaTeX label.")
 @click.option("--digits", default=3, show_default=True, help="Decimal places for floats (text formats).")
-def command(query_or_view, db_path, fmt, out, caption, label, digits) -> None:
-    """Export QUERY_OR_VIEW (a view/table name or a SELECT) for a paper.
+@read_limit_options(max_rows_default=1_000_000,
+                    max_rows_help="Row cap: a result with more rows is refused, nothing is written.")
+def command(query_or_view, db_path, fmt, out, caption, label, digits, limits) -> None:
+    """Export QUERY_OR_VIEW (a view/table name or a SELECT) for a paper, through the sandboxed read path.
 
     Example: trajscope export run_summary --format latex --out table1.tex
     """
     from warehouse.export import export_table
 
-    query = f"SELECT * FROM {query_or_view}" if _IDENTIFIER.match(query_or_view) else query_or_view
-    df = readonly_frame(db_path, query)
+    query = f'SELECT * FROM "{query_or_view}"' if _IDENTIFIER.match(query_or_view) else query_or_view
+    result = read_frame(db_path, query, limits)
+    if result.truncated:
+        # A paper table cut at the cap would be silently wrong: refuse instead.
+        raise click.ClickException(
+            f"the result has more than {limits.max_rows:,} rows (the row cap); nothing written to {out}; "
+            "raise --max-rows or filter the query"
+        )
+    df = result.df
     options = {}
     if fmt == "latex":
         options = {"caption": caption, "label": label, "float_digits": digits}

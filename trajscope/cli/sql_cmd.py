@@ -1,34 +1,31 @@
-"""`trajscope sql`: a read-only, sandboxed query against the warehouse."""
+"""`trajscope sql`: one read-only, sandboxed, bounded query against the warehouse."""
 from __future__ import annotations
 
-import shutil
-
 import click
-import polars as pl
 
-from ._options import db_option, readonly_frame
+from ._options import db_option, read_frame, read_limit_options
 
 
 @click.command("sql")
 @click.argument("query")
 @db_option
-@click.option("--max-rows", default=100, show_default=True, help="Rows to print.")
+@read_limit_options(max_rows_default=100, max_rows_help="Row cap: most rows printed (the query stops there).")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "markdown"]), default="table",
               show_default=True)
-def command(query, db_path, max_rows, fmt) -> None:
-    """Run QUERY read-only: no writes, no file or network access, no extensions.
+def command(query, db_path, limits, fmt) -> None:
+    """Run QUERY read-only: one SELECT, no writes, no file or network access, no extensions,
+    bounded in time, rows, result bytes, memory and temp disk (see the limit flags).
 
     Example: trajscope sql "SELECT run_id, em, contain_acc FROM run_summary"
     """
-    from warehouse.export import to_csv, to_markdown
+    from warehouse.export import to_csv, to_markdown, to_text
 
-    df = readonly_frame(db_path, query)
-    shown = df.head(max_rows)
+    result = read_frame(db_path, query, limits)
+    df = result.df
     if fmt == "table":
-        width = max(shutil.get_terminal_size((160, 24)).columns, 160)
-        with pl.Config(tbl_rows=max_rows, tbl_cols=-1, fmt_str_lengths=60, tbl_width_chars=width):
-            click.echo(shown)
+        click.echo(to_text(df), nl=False)
     else:
-        click.echo(to_csv(shown) if fmt == "csv" else to_markdown(shown), nl=False)
-    if df.height > max_rows:
-        click.echo(f"({df.height - max_rows} more rows; raise --max-rows or use `trajscope export`)", err=True)
+        click.echo(to_csv(df) if fmt == "csv" else to_markdown(df), nl=False)
+    if result.truncated:
+        click.echo(f"(stopped at the row cap of {limits.max_rows:,} rows; raise --max-rows or use "
+                   "`trajscope export`)", err=True)

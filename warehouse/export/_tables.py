@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import json
 import math
 from pathlib import Path
 
@@ -32,16 +33,24 @@ def _cell(value: object, float_digits: int) -> str:
     return str(value)
 
 
+def _as_json(df: pl.DataFrame, name: str) -> pl.Series:
+    return pl.Series(name, [None if v is None else json.dumps(v, default=str, ensure_ascii=False)
+                            for v in df[name].to_list()], dtype=pl.String)
+
+
 def _flat(df: pl.DataFrame) -> pl.DataFrame:
-    # CSV and text tables cannot hold nested values: lists become comma-joined strings.
-    casts = []
+    # CSV and text tables cannot hold nested or binary values: lists of scalars become comma-joined
+    # strings, bytes hex, anything else nested its JSON text; whole-number decimals (HUGEINT) stay whole.
+    casts: list[pl.Expr | pl.Series] = []
     for name, dtype in df.schema.items():
-        if isinstance(dtype, (pl.List, pl.Array)):
+        if isinstance(dtype, (pl.List, pl.Array)) and not dtype.inner.is_nested() and dtype.inner != pl.Binary:
             casts.append(pl.col(name).cast(pl.List(pl.String)).list.join(", ").alias(name))
-        elif isinstance(dtype, pl.Struct) or dtype == pl.Object:
-            casts.append(pl.col(name).map_elements(str, return_dtype=pl.String).alias(name))
+        elif dtype == pl.Binary:
+            casts.append(pl.col(name).bin.encode("hex").alias(name))
+        elif dtype.is_nested() or dtype == pl.Object:
+            casts.append(_as_json(df, name))
         elif isinstance(dtype, pl.Decimal):
-            casts.append(pl.col(name).cast(pl.Float64).alias(name))
+            casts.append(pl.col(name).cast(pl.Int128 if dtype.scale == 0 else pl.Float64).alias(name))
     return df.with_columns(casts) if casts else df
 
 
@@ -69,6 +78,26 @@ def to_markdown(df: pl.DataFrame, *, float_digits: int = 3) -> str:
         for row in df.iter_rows()
     ]
     return "\n".join([header, align, *rows]) + "\n"
+
+
+def to_text(df: pl.DataFrame, *, max_cell: int = 60, float_digits: int = 4) -> str:
+    """A plain aligned table for a terminal: every column as wide as its content (cells cut at max_cell)."""
+    df = _flat(df)
+
+    def cell(value: object) -> str:
+        text = "NULL" if value is None else _cell(value, float_digits).replace("\n", " ")
+        return text if len(text) <= max_cell else text[: max_cell - 1] + "…"
+
+    columns = [[cell(v) for v in df[c].to_list()] for c in df.columns]
+    widths = [max([len(c), *(len(v) for v in col)]) for c, col in zip(df.columns, columns)]
+    numeric = [df.schema[c].is_numeric() for c in df.columns]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric)).rstrip()
+
+    rows = [line(list(df.columns)), "  ".join("-" * w for w in widths)]
+    rows += [line([col[i] for col in columns]) for i in range(df.height)]
+    return "\n".join(rows) + f"\n({df.height} row{'s' if df.height != 1 else ''})\n"
 
 
 def to_latex(df: pl.DataFrame, *, caption: str | None = None, label: str | None = None,

@@ -8,14 +8,14 @@ import duckdb
 _AS_TEXT = {"interval", "union", "bignum", "varint", "bit", "time with time zone"}
 
 
-def _needs_text(type_: duckdb.typing.DuckDBPyType) -> bool:
+def _needs_text(type_) -> bool:  # noqa: ANN001 - a DuckDBPyType
     if type_.id in _AS_TEXT:
         return True
     try:
         children = type_.children
     except (duckdb.Error, ValueError, TypeError):
         return False
-    return any(_needs_text(child) for _, child in children if isinstance(child, duckdb.typing.DuckDBPyType))
+    return any(_needs_text(child) for _, child in children if hasattr(child, "id"))
 
 
 def _quoted(name: str) -> str:

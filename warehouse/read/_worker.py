@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import duckdb
 import pyarrow as pa
 
 from .._connection import WarehouseBusy
@@ -58,13 +59,16 @@ def main() -> None:
         refused = limit_error(exc, limits)
         _status(folder, ok=False, kind="limit", limit=refused.limit if refused else "memory_limit_mb",
                 message=str(refused))
-    except Exception as exc:  # noqa: BLE001 - a DuckDB error the user's SQL caused: one line back
+    except duckdb.Error as exc:  # a DuckDB error the user's SQL caused: one line back
         refused = limit_error(exc, limits)
         if refused is not None:
             _status(folder, ok=False, kind="limit", limit=refused.limit, message=str(refused))
         else:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             _status(folder, ok=False, kind="duckdb", message=first)
+    except Exception as exc:  # noqa: BLE001 - a fault of this code, reported as one, not as the user's
+        _status(folder, ok=False, kind="internal", message=f"internal error in the query worker: "
+                f"{type(exc).__name__}: {exc}")
 
 
 if __name__ == "__main__":
