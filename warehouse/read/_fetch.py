@@ -75,7 +75,7 @@ def time_limit(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[None]
 
 def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits) -> Fetched:
     """Check sql against con's catalog, run it, keep at most max_rows rows and max_result_mb of Arrow bytes."""
-    statement = check_statement(sql, con=con, relations=known_relations(con))
+    statement = check_statement(sql, con=con, catalog=known_relations(con))
     budget = limits.max_bytes
     try:
         with time_limit(con, limits.timeout_s):

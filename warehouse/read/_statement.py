@@ -5,6 +5,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -55,14 +56,23 @@ def _parser() -> duckdb.DuckDBPyConnection:
 
 
 @cache
-def known_relations_sql() -> str:
-    """The catalog query behind the table-name check."""
-    return (resources.files("warehouse.read") / "known_relations.sql").read_text()
+def _catalog_sql(name: str) -> str:
+    return (resources.files("warehouse.read") / f"{name}.sql").read_text()
 
 
-def known_relations(con: duckdb.DuckDBPyConnection) -> frozenset[tuple[str, str, str]]:
-    """(database, schema, name) of every table and view visible on con."""
-    return frozenset(tuple(r) for r in con.execute(known_relations_sql()).fetchall())
+@dataclass(frozen=True)
+class Catalog:
+    """What a query on one connection may name: its tables and views, and its own table macros."""
+
+    relations: frozenset[tuple[str, str, str]]  # (database, schema, name), lower-cased
+    table_macros: frozenset[str]
+
+
+def known_relations(con: duckdb.DuckDBPyConnection) -> Catalog:
+    """The tables, views and table macros visible on con."""
+    relations = frozenset(tuple(r) for r in con.execute(_catalog_sql("known_relations")).fetchall())
+    macros = frozenset(r[0] for r in con.execute(_catalog_sql("table_macros")).fetchall())
+    return Catalog(relations, macros)
 
 
 def _verb(type_: duckdb.StatementType, text: str) -> str:
@@ -103,7 +113,7 @@ def _parsed_tree(sql: str, con: duckdb.DuckDBPyConnection | None) -> Any:
     return tree["statements"]
 
 
-def _check_tree(tree: Any, relations: frozenset[tuple[str, str, str]] | None) -> None:
+def _check_tree(tree: Any, catalog: Catalog | None) -> None:
     cte_names: set[str] = set()
     tables: list[dict[str, Any]] = []
     for node in _nodes(tree):
@@ -124,7 +134,9 @@ def _check_tree(tree: Any, relations: frozenset[tuple[str, str, str]] | None) ->
             function = node.get("function") or {}
             name = str(function.get("function_name", "")).lower()
             _refuse_function(name, table=True)
-            if name not in ALLOWED_TABLE_FUNCTIONS:
+            # Without a catalog (a first check before any connection) only the deny-lists apply; the
+            # check on the connection, always made before running, applies the allow-list.
+            if catalog is not None and name not in ALLOWED_TABLE_FUNCTIONS and name not in catalog.table_macros:
                 raise ForbiddenStatement(
                     f"{name}() is not an allowed table function: only "
                     f"{', '.join(sorted(ALLOWED_TABLE_FUNCTIONS))} run in the sandbox"
@@ -134,8 +146,9 @@ def _check_tree(tree: Any, relations: frozenset[tuple[str, str, str]] | None) ->
         cte_map = node.get("cte_map")
         if isinstance(cte_map, dict):
             cte_names.update(str(e.get("key", "")).lower() for e in cte_map.get("map") or [])
-    if relations is None:
+    if catalog is None:
         return
+    relations = catalog.relations
     for table in tables:
         name = str(table.get("table_name", "")).lower()
         schema = str(table.get("schema_name", "")).lower()
@@ -161,10 +174,11 @@ def _refuse_function(name: str, *, table: bool) -> None:
 
 
 def check_statement(sql: str, *, con: duckdb.DuckDBPyConnection | None = None,
-                    relations: frozenset[tuple[str, str, str]] | None = None) -> str:
+                    catalog: Catalog | None = None) -> str:
     """The single SELECT in sql, stripped; raises ForbiddenStatement naming what is not allowed.
 
-    With relations (see known_relations), every table named must be one of them or a CTE.
+    With a catalog (see known_relations), every table named must be one of its tables or views or a CTE,
+    and every table function an allowed one or one of its table macros.
     """
     if not sql or not sql.strip():
         raise ForbiddenStatement("the query is empty: type a SELECT")
@@ -191,11 +205,11 @@ def check_statement(sql: str, *, con: duckdb.DuckDBPyConnection | None = None,
         )
     statement = statements[0].query.strip().rstrip(";").strip()
     try:
-        _check_tree(_parsed_tree(statement, con), relations)
+        _check_tree(_parsed_tree(statement, con), catalog)
     except RecursionError:
         raise ForbiddenStatement("the query is nested too deeply to be checked") from None
     return statement
 
 
-__all__ = ["ALLOWED_TABLE_FUNCTIONS", "FILE_FUNCTIONS", "MAX_SQL_CHARS", "SQL_RUNNING_FUNCTIONS",
+__all__ = ["ALLOWED_TABLE_FUNCTIONS", "Catalog", "FILE_FUNCTIONS", "MAX_SQL_CHARS", "SQL_RUNNING_FUNCTIONS",
            "check_statement", "known_relations"]
