@@ -18,7 +18,7 @@ import msgspec
 import pyarrow as pa
 from tqdm import tqdm
 
-from trajscope.format import Chunk, Question, RecordError, Trajectory, decode_trajectory, encode
+from trajscope.format import Chunk, Question, RecordError, Trajectory, decode_trajectory, encode, redact_bytes
 
 from ._connection import default_db_path, open_warehouse, transaction
 from ._duckdb_types import read_json_columns
@@ -165,6 +165,7 @@ def _split_log(
                 source.lines += 1
                 if not raw.strip():
                     continue
+                raw = redact_bytes(raw)  # no key or key fragment reaches the warehouse
                 trajectory = decode_trajectory(raw, path=path, line=lineno)
                 tid = trajectory.trajectory_id
                 if not tid.strip():

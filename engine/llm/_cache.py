@@ -9,6 +9,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from trajscope.format import redact_value
+
 
 def request_key(request: dict[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a request (model, messages, tools, schema, decoding)."""
@@ -43,7 +45,7 @@ class ResponseCache:
 
     def put(self, key: str, body: dict[str, Any]) -> None:
         """Store a response (last writer wins)."""
-        blob = json.dumps(body, ensure_ascii=False, default=str)
+        blob = json.dumps(redact_value(body), ensure_ascii=False, default=str)
         with self._lock:
             self._con.execute("INSERT OR REPLACE INTO responses (key, body) VALUES (?, ?)", (key, blob))
             self._con.commit()

@@ -9,6 +9,8 @@ from typing import Any
 
 import openai
 
+from trajscope.format import redact, redact_value, register_secret
+
 from ._cache import ResponseCache, request_key
 from ._completion import Completion, parse_json_object, parse_tool_call
 from ._config import ModelConfig
@@ -36,6 +38,7 @@ class ChatModel:
             raise ValueError("the embedded model has no base_url yet: start LocalModelServer first")
         self.config = config
         self.cache = cache
+        register_secret(config.resolved_api_key())  # never written anywhere from now on
         self.usage = ModelUsage()
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
@@ -136,7 +139,8 @@ class ChatModel:
                 await asyncio.sleep(self._backoff(attempt, exc))
                 continue
             latency_ms = (time.perf_counter() - started) * 1000
-            return _stored_body(response, latency_ms)
+            # Redacted before anything keeps it: the cache, the Completion, hence the log and warehouse.
+            return redact_value(_stored_body(response, latency_ms))
         raise AssertionError("unreachable")
 
     def _backoff(self, attempt: int, exc: Exception) -> float:
@@ -172,8 +176,7 @@ class ChatModel:
         return ModelError(kind, self._redact(f"{type(exc).__name__}: {exc}"), status=status, attempts=attempt)
 
     def _redact(self, text: str) -> str:
-        key = self.config.resolved_api_key()
-        return text.replace(key, "***") if key and key != "not-needed" else text
+        return redact(text)
 
     def _completion(self, body: dict[str, Any], *, cached: bool, structured: bool) -> Completion:
         tool_calls = [parse_tool_call(c["name"], c.get("arguments"), c.get("id")) for c in body["tool_calls"]]

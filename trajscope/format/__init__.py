@@ -35,6 +35,7 @@ from ._codec import (
     json_schema,
     json_schema_text,
     looks_canonical,
+    nesting_of,
     to_builtins,
     write_jsonl,
 )
@@ -49,6 +50,16 @@ from ._definitions import (
     READ_KIND,
 )
 from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
+from ._redaction import (
+    KEY_MARKERS,
+    MIN_FRAGMENT,
+    REDACTED,
+    configured_secrets,
+    redact,
+    redact_bytes,
+    redact_value,
+    register_secret,
+)
 from ._records import (
     CAPABILITY_NAMES,
     SCHEMA_VERSION,
@@ -90,13 +101,15 @@ __all__ = [
     "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "recover_log_file",
     "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
+    "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_value",
+    "register_secret",
     "AUDIT_SCHEMA_VERSION", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES", "RAW_BASELINE",
     "SCHEMA_VERSION", "SEARCH_KINDS", "SENTINEL_INTERVENTIONS", "STEP_KINDS", "STEP_TYPES", "AuditRecord",
     "BudgetNudgeStep", "Candidate", "Capabilities", "Chunk", "contain_match", "ContextInjectionStep",
     "decode_audit_record", "decode_strict", "decode_trajectory", "DecodedAuditLine", "DecodedLine", "encode",
     "encode_audit_record", "ErrorStep", "exact_match", "field_of", "FinalStep", "ForcedAnswerStep",
     "GateRejectionStep", "Intervention", "iter_audit_records", "iter_trajectories", "json_schema",
-    "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id",
+    "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id", "nesting_of",
     "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer", "Passage", "Question",
     "read_audit_records", "ReaderOutput", "ReadStep", "Record", "RecordError", "RegisterEvent",
     "RegisterUpdateStep", "RetrieverSettings", "Run", "score_answer", "SearchStep", "SemanticSearchStep",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +43,44 @@ def field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str 
     return (field or None), message
 
 
+def nesting_of(data: bytes | str) -> tuple[int, str]:
+    """How deep a JSON text nests, and the field path to its first deepest point (cut after 8 levels)."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    steps: list[str | int] = []  # per open container: the key (object) or index (array) being read
+    deepest, deepest_path = 0, []
+    i, n, last_string = 0, len(text), ""
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            last_string, i = text[i + 1:j], j
+        elif ch in "{[":
+            steps.append("" if ch == "{" else 0)
+            if len(steps) > deepest:
+                deepest, deepest_path = len(steps), list(steps[:-1])
+        elif ch in "}]" and steps:
+            steps.pop()
+        elif ch == ":" and steps and isinstance(steps[-1], str):
+            steps[-1] = last_string
+        elif ch == "," and steps and isinstance(steps[-1], int):
+            steps[-1] += 1
+        i += 1
+    shown = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in deepest_path[:8]).lstrip(".")
+    return deepest, shown + (".…" if len(deepest_path) > 8 else "")
+
+
 def decode_strict(decoder: msgspec.json.Decoder, data: bytes | str, *, path: str | Path, line: int) -> Any:
     """Decode with a typed decoder, turning any schema or syntax error into a RecordError."""
     try:
         return decoder.decode(data)
+    except RecursionError:
+        # The nesting limit is the decoder's (Python's recursion limit): a stated limit, not a traceback.
+        depth, field = nesting_of(data)
+        raise RecordError(path, line, field or None,
+                          f"nested {depth} levels deep, past the decoder's nesting limit (Python's recursion "
+                          f"limit of {sys.getrecursionlimit()} levels, less the reader's own stack)") from None
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         field, message = field_of(exc)
         if not isinstance(exc, msgspec.ValidationError):  # a syntax error, not a schema error
@@ -140,6 +175,7 @@ __all__ = [
     "json_schema",
     "json_schema_text",
     "looks_canonical",
+    "nesting_of",
     "to_builtins",
     "write_jsonl",
 ]

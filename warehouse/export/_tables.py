@@ -8,6 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
+from trajscope.format import KEY_MARKERS, configured_secrets, redact
+
 FORMATS = ("csv", "parquet", "latex", "markdown")
 
 _LATEX_ESCAPES = {
@@ -54,15 +56,28 @@ def _flat(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(casts) if casts else df
 
 
+def _redacted_strings(df: pl.DataFrame) -> pl.DataFrame:
+    # Parquet keeps values typed, so its text columns are redacted one value at a time; a column with
+    # no key-like marker is skipped when no key is configured.
+    secrets = configured_secrets()
+    casts = []
+    for name, dtype in df.schema.items():
+        if dtype != pl.String or (not secrets and not df[name].str.contains_any(list(KEY_MARKERS)).any()):
+            continue
+        casts.append(pl.Series(name, [redact(v) if v is not None else None for v in df[name].to_list()],
+                               dtype=pl.String))
+    return df.with_columns(casts) if casts else df
+
+
 def to_csv(df: pl.DataFrame) -> str:
-    """CSV text with a header row."""
-    return _flat(df).write_csv()
+    """CSV text with a header row (keys and key fragments redacted, as in every export)."""
+    return redact(_flat(df).write_csv())
 
 
 def to_parquet(df: pl.DataFrame) -> bytes:
-    """Parquet bytes (nested types kept)."""
+    """Parquet bytes (nested types kept; text columns redacted)."""
     buf = io.BytesIO()
-    df.write_parquet(buf)
+    _redacted_strings(df).write_parquet(buf)
     return buf.getvalue()
 
 
@@ -77,7 +92,7 @@ def to_markdown(df: pl.DataFrame, *, float_digits: int = 3) -> str:
         "| " + " | ".join(_cell(v, float_digits).replace("|", "\\|") for v in row) + " |"
         for row in df.iter_rows()
     ]
-    return "\n".join([header, align, *rows]) + "\n"
+    return redact("\n".join([header, align, *rows]) + "\n")
 
 
 def to_text(df: pl.DataFrame, *, max_cell: int = 60, float_digits: int = 4) -> str:
@@ -97,7 +112,7 @@ def to_text(df: pl.DataFrame, *, max_cell: int = 60, float_digits: int = 4) -> s
 
     rows = [line(list(df.columns)), "  ".join("-" * w for w in widths)]
     rows += [line([col[i] for col in columns]) for i in range(df.height)]
-    return "\n".join(rows) + f"\n({df.height} row{'s' if df.height != 1 else ''})\n"
+    return redact("\n".join(rows) + f"\n({df.height} row{'s' if df.height != 1 else ''})\n")
 
 
 def to_latex(df: pl.DataFrame, *, caption: str | None = None, label: str | None = None,
@@ -119,7 +134,7 @@ def to_latex(df: pl.DataFrame, *, caption: str | None = None, label: str | None 
     for row in df.iter_rows():
         lines.append(" & ".join(latex_escape(_cell(v, float_digits)) for v in row) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
-    return "\n".join(lines) + "\n"
+    return redact("\n".join(lines) + "\n")
 
 
 def export_table(df: pl.DataFrame, fmt: str, out: str | Path | None = None, **options) -> bytes:

@@ -1,0 +1,29 @@
+"""The limits the security tests run under, and the warehouse fingerprint they compare."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+
+from warehouse import ReadLimits
+
+# Small limits keep the suite fast; each is a bound the tests assert.
+SMALL = ReadLimits(timeout_s=2.0, max_rows=50, max_result_mb=2.0, memory_limit_mb=256, max_temp_mb=32,
+                   threads=1, lock_wait_s=5.0)
+CLI_LIMITS = ["--timeout", "2", "--max-rows", "50", "--max-result-mb", "2", "--memory-limit-mb", "256",
+              "--max-temp-mb", "32", "--threads", "1"]
+
+
+def file_hash(db: Path) -> str:
+    """sha256 of the warehouse file."""
+    return hashlib.sha256(db.read_bytes()).hexdigest()
+
+
+def fingerprint(db: Path) -> tuple[str, dict[str, int]]:
+    """sha256 of the warehouse file and the row count of every table."""
+    digest = file_hash(db)
+    with duckdb.connect(str(db), read_only=True) as con:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1").fetchall()]
+        counts = {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for t in tables}
+    return digest, counts

@@ -1,0 +1,126 @@
+"""Secrets out of everything written: API keys, bearer tokens, and any fragment of a configured key.
+
+One function for every writer (the model client's errors and responses, the response cache, the run
+log, the warehouse's ingest and every export): `redact` / `redact_bytes`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+REDACTED = "[REDACTED]"
+# The shortest run of a configured key's characters that counts as a leak of the key.
+MIN_FRAGMENT = 8
+# Values that are no secret: the client's placeholder when no key is set.
+_PLACEHOLDERS = frozenset({"not-needed", "none", "null", "changeme"})
+# Environment variables whose values are keys: *_API_KEY, *_TOKEN, *SECRET*, *PASSWORD*.
+_SECRET_ENV = re.compile(r"(API_?KEY|_TOKEN$|^TOKEN$|SECRET|PASSWORD|PASSWD)", re.I)
+# Well-known key shapes, found even when no key is configured here.
+_KEY_SHAPES = re.compile(
+    r"(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,}"
+    r"|\bsk-[A-Za-z0-9_-]{16,}"
+    r"|\bAKIA[0-9A-Z]{16}\b"
+    r"|\bgh[pousr]_[A-Za-z0-9]{30,}"
+    r"|\bxox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|\bAIza[0-9A-Za-z_-]{35}"
+    r"|\bhf_[A-Za-z0-9]{30,}"
+)
+# Cheap literal markers of those shapes: text without any of them skips the regular expression.
+KEY_MARKERS = ("earer", "EARER", "sk-", "AKIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AIza", "hf_")
+
+_registered: set[str] = set()
+_lock = threading.Lock()
+
+
+def register_secret(value: str | None) -> None:
+    """Treat value (an API key the process uses) as a secret from now on."""
+    if value and len(value) >= MIN_FRAGMENT and value.lower() not in _PLACEHOLDERS:
+        with _lock:
+            _registered.add(value)
+
+
+def configured_secrets() -> frozenset[str]:
+    """Registered keys plus the values of key-named environment variables (at least MIN_FRAGMENT long)."""
+    from_env = {
+        value for name, value in os.environ.items()
+        if _SECRET_ENV.search(name) and len(value) >= MIN_FRAGMENT and value.lower() not in _PLACEHOLDERS
+    }
+    with _lock:
+        return frozenset(_registered | from_env)
+
+
+@lru_cache(maxsize=8)
+def _fragment_pattern(secrets: frozenset[str]) -> re.Pattern[str] | None:
+    grams = {s[i:i + MIN_FRAGMENT] for s in secrets for i in range(len(s) - MIN_FRAGMENT + 1)}
+    if not grams:
+        return None
+    return re.compile("|".join(re.escape(g) for g in sorted(grams, key=len, reverse=True)))
+
+
+def _redact_fragments(text: str, secrets: frozenset[str]) -> str:
+    pattern = _fragment_pattern(secrets)
+    if pattern is None:
+        return text
+    spans: list[tuple[int, int]] = []
+    for match in pattern.finditer(text):
+        start, end = match.span()
+        if spans and start < spans[-1][1]:
+            continue
+        # Grow the match to the longest run that is still a substring of one secret.
+        while end < len(text) and any(text[start:end + 1] in s for s in secrets):
+            end += 1
+        while start > 0 and any(text[start - 1:end] in s for s in secrets):
+            start -= 1
+        if spans and start <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    if not spans:
+        return text
+    out, last = [], 0
+    for start, end in spans:
+        out += [text[last:start], REDACTED]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def redact(text: str) -> str:
+    """text with key shapes, bearer tokens and any >= 8-character fragment of a configured key replaced."""
+    if not text:
+        return text
+    if any(marker in text for marker in KEY_MARKERS):
+        text = _KEY_SHAPES.sub(lambda m: "Bearer " + REDACTED if m.group(0)[:6].lower() == "bearer" else REDACTED,
+                               text)
+    secrets = configured_secrets()
+    return _redact_fragments(text, secrets) if secrets else text
+
+
+def redact_value(value: Any) -> Any:
+    """A JSON-like value (dicts, lists, strings) with redact() applied to every string, keys included."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact_value(k): redact_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact_value(v) for v in value]
+    return value
+
+
+def redact_bytes(data: bytes) -> bytes:
+    """redact() for UTF-8 bytes (a JSONL line); bytes without anything to redact are returned as they are."""
+    secrets = configured_secrets()
+    if not secrets and not any(marker.encode() in data for marker in KEY_MARKERS):
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    cleaned = redact(text)
+    return data if cleaned == text else cleaned.encode("utf-8", "surrogateescape")
+
+
+__all__ = [
+    "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_value",
+    "register_secret",
+]
