@@ -30,9 +30,9 @@ class Outcome:
 def _select_like(sql: str) -> bool:
     try:
         statements = duckdb.extract_statements(sql)
-    except (duckdb.Error, ValueError, RuntimeError):
+        return len(statements) == 1 and statements[0].type == duckdb.StatementType.SELECT
+    except (duckdb.Error, ValueError, RuntimeError):  # a statement kind the Python API cannot name
         return False
-    return len(statements) == 1 and statements[0].type == duckdb.StatementType.SELECT
 
 
 def export_filter(sql: str) -> str:
@@ -58,7 +58,9 @@ def _cli(name: str, args: list[str]) -> Outcome:
         lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
         assert len(lines) == 1, result.output
         return Outcome(name, True, message=lines[0])
-    return Outcome(name, False, rows=max(0, len(result.output.splitlines()) - 3))
+    # Table output: a header, a rule, the rows, "(N rows)"; notices on stderr start with "(".
+    rows = [line for line in result.output.splitlines()[2:] if not line.startswith("(")]
+    return Outcome(name, False, rows=len(rows))
 
 
 def run_everywhere(attack: Attack, db, tmp_path) -> list[Outcome]:

@@ -105,6 +105,11 @@ def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits) 
             table = pa.Table.from_batches(batches, schema=schema)
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
         raise limit_error(exc, limits) from None
+    except OSError as exc:
+        # Arrow's conversion reports DuckDB's out-of-memory as an OSError.
+        if "out of memory" not in str(exc).lower():
+            raise
+        raise limit_error(MemoryError(str(exc)), limits) from None
     return Fetched(table, truncated, n_bytes, tuple(as_text))
 
 

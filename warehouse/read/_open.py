@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from .._connection import SANDBOX_CONFIG, WarehouseMissing, connect_retrying, default_db_path
+from .._file_lock import SANDBOX_CONFIG, WarehouseMissing, connect_retrying, default_db_path
 from ._errors import NotAWarehouse
 from ._limits import ReadLimits
 

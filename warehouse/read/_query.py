@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -22,6 +21,20 @@ from ._statement import check_statement
 from ._tempdir import private_temp_dir
 from ._upgrade import upgrade_if_warehouse
 
+# The worker starts from warehouse.read._worker without running the packages' __init__ (the loader,
+# polars, msgspec: over a second of start-up on a busy machine); it needs duckdb and pyarrow only.
+_BOOTSTRAP = """
+import sys, types
+from importlib.machinery import ModuleSpec
+for name in ("warehouse", "warehouse.read"):
+    module = types.ModuleType(name)
+    module.__path__ = [sys.argv[1] + "/" + name.replace(".", "/")]
+    module.__spec__ = ModuleSpec(name, None, is_package=True)
+    module.__spec__.submodule_search_locations = module.__path__
+    sys.modules[name] = module
+from warehouse.read._worker import main
+main()
+"""
 # Seconds a worker gets beyond the query's own time limit and lock wait: interpreter start-up, writing.
 _WORKER_GRACE_S = 10.0
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -53,9 +66,8 @@ def to_polars(table: pa.Table) -> pl.DataFrame:
 def _in_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
     with private_temp_dir() as folder:
         request = {"db": str(path), "sql": statement, "folder": str(folder), "limits": limits.__dict__}
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH")]))}
-        proc = subprocess.Popen([sys.executable, "-m", "warehouse.read._worker"], stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=str(folder))
+        proc = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, str(_PACKAGE_ROOT)], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(folder))
         try:
             _, stderr = proc.communicate(json.dumps(request).encode(),
                                          timeout=limits.timeout_s + limits.lock_wait_s + _WORKER_GRACE_S)

@@ -7,12 +7,12 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from .._connection import SANDBOX_CONFIG
+from .._file_lock import SANDBOX_CONFIG
 from ._errors import ForbiddenStatement
 
 MAX_SQL_CHARS = 100_000
@@ -57,7 +57,8 @@ def _parser() -> duckdb.DuckDBPyConnection:
 
 @cache
 def _catalog_sql(name: str) -> str:
-    return (resources.files("warehouse.read") / f"{name}.sql").read_text()
+    # Beside this module (not importlib.resources): the query worker loads it without the package __init__.
+    return (Path(__file__).with_name(f"{name}.sql")).read_text()
 
 
 @dataclass(frozen=True)

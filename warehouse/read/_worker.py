@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from .._connection import WarehouseBusy
+from .._file_lock import WarehouseBusy
 from ._errors import LimitExceeded, ReadRefused
 from ._fetch import fetch_bounded, limit_error
 from ._limits import WORKER_BASE_ADDRESS_SPACE_MB, ReadLimits
