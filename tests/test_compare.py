@@ -205,3 +205,30 @@ def test_judge_command_errors_are_one_line(db, tmp_path):
     assert "Traceback" not in unknown.output
     missing = CliRunner().invoke(main, ["judge", "base", "--db", str(tmp_path / "absent.duckdb")])
     assert missing.exit_code != 0 and "no warehouse here" in missing.output
+
+
+def test_compare_reads_a_current_warehouse_without_any_write_open(db, monkeypatch):
+    import warehouse.read._upgrade as upgrade
+
+    def no_write(*args, **kwargs):
+        raise AssertionError("compare opened the warehouse for writing")
+
+    monkeypatch.setattr(upgrade, "open_warehouse", no_write)
+    result = CliRunner().invoke(main, ["compare", "base", "gate", "--format", "csv", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+
+
+def test_compare_brings_an_old_warehouse_up_to_date_through_the_read_path(db, tmp_path):
+    import shutil
+
+    import duckdb as _duckdb
+
+    old = tmp_path / "old.duckdb"
+    shutil.copy(db, old)
+    with _duckdb.connect(str(old)) as con:  # as an older trajscope left it: a view missing
+        con.execute("DROP VIEW IF EXISTS run_summary CASCADE")
+        con.execute("UPDATE views_state SET views_hash = 'old'")
+    result = CliRunner().invoke(main, ["compare", "base", "gate", "--format", "csv", "--db", str(old)])
+    assert result.exit_code == 0, result.output
+    with _duckdb.connect(str(old), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'run_summary'").fetchall() == [(1,)]

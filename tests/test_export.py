@@ -103,3 +103,13 @@ def test_console_script_schema_matches_module():
     from trajscope.format import json_schema_text
 
     assert out.stdout == json_schema_text()
+
+
+def test_cli_sql_table_keeps_wide_results_readable(db):
+    columns = ", ".join(f"'value {i}' AS a_rather_long_column_name_{i}" for i in range(14))
+    result = CliRunner().invoke(main, ["sql", f"SELECT {columns}", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    header, rule, row = result.output.splitlines()[:3]
+    # Every column as wide as its name: nothing squeezed into a few characters or elided.
+    assert all(f"a_rather_long_column_name_{i}" in header for i in range(14))
+    assert row.count("value ") == 14 and "…" not in row

@@ -57,3 +57,38 @@ def test_a_lock_held_past_the_timeout_is_a_clear_error(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_long_export_filter_is_stopped_at_its_time_limit_so_an_ingest_gets_the_file(tmp_path):
+    import threading
+
+    from app.console import QueryTimeout, run_export_query
+    from trajscope.format import write_jsonl
+    from warehouse import ReadLimits
+
+    db, log = tmp_path / "w.duckdb", tmp_path / "more.jsonl"
+    ingest_trajectories(db, fixture_trajectories()[:1])
+    with open(log, "wb") as out:
+        write_jsonl(fixture_trajectories(), out)
+    refused: list[Exception] = []
+
+    def long_filter() -> None:
+        try:
+            run_export_query(db, "runs", "EXISTS (SELECT count(*) FROM range(100000000) a, range(100000) b "
+                             "WHERE a.range % 7 = b.range)", 10, limits=ReadLimits(timeout_s=1.0))
+        except QueryTimeout as exc:
+            refused.append(exc)
+
+    reader = threading.Thread(target=long_filter)
+    reader.start()
+    try:
+        # `trajscope ingest` in its own process waits out the reader's lock (for up to 60 s); the
+        # filter's time limit frees the file long before.
+        ingest = subprocess.run([sys.executable, "-m", "trajscope", "ingest", str(log), "--db", str(db)],
+                                capture_output=True, text=True, timeout=300)
+    finally:
+        reader.join()
+    assert ingest.returncode == 0, ingest.stdout + ingest.stderr
+    assert refused and "time limit of 1 s" in str(refused[0])
+    with open_readonly(db) as con:
+        assert con.execute("SELECT count(*) FROM trajectories").fetchall() == [(4,)]

@@ -10,7 +10,8 @@ from pathlib import Path
 import polars as pl
 
 from warehouse import ReadLimits, open_read, time_limit
-from warehouse.read import fetch_bounded, to_polars, write_lock as warehouse_write_lock
+from warehouse.read import fetch_bounded, to_polars
+from warehouse.read import write_lock as warehouse_write_lock
 
 from ._config import load_config
 

@@ -7,7 +7,14 @@ import streamlit as st
 
 from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_export_query
 from app.ui import (
-    app_config, figure_downloads, page_header, require_warehouse, set_url, sql_expander, url_value, warehouse_stamp,
+    app_config,
+    figure_downloads,
+    page_header,
+    require_warehouse,
+    set_url,
+    sql_expander,
+    url_value,
+    warehouse_stamp,
 )
 from warehouse import WarehouseBusy, WarehouseMissing
 from warehouse.export import to_csv, to_latex, to_markdown, to_parquet

@@ -10,10 +10,9 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "fixtures" / "app"))
 sys.path.insert(0, str(Path(__file__).parent))
 
 from app_fixture_records import app_trajectories  # noqa: E402
+from security_limits import fingerprint  # noqa: E402
 
 from warehouse import ingest_trajectories  # noqa: E402
-
-from security_limits import fingerprint  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -112,7 +112,8 @@ SETTINGS = _family("settings", [
 ])
 
 MULTI = _family("multi-statement", [
-    "SELECT 1; DROP TABLE runs", "SELECT 1;;SELECT 2", ";SELECT 1; DELETE FROM runs", "SELECT 1 /* ; */; DELETE FROM runs",
+    "SELECT 1; DROP TABLE runs", "SELECT 1;;SELECT 2", ";SELECT 1; DELETE FROM runs",
+    "SELECT 1 /* ; */; DELETE FROM runs",
     "SELECT 1\n;\nDELETE FROM runs", "BEGIN; DELETE FROM runs; COMMIT", "SELECT 1; ATTACH '/tmp/x.duckdb'",
     "SELECT 1; SET enable_external_access = true", "SELECT 'a;b'; SELECT 2", "SELECT 1; -- only a comment\nSELECT 2",
 ])
@@ -126,7 +127,8 @@ QUOTING = _family("quoting", [
     "SELECT E'\\x27' || (SELECT content FROM read_text('/etc/passwd'))", "ЅELECT * FROM runs",
     "SELECT * FROM read_text(('/etc/' || 'passwd'))", "SELECT * FROM read_text(['/etc/passwd'])",
     "/*+ hint */ INSERT INTO runs (run_id) VALUES ('x')", "(DELETE FROM runs)", "VALUES (1); DELETE FROM runs",
-    "WITH x AS MATERIALIZED (SELECT * FROM read_text('/etc/passwd')) SELECT 1", "SELECT 1 WHERE 1 = (SELECT 1 FROM glob('/*'))",
+    "WITH x AS MATERIALIZED (SELECT * FROM read_text('/etc/passwd')) SELECT 1",
+    "SELECT 1 WHERE 1 = (SELECT 1 FROM glob('/*'))",
 ])
 QUOTING_BOUNDED = _family("quoting", [
     "SELECT 'a'';DROP TABLE runs;--' AS s", "SELECT $$read_text('/etc/passwd')$$ AS s",

@@ -42,13 +42,14 @@ def test_ingest_of_a_deeply_nested_record_is_one_line_and_writes_nothing(tmp_pat
     assert not db.exists()
 
 
-def test_the_upload_check_reports_the_nesting_limit(tmp_path):
-    from app.upload import check_upload
+def test_the_upload_check_reports_the_nesting_limit():
+    from app.upload import prepare_upload
 
-    log = tmp_path / "deep.jsonl"
-    log.write_bytes(deep_record(1000) + b"\n")
-    report = check_upload(log)
-    assert not report.ok and report.errors and "nesting limit" in report.errors[0].message
+    prepared = prepare_upload("deep.jsonl", deep_record(1000) + b"\n")
+    assert not prepared.ok and prepared.errors, prepared
+    error = prepared.errors[0]
+    assert (error.path, error.line) == ("deep.jsonl", 1) and error.field.startswith("steps[1].args.nested")
+    assert "nesting limit" in error.message
 
 
 def test_nesting_of_names_the_deepest_path():

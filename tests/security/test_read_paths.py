@@ -108,3 +108,22 @@ def test_the_catalogue_has_every_issue_attack_and_a_hundred_more():
 def test_after_every_attack_the_warehouse_has_the_same_hash_and_row_counts(warehouse_db, baseline):
     # Runs after the parametrized attacks (file order); each of them already compared the file hash.
     assert fingerprint(warehouse_db) == baseline
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM read_text('/etc/passwd')", "SELECT * FROM read_csv('/etc/passwd')", "SELECT * FROM '/etc/passwd'",
+    "SELECT * FROM read_blob('/etc/hostname')", "SELECT * FROM glob('/etc/*')",
+    "SELECT * FROM read_parquet('https://example.com/x.parquet')", "SET enable_external_access = true",
+    "SET memory_limit = '100GB'", "INSTALL httpfs", "LOAD httpfs", "ATTACH '/tmp/other.duckdb' AS o",
+    "COPY (SELECT 1) TO '/tmp/stolen.csv'", "DELETE FROM runs", "CREATE TABLE t AS SELECT 1",
+])
+def test_the_sandboxed_connection_itself_refuses_what_the_check_refuses_first(sql, warehouse_db, tmp_path):
+    # Defence in depth: the statement check is bypassed here; DuckDB's sandbox must still say no.
+    from warehouse.read._open import connect_sandboxed
+
+    con = connect_sandboxed(warehouse_db, SMALL, tmp_path / "spill")
+    try:
+        with pytest.raises(duckdb.Error):
+            con.execute(sql).fetchall()
+    finally:
+        con.close()

@@ -104,11 +104,12 @@ def to_text(df: pl.DataFrame, *, max_cell: int = 60, float_digits: int = 4) -> s
         return text if len(text) <= max_cell else text[: max_cell - 1] + "…"
 
     columns = [[cell(v) for v in df[c].to_list()] for c in df.columns]
-    widths = [max([len(c), *(len(v) for v in col)]) for c, col in zip(df.columns, columns)]
+    widths = [max([len(c), *(len(v) for v in col)]) for c, col in zip(df.columns, columns, strict=True)]
     numeric = [df.schema[c].is_numeric() for c in df.columns]
 
     def line(values: list[str]) -> str:
-        return "  ".join(v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric)).rstrip()
+        cells = (v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric, strict=True))
+        return "  ".join(cells).rstrip()
 
     rows = [line(list(df.columns)), "  ".join("-" * w for w in widths)]
     rows += [line([col[i] for col in columns]) for i in range(df.height)]

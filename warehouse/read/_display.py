@@ -27,7 +27,7 @@ def displayable(relation: duckdb.DuckDBPyRelation) -> tuple[duckdb.DuckDBPyRelat
     names, types = relation.columns, relation.types
     seen: dict[str, int] = {}
     exprs, as_text, changed = [], [], False
-    for position, (name, type_) in enumerate(zip(names, types), start=1):
+    for position, (name, type_) in enumerate(zip(names, types, strict=True), start=1):
         key = name.lower()
         seen[key] = seen.get(key, 0) + 1
         alias = name if seen[key] == 1 else f"{name}_{seen[key]}"
