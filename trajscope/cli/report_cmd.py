@@ -48,17 +48,6 @@ def _human_labels(path: str | None) -> dict[tuple[str, str], bool]:
     return labels
 
 
-def _ensure_schema(db: Path) -> None:
-    # An older warehouse lacks the newest views; one short write open migrates it.
-    from warehouse import latest_schema_version, open_readonly, open_warehouse, schema_version
-
-    with open_readonly(db) as con:
-        current = schema_version(con)
-    if current < latest_schema_version():
-        with open_warehouse(db):
-            pass
-
-
 @click.command("report")
 @click.argument("paper", type=click.Choice(PAPER_CHOICES))
 @click.argument("more_runs", nargs=-1, metavar="[RUN]...")
@@ -131,7 +120,7 @@ def command(
       trajscope report execution-rag --matrix matrix.yaml --format markdown
       trajscope report audit --format csv
     """
-    from warehouse import WarehouseBusy, WarehouseMissing, default_db_path, open_readonly
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
     from warehouse.report import (
         EXTENSIONS,
         ReportError,
@@ -146,10 +135,10 @@ def command(
     run_ids = _run_ids(runs, more_runs, matrix)
     labels = _human_labels(human_labels)
     try:
-        _ensure_schema(path)
-        with open_readonly(path) as con:
+        # The read path: an older warehouse is brought up to date, then read in the sandbox.
+        with open_read(path) as con:
             built = build_report(con, paper, run_ids, by=by, db_path=path, sweep=sweep, human_labels=labels)
-    except (WarehouseMissing, WarehouseBusy, ReportError) as exc:
+    except (WarehouseMissing, WarehouseBusy, ReadRefused, ReportError) as exc:
         raise click.ClickException(str(exc)) from None
     if tables:
         unknown = sorted(set(tables) - {t.name for t in built})
