@@ -12,7 +12,8 @@ import pytest
 
 from browser_support import PAGES, ROOT, assert_no_exception, headless_chromium, open_page, serve_dashboard, settle
 
-pytestmark = pytest.mark.slow
+# The build runs the embedded model for real: minutes on 2 idle cores, far more on a loaded machine.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 
 @pytest.fixture(scope="module")

@@ -51,7 +51,7 @@ def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, 
             max_result_mb: float, page_timeout: float, memory_limit_mb: int, max_temp_mb: int) -> None:
     """Serve the dashboard on http://127.0.0.1:PORT (read-only over the warehouse; Ctrl-C stops it).
 
-    Pages: Runs, Failure plane, Breakdowns, Trajectory replay, Compare, Intervention audit,
+    Pages: Overview, Runs, Failure plane, Breakdowns, Trajectory replay, Compare, Intervention audit,
     Upload, SQL console and Export. Every view keeps its state in the URL, so links can be shared.
     """
     db_path = (db or default_db_path()).resolve()
