@@ -80,7 +80,7 @@ def test_bench_script_runs_in_tiny_mode(name, tmp_path):
 
 # Slow: each starts several Python processes (ingest) or imports Streamlit and ingests (app).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages"])
+@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report"])
 def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
     _check(name, tmp_path)
 

@@ -9,7 +9,17 @@ from pathlib import Path
 import duckdb
 
 from ._audit import audit_report
-from ._context import BY_CHOICES, POOLED, ReportContext, ReportError, RunInfo, file_digest, load_context, sql_file
+from ._context import (
+    BY_CHOICES,
+    POOLED,
+    ReportContext,
+    ReportError,
+    RunInfo,
+    file_digest,
+    forget_digests,
+    load_context,
+    sql_file,
+)
 from ._execution_rag import ReportFigure, execution_rag_report, method_name, pareto_figure
 from ._read_gate import read_gate_report
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
@@ -66,6 +76,7 @@ __all__ = [
     "csv_header",
     "does_not_apply",
     "file_digest",
+    "forget_digests",
     "format_cell",
     "latex_document",
     "load_context",

@@ -58,12 +58,25 @@ class RunInfo:
         return f"{self.controller or '?'}:{self.condition or '?'}"
 
 
+_DIGESTS: dict[tuple[str, int, int], str] = {}
+
+
 def file_digest(path: str | Path | None) -> str:
-    """sha256 of the warehouse file (the footnote's pointer to exactly what was read)."""
+    """sha256 of the warehouse file (the footnote's pointer to exactly what was read); computed once per
+    file version (path, size, modification time) in a process, as a dashboard rebuilds reports often."""
     if path is None or not Path(path).exists():
         return "unknown"
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    stat = Path(path).stat()
+    key = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        with open(path, "rb") as handle:
+            _DIGESTS[key] = hashlib.file_digest(handle, "sha256").hexdigest()
+    return _DIGESTS[key]
+
+
+def forget_digests() -> None:
+    """Drop the cached file hashes (benchmarks time a cold report)."""
+    _DIGESTS.clear()
 
 
 def trajscope_version() -> str:

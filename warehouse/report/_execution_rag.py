@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from warehouse.stats import pareto_frontier
 
-from ._context import ReportContext, RunInfo, frame, sql_file
+from ._context import ReportContext, RunInfo, sql_file
 from ._table import Column, ReportTable, does_not_apply
 
 PTS = 100.0
@@ -90,7 +90,24 @@ class _Pooled:
 
 
 def _accuracy_rows(ctx: ReportContext) -> dict[str, dict]:
-    return {r["run_id"]: r for r in ctx.query("er_accuracy").iter_rows(named=True)}
+    """Per run: n, retrieved tokens and cost (er_accuracy), and Contain / LLM sums over its categories."""
+    rows = {
+        r["run_id"]: {**r, "n_contain": 0, "contain_sum": 0.0, "n_llm": 0, "llm_sum": 0.0}
+        for r in ctx.query("er_accuracy").iter_rows(named=True)
+    }
+    for r in ctx.query("er_category").iter_rows(named=True):
+        row = rows.get(r["run_id"])
+        if row is not None:
+            for key in ("n_contain", "contain_sum", "n_llm", "llm_sum"):
+                row[key] += r[key] or 0
+    return rows
+
+
+ACCURACY_SQL = "er_accuracy", "er_category"
+
+
+def _accuracy_sql() -> str:
+    return "\n".join(sql_file(name) for name in ACCURACY_SQL)
 
 
 def _pool(stats: dict[str, dict], runs: list[RunInfo]) -> _Pooled:
@@ -140,7 +157,7 @@ def main_results(ctx: ReportContext) -> ReportTable:
     n = sum(r["n"] for r in stats.values())
     note = "Seeds of a method pooled; LLM-Acc averages the LLM judges' verdicts (run_summary.llm_acc)."
     return ReportTable(
-        "er_t1", "Table 1", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n, note), sql_file("er_accuracy")
+        "er_t1", "Table 1", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n, note), _accuracy_sql()
     )
 
 
@@ -166,7 +183,7 @@ def ablations(ctx: ReportContext) -> ReportTable:
         Column("contain", "Contain-Acc"),
     )
     caption = "Ablation study on MuSiQue: LLM-Evaluation and Contain-Match Accuracy (%), under the default setup."
-    sql = sql_file("er_accuracy")
+    sql = _accuracy_sql()
     runs = _erag_runs(ctx, ABLATIONS, one_backbone=True)
     if len({r.condition for r in runs}) < 2:
         return does_not_apply(
@@ -218,8 +235,10 @@ def per_category(ctx: ReportContext) -> list[ReportTable]:
             )
         ]
     by_category: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
-    for r in frame(ctx.con, sql, {"runs": [x.run_id for x in runs]}).iter_rows(named=True):
-        by_category[r["run_id"]][r["category"]].append(r)
+    chosen = {x.run_id for x in runs}
+    for r in ctx.query("er_category").iter_rows(named=True):
+        if r["run_id"] in chosen:
+            by_category[r["run_id"]][r["category"]].append(r)
     embeddings = sorted({_embedding(r) for r in runs}, key=lambda e: (e != "all-MiniLM-L6-v2", e))
     tables = []
     for dataset in dict.fromkeys(r.dataset for r in runs):
@@ -288,7 +307,7 @@ def efficiency(ctx: ReportContext) -> ReportTable:
         columns,
         tuple(rows),
         ctx.footnote(ctx.runs, sum(r["n"] for r in stats.values()), note),
-        sql_file("er_accuracy"),
+        _accuracy_sql(),
     )
 
 
@@ -306,7 +325,7 @@ def ablation_efficiency(ctx: ReportContext) -> ReportTable:
         "Retrieval efficiency under ablation on MuSiQue: token consumption and cost alongside the accuracy "
         "numbers of Table 2."
     )
-    sql = sql_file("er_accuracy")
+    sql = _accuracy_sql()
     runs = _erag_runs(ctx, ABLATIONS, one_backbone=True)
     if len({r.condition for r in runs}) < 2:
         return does_not_apply(
@@ -345,7 +364,7 @@ def embedding_efficiency(ctx: ReportContext) -> ReportTable:
         "Efficiency comparison across embedding models: LLM-Acc (%) and retrieved tokens per question for "
         "each method and backbone."
     )
-    sql = sql_file("er_accuracy")
+    sql = _accuracy_sql()
     embeddings = sorted({_embedding(r) for r in ctx.runs})
     if len(embeddings) < 2:
         return does_not_apply(
@@ -545,7 +564,7 @@ def pareto_points(ctx: ReportContext) -> ReportTable:
         "Accuracy-efficiency trade-off: LLM-Evaluation Accuracy (%) against retrieved tokens per question; "
         "the Pareto frontier per benchmark."
     )
-    sql = sql_file("er_accuracy")
+    sql = _accuracy_sql()
     stats = _accuracy_rows(ctx)
     rows = []
     for group, members in ctx.groups().items():

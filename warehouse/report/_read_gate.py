@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+import polars as pl
 
 from warehouse.stats import (
     adjust_p_values,
@@ -70,7 +71,7 @@ def _delta_table(
     if with_discipline:
         columns.append(Column("baseline_discipline", "Baseline discipline error (%)"))
     columns_t = tuple(columns)
-    sql = sql_file("report_outcomes") + ("\n" + sql_file("rg_discipline") if with_discipline else "")
+    sql = sql_file("report_outcomes") + ("\n" + sql_file("rg_labels") if with_discipline else "")
     pairs = _pairs(ctx, BASELINE, GATE)
     if not pairs:
         return does_not_apply(name, title, caption, columns_t, _missing_pair(BASELINE, GATE), sql)
@@ -80,12 +81,13 @@ def _delta_table(
             title,
             caption,
             columns_t,
-            "the baseline runs have no read action (or it is unknown: run_capabilities), so zero-read and discipline do not apply",
+            "the baseline runs have no read action (or it is unknown: run_capabilities), "
+            "so zero-read and discipline do not apply",
             sql,
         )
     discipline = {}
     if with_discipline:
-        discipline = {r["run_id"]: r for r in ctx.query("rg_discipline").iter_rows(named=True)}
+        discipline = _discipline_counts(ctx)
     results, used = [], []
     for key, base, gate in pairs:
         result = paired_comparison(ctx, base, gate, subset=subset)
@@ -110,11 +112,10 @@ def _delta_table(
                 float(holm_p),
             ]
         if with_discipline:
-            facts = [
-                discipline[r.run_id] for r in base if r.run_id in discipline and discipline[r.run_id]["read_action"]
-            ]
-            total = sum(f["n_trajectories"] for f in facts)
-            row.append(PTS * sum(f["n_disc"] for f in facts) / total if total else None)
+            # P_disc as failure_plane defines it: discipline labels (regex) over all the run's trajectories.
+            read = [r for r in base if r.read_action]
+            total = sum(r.n_trajectories for r in read)
+            row.append(PTS * sum(discipline.get(r.run_id, 0) for r in read) / total if total else None)
         rows.append(tuple(row))
     extra = ACCURACY_NOTE + " Holm: across the table's datasets."
     if subset:
@@ -125,6 +126,19 @@ def _delta_table(
     if with_discipline:
         extra += " Baseline discipline error: share of the baseline's trajectories labelled discipline (regex)."
     return ReportTable(name, title, caption, columns_t, tuple(rows), ctx.footnote(used, n_total, extra), sql)
+
+
+def _labels(ctx: ReportContext) -> list[dict]:
+    return list(ctx.query("rg_labels").iter_rows(named=True))
+
+
+def _discipline_counts(ctx: ReportContext) -> dict[str, int]:
+    """Per run: wrong trajectories labelled discipline by the regex extractor."""
+    counts: dict[str, int] = defaultdict(int)
+    for r in _labels(ctx):
+        if r["extractor"] == "regex":
+            counts[r["run_id"]] += r["n_discipline"]
+    return counts
 
 
 def zero_read_rescue(ctx: ReportContext) -> ReportTable:
@@ -220,13 +234,21 @@ def stratified_odds_ratio(ctx: ReportContext) -> ReportTable:
         "Movement across the failure plane: odds ratio of a post-gold-read failure under Read-Gate "
         "against no gate, marginally and stratified by read exposure (Mantel-Haenszel)."
     )
-    sql = sql_file("rg_post_read_strata")
+    sql = sql_file("report_outcomes") + "\n" + sql_file("rg_labels")
     pairs = _pairs(ctx, BASELINE, GATE)
     if not pairs:
         return does_not_apply("rg_t4", "Table 4", caption, columns, _missing_pair(BASELINE, GATE), sql)
+    # Judged trajectories per (run, read exposure), of which those labelled post-gold-read (regex).
+    post: dict[tuple[str, int], int] = defaultdict(int)
+    for r in _labels(ctx):
+        if r["extractor"] == "regex":
+            post[(r["run_id"], int(r["read_exposure"]))] += r["n_post"]
     counts: dict[str, dict[int, tuple[int, int]]] = defaultdict(dict)
-    for r in frame(ctx.con, sql, {"runs": ctx.run_ids}).iter_rows(named=True):
-        counts[r["run_id"]][int(r["read_exposure"])] = (int(r["post_failures"]), int(r["others"]))
+    for run_id, outcomes in ctx.outcomes().items():
+        judged = outcomes.filter(pl.col("correct").is_not_null()).group_by("read_exposure").len()
+        for exposure, n in judged.iter_rows():
+            events = post[(run_id, int(exposure))]
+            counts[run_id][int(exposure)] = (events, n - events)
     rows, used, n_total = [], [], 0
     for key, base, gate in pairs:
         used += base + gate
@@ -374,7 +396,7 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
         "The two failure indicators as orthogonal axes: wrong trajectories that are discipline failures "
         "only, post-gold-read failures only, both, or neither."
     )
-    sql = sql_file("rg_cooccurrence") + "\n" + sql_file("rg_extractor_pairs")
+    sql = sql_file("rg_labels") + "\n" + sql_file("rg_extractor_pairs")
     read_runs = _read_runs(ctx)
     if not read_runs:
         return does_not_apply(
@@ -386,8 +408,14 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
             sql,
         )
     ids = [r.run_id for r in read_runs]
-    counts = frame(ctx.con, sql_file("rg_cooccurrence"), {"runs": ids})
-    if counts.height == 0:
+    totals: dict[str, dict[str, int]] = {}
+    keys = ("n_wrong", "discipline_only", "post_only", "both_cooccur", "neither")
+    for r in _labels(ctx):
+        if r["run_id"] in ids and r["read_action"] and r["coverage_computed"]:
+            t = totals.setdefault(r["extractor"], dict.fromkeys(keys, 0))
+            for key in keys:
+                t[key] += r[key]
+    if not totals:
         return does_not_apply(
             "rg_cooc",
             "§5.1",
@@ -398,7 +426,8 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
         )
     rows, n = [], 0
     labels = {"regex": "regex", "spacy": "spaCy en_core_web_sm"}
-    for r in counts.iter_rows(named=True):
+    for extractor in sorted(totals):
+        r = {"extractor": extractor, **totals[extractor]}
         total = r["n_wrong"]
         n = max(n, total)
         rows.append(
