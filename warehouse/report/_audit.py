@@ -51,6 +51,7 @@ class AuditContext:
         """n records, cells, version and warehouse hash."""
         text = (
             f"n = {n:,} records from {len(self.names)} cell(s) ({', '.join(self.names)}); "
+            "seeds: bootstrap seed 42 (each record's reader output is one run, no repeated seeds); "
             f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}."
         )
         return f"{extra} {text}".strip() if extra else text
