@@ -167,7 +167,7 @@ def test_progress_delta_only_after_a_material_change():
                         ("semantic_search", True), ("keyword_search", False)]
 
 
-def test_budget_nudge_at_80_percent_and_forced_bounded_answer_at_the_budget():
+def test_budget_nudge_on_every_loop_from_80_percent_and_forced_bounded_answer_at_the_budget():
     filler = {f"x{i}": Chunk(chunk_id=f"x{i}", text=f"Filler passage {i}.") for i in range(20)}
     corpus = {**CORPUS, **filler}
     updates = [{"updates": [{"id": "R1", "status": "active", "note": f"step{k} still missing"}]} for k in range(1, 16)]
@@ -182,12 +182,14 @@ def test_budget_nudge_at_80_percent_and_forced_bounded_answer_at_the_budget():
                               retriever=RoutedRetriever(corpus, route), corpus=corpus)
     assert len(model.update_prompts) == 15
     nudges = [i for i, s in enumerate(traj.steps) if isinstance(s, BudgetNudgeStep)]
-    assert len(nudges) == 1
+    # Algorithm 1 line 22: "if t >= 0.8B then inject budget-aware nudge", inside the loop.
+    assert [traj.steps[i].args["loop"] for i in nudges] == [12, 13, 14, 15]
     loops_before_nudge = sum(isinstance(s, SemanticSearchStep) for s in traj.steps[:nudges[0]]) - 1  # minus seed
     assert loops_before_nudge == 12
     assert traj.steps[nudges[0]].message.startswith("[Budget] 12 of 15 retrieval loops used.")
+    assert traj.steps[nudges[-1]].message.startswith("[Budget] 15 of 15 retrieval loops used.")
     assert all("[Budget]" not in p for p in model.update_prompts[:12])
-    assert all("[Budget] 12 of 15" in p for p in model.update_prompts[12:])
+    assert all(f"[Budget] {k} of 15" in model.update_prompts[k] for k in range(12, 15))
     deltas = [s.args["loop"] for s in traj.steps if isinstance(s, RegisterUpdateStep) and s.phase == "progress_delta"]
     assert deltas == list(range(1, 16))
     forced = traj.steps[-1]
@@ -261,3 +263,26 @@ def test_json_protocol_answers_through_the_answer_schema():
     final = traj.steps[-1]
     assert isinstance(final, FinalStep) and final.answer == "Helen Pitts Douglass"
     assert json.loads(final.raw) == {"answer": "Helen Pitts Douglass"}
+
+
+def test_context_budget_counts_the_prompts_the_model_saw_and_calls_carry_the_papers_decoding():
+    # Every mock reply reports 100 prompt tokens: init + two updates = 300 > 250 ends the search.
+    updates = [{"updates": [{"id": "R1", "status": "active", "note": f"step{k} still missing"}]} for k in range(1, 16)]
+    model = RegisterModel([R1], updates, answer="unknown")
+    filler = {f"x{i}": Chunk(chunk_id=f"x{i}", text=f"Filler passage {i}.") for i in range(20)}
+    corpus = {**CORPUS, **filler}
+
+    def route(query: str) -> list[str]:
+        m = re.search(r"step(\d+)", query)
+        return [f"x{int(m.group(1)) + 1}"] if m else (["x1"] if R1 in query else ["x0"])
+
+    with mock_server(model) as server:
+        traj = run_controller(get_controller("execution_rag", "register", context_token_budget=250), server,
+                              retriever=RoutedRetriever(corpus, route), corpus=corpus, temperature=None)
+        bodies = [r.body for r in server.chat_requests]
+    assert len(model.update_prompts) == 2 and traj.end_reason == "forced_answer"
+    assert traj.metadata["context_tokens_seen"] == 100 * len(bodies)
+    assert all(b["max_tokens"] == 16_384 for b in bodies)
+    structured = [b for b in bodies if "response_format" in b]
+    assert structured and all(b["temperature"] == 0.0 for b in structured)
+    assert all("temperature" not in b for b in bodies if "response_format" not in b)  # model default

@@ -14,6 +14,7 @@ from ._base import (
     decoding_overrides,
     history_limit,
     open_environment,
+    output_limit,
     resolve_protocol,
 )
 from ._context import EpisodeContext
@@ -34,6 +35,8 @@ class ARAGController(ControllerBase):
         "context_token_budget": 128_000,
         # The paper's agent loop uses the model's default sampling; None leaves the run's setting.
         "temperature": None,
+        # ExecutionRAG App. B: at most 16,384 output tokens per call, as for ExecutionRAG (matched).
+        "max_output_tokens": 16_384,
         "top_k": 5,
         "max_invalid_actions": 3,
         "max_history_tokens": None,
@@ -56,7 +59,8 @@ class ARAGController(ControllerBase):
             question=question.text, corpus=ctx.corpus,
             settings=LoopSettings(
                 max_turns=params["max_loops"], max_invalid_actions=params["max_invalid_actions"],
-                forced_answer_prompt="force_final_answer", decoding=decoding_overrides(params),
+                forced_answer_prompt="force_final_answer",
+                decoding={**decoding_overrides(params), **output_limit(ctx, params)},
                 max_history_tokens=history_limit(ctx, params),
             ),
         )

@@ -105,6 +105,14 @@ def decoding_overrides(params: Mapping[str, Any], key: str = "temperature") -> d
     return {} if value is None else {"temperature": value}
 
 
+def output_limit(ctx: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    """max_tokens for each call: the controller's `max_output_tokens` unless the run's model config fixes
+    one (the embedded model does: its window is 4,096 tokens)."""
+    cap = params.get("max_output_tokens")
+    configured = getattr(getattr(ctx.model, "config", None), "max_tokens", None)
+    return {} if cap is None or configured is not None else {"max_tokens": int(cap)}
+
+
 # The embedded model serves a 4,096-token window; leave room for the schema and the reply.
 LOCAL_HISTORY_TOKENS = 2500
 

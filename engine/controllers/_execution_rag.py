@@ -36,9 +36,14 @@ class ExecutionRAGController(ControllerBase):
         "top_k": 5,
         "loop_search": "semantic_search",
         "fallback_search": "keyword_search",
+        # App. B: a cumulative context of 128,000 tokens, counted over what the model was shown
+        # (every prompt's input tokens), not over search results it never saw.
         "context_token_budget": 128_000,
+        # App. B: structured JSON calls at temperature 0; the answer uses the model's default
+        # sampling (None leaves the run's setting); at most 16,384 output tokens per call.
         "structured_temperature": 0.0,
         "temperature": None,
+        "max_output_tokens": 16_384,
         "max_passage_chars": None,
         "max_context_notes": 6,
         "max_answer_passages": 8,
@@ -66,7 +71,7 @@ class ExecutionRAGController(ControllerBase):
             if state.register.is_clear:
                 recorder.metadata["loops"] = loop - 1
                 return await state.answer(forced=False)
-            if getattr(state.env, "token_budget_exceeded", False):
+            if state.context_budget_exceeded:
                 break
             item, selection = select_active(state.register, state.stalled)
             assert item is not None  # an open item exists when the register is not clear
@@ -81,7 +86,7 @@ class ExecutionRAGController(ControllerBase):
                 text = render_prompt("progress_delta", changes=delta[0], open=delta[1])
                 recorder.add(RegisterUpdateStep(phase="progress_delta", args={"loop": loop}, observation=text))
                 state.notes.append(text)
-            if loop == nudge_at:
+            if loop >= nudge_at:  # Algorithm 1 line 22: every loop from 0.8·B on
                 text = render_prompt("budget_nudge", used=loop, budget=budget)
                 recorder.add(BudgetNudgeStep(message=text, observation=text, args={"loop": loop}))
                 state.notes.append(text)

@@ -14,10 +14,11 @@ from trajscope.format import (
     SearchStep,
 )
 
+from engine.environment import estimate_tokens
 from engine.prompts import load_prompt, render_prompt
 
 from ._actions import ActionProtocol, parse_json_object
-from ._base import EpisodeResult, decoding_overrides, open_environment, resolve_protocol
+from ._base import EpisodeResult, decoding_overrides, open_environment, output_limit, resolve_protocol
 from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 from ._register import (
@@ -86,9 +87,11 @@ class RegisterEpisode:
     def __init__(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder, params: dict[str, Any]):
         self.question, self.ctx, self.recorder, self.params = question, ctx, recorder, params
         self.corpus: Mapping[str, Chunk] = ctx.corpus
-        # Two environment turns per loop (search, read) plus the seed's.
+        # Two environment turns per loop (search, read) plus the seed's. The context budget is kept
+        # here, over the prompts the model saw: the environment's search observations never reach it.
         self.env = open_environment(ctx, toolset="arag", max_turns=2 * params["max_loops"] + 2,
-                                    top_k=params["top_k"], context_token_budget=params["context_token_budget"])
+                                    top_k=params["top_k"], context_token_budget=None)
+        self.context_tokens_seen = 0
         self.protocol: ActionProtocol = resolve_protocol(ctx, params)
         self.exposed: list[str] = []
         self.notes: list[str] = []  # progress deltas and nudges injected into the agent context
@@ -97,11 +100,23 @@ class RegisterEpisode:
         self.exhausted_tools: dict[str, list[str]] = {}  # item -> tools its current query drew nothing from
 
     # -- model calls --------------------------------------------------------------------------------
+    @property
+    def context_budget_exceeded(self) -> bool:
+        budget = self.params["context_token_budget"]
+        return budget is not None and self.context_tokens_seen > budget
+
+    def _charge(self, prompt: str, completion: Any) -> None:
+        # The endpoint's count of the prompt when it reports one, else the environment's estimate.
+        seen = getattr(completion, "tokens_in", None)
+        self.context_tokens_seen += seen if seen is not None else estimate_tokens(prompt)
+        self.recorder.metadata["context_tokens_seen"] = self.context_tokens_seen
+
     async def structured(self, prompt: str, schema: dict[str, Any]) -> tuple[Any, dict[str, Any] | None, str | None]:
         completion = await self.ctx.model.complete(
             [{"role": "user", "content": prompt}], response_schema=schema,
-            **decoding_overrides(self.params, "structured_temperature"),
+            **decoding_overrides(self.params, "structured_temperature"), **output_limit(self.ctx, self.params),
         )
+        self._charge(prompt, completion)
         value, problem = parse_json_object(completion.text)
         return completion, value, problem
 
@@ -205,7 +220,9 @@ class RegisterEpisode:
         suffix, request = self.protocol.answer_request()
         prompt = f"{prompt}\n{suffix}" if suffix else prompt
         completion = await self.ctx.model.complete([{"role": "user", "content": prompt}], **request,
-                                                   **decoding_overrides(self.params))
+                                                   **decoding_overrides(self.params),
+                                                   **output_limit(self.ctx, self.params))
+        self._charge(prompt, completion)
         answer, problem = self.protocol.parse_answer(completion)
         if forced:
             self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer")),

@@ -59,6 +59,9 @@ class ToolLoop:
                 **self.protocol.request(self.space, shown), **decoding,
             )
             self.turns += 1
+            # The budget counts the context the model actually saw, as the endpoint measured it.
+            if hasattr(self.env, "saw_prompt"):
+                self.env.saw_prompt(getattr(completion, "tokens_in", None))
             parsed = self.protocol.parse(completion, self.space, self.turns)
             answer, observations = self._act(parsed, completion)
             self._note_counters()

@@ -48,7 +48,8 @@ class ToolEnvironment:
     Every call counts one turn and returns a ToolResult; nothing raises on bad input. Once `max_turns`
     turns are used or the context estimate exceeds `context_token_budget`, `budget_exhausted` is set and
     every tool but final is refused. Context tokens are estimate_tokens() of each observation, plus
-    whatever the controller adds with add_context_tokens().
+    whatever the controller adds with add_context_tokens(), raised to the prompt size the endpoint
+    reports for each model call (saw_prompt()).
     """
 
     def __init__(
@@ -116,6 +117,12 @@ class ToolEnvironment:
     def add_context_tokens(self, tokens: int) -> None:
         """Charge context the controller adds itself (prompts, model output) to the budget."""
         self.context_tokens += tokens
+
+    def saw_prompt(self, prompt_tokens: int | None) -> None:
+        """The model was just shown a prompt of this many tokens (the endpoint's count): the context
+        it holds is at least that, whatever the estimate of the observations says."""
+        if prompt_tokens is not None:
+            self.context_tokens = max(self.context_tokens, int(prompt_tokens))
 
     def tool_schemas(self, protocol: Literal["tools", "json"] = "tools") -> list[dict[str, Any]]:
         """OpenAI tool definitions or the JSON Schema of an action object, for this toolset."""

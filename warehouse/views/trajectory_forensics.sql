@@ -4,7 +4,8 @@ CREATE OR REPLACE VIEW trajectory_forensics AS
 -- the verdicts (judgment_scores, as trajectory_scores reads them) are joined once and correctness
 -- uses the rule of trajectory_correctness (the macro answer_correct) on them,
 -- and gold reach and register resolution are the load-time columns of trajectories (summed there
--- from gold_evidence_facts and register_events, as trajectory_evidence reads them).
+-- from gold_evidence_facts and register_events, as trajectory_evidence reads them). A false
+-- resolution is per register item (register_item_resolution); NULL for runs without a register.
 WITH base AS (
     SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset, t.record_hash,
            q.question_type, q.hop_count, t.final_answer, t.end_reason,
@@ -39,7 +40,9 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        a.trajectory_id IS NOT NULL                                            AS answer_checked,
        a.abstained, a.answer_in_snippets, a.answer_in_reads,
        b.n_register_items, b.n_register_resolved, b.register_complete,
-       b.register_complete AND b.n_gold > 0
-           AND b.n_gold_reached < b.n_gold                                    AS false_resolution
+       fr.n_false_resolved,
+       CASE WHEN b.n_gold > 0 THEN fr.n_false_resolved > 0 END                AS false_resolution
 FROM base b
-LEFT JOIN answer_checks a ON a.trajectory_id = b.trajectory_id AND a.record_hash = b.record_hash;
+LEFT JOIN answer_checks a ON a.trajectory_id = b.trajectory_id AND a.record_hash = b.record_hash
+LEFT JOIN (SELECT trajectory_id, count(*) FILTER (false_resolution) AS n_false_resolved
+           FROM register_item_resolution GROUP BY trajectory_id) fr ON fr.trajectory_id = b.trajectory_id;
