@@ -118,13 +118,14 @@ def mock_server(responder: Callable[..., Any] | None = None) -> Iterator[MockLLM
 def run_controller(controller: Any, server: MockLLMServer, *, protocol: str = "tools",
                    question: Question = QUESTION, prices: dict[str, tuple[float, float]] | None = None,
                    params: dict[str, Any] | None = None, retriever: Any = RETRIEVER,
-                   corpus: dict[str, Chunk] | None = None, temperature: float | None = 0.0) -> Trajectory:
+                   corpus: dict[str, Chunk] | None = None, temperature: float | None = 0.0,
+                   run_id: str = "test-run", dataset: str | None = None) -> Trajectory:
     """Run one episode of `controller` against the mock server; returns its trajectory."""
     config = ModelConfig(name="mock", base_url=server.base_url, api_key="mock-key", protocol=protocol,  # type: ignore[arg-type]
                          max_retries=0, timeout_s=10.0, prices=prices or {"mock": (0.0, 0.0)},
                          temperature=temperature)
-    run = Run(run_id="test-run", controller=controller.name, condition=controller.condition, model="mock",
-              model_settings=ModelSettings(protocol=protocol))  # type: ignore[arg-type]
+    run = Run(run_id=run_id, dataset=dataset, controller=controller.name, condition=controller.condition,
+              model="mock", model_settings=ModelSettings(protocol=protocol))  # type: ignore[arg-type]
 
     async def episode() -> Trajectory:
         async with ChatModel(config) as model:
