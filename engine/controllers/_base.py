@@ -105,7 +105,7 @@ def decoding_overrides(params: Mapping[str, Any], key: str = "temperature") -> d
     return {} if value is None else {"temperature": value}
 
 
-def output_limit(ctx: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+def output_limit(ctx: EpisodeContext, params: Mapping[str, Any]) -> dict[str, Any]:
     """max_tokens for each call: the controller's `max_output_tokens` unless the run's model config fixes
     one (the embedded model does: its window is 4,096 tokens)."""
     cap = params.get("max_output_tokens")
