@@ -111,9 +111,10 @@ def test_compare_strata_rows_equal_type_breakdown(db):
         assert float(row["acc_b"]) == pytest.approx(by_type[("gate", row["stratum"])][1], abs=1e-12)
 
 
-def test_zero_read_rescue_uses_the_baseline_zero_read_subset(db):
+def test_zero_read_rescue_uses_the_baseline_voluntary_zero_read_finals(db):
     (row,) = _compare_csv(db, "base", "gate", "--zero-read")
-    n_zero, acc = _sql(db, "SELECT count(*), avg(contain) FROM trajectory_facts WHERE run_id = 'base' AND read_count = 0")[0]
+    n_zero, acc = _sql(db, """SELECT count(*), avg(contain) FROM trajectory_facts
+                              WHERE run_id = 'base' AND read_count = 0 AND end_reason = 'final'""")[0]
     assert int(row["n"]) == n_zero > 0
     assert float(row["acc_a"]) == pytest.approx(acc, abs=1e-12)
 
@@ -173,6 +174,31 @@ def test_post_read_odds_ratio_tables_come_from_failure_rg(db):
     stack = np.array([result.tables[k] for k in sorted(result.tables)], dtype=float)
     ref = StratifiedTable(np.transpose(stack, (1, 2, 0)))
     assert result.result.odds_ratio == pytest.approx(ref.oddsratio_pooled, abs=1e-9)
+
+
+def test_table4_marginal_and_stratified_odds_ratios_from_the_cli(db):
+    from statsmodels.stats.contingency_tables import Table2x2
+
+    with open_warehouse(db) as con:
+        result = post_read_odds_ratio(con, "base", "gate")
+        counts = dict(con.execute("""SELECT run_id, count(*) FILTER (label = 'post_gold_read') FROM failure_rg
+                                     WHERE extractor = 'regex' GROUP BY run_id""").fetchall())
+    n = dict(_sql(db, "SELECT run_id, count(*) FROM trajectories GROUP BY run_id"))
+    # The marginal table is every trajectory of both runs, computed here from the label view directly.
+    marginal = np.array([[counts["gate"], n["gate"] - counts["gate"]], [counts["base"], n["base"] - counts["base"]]])
+    ref = Table2x2(marginal)
+    assert result.marginal.n == n["gate"] + n["base"] and 0 not in result.tables
+    assert result.marginal.odds_ratio == pytest.approx(ref.oddsratio, rel=1e-9)
+    assert (result.marginal.ci_low, result.marginal.ci_high) == pytest.approx(ref.oddsratio_confint(), rel=1e-9)
+    stack = np.array([result.tables[k] for k in sorted(result.tables)], dtype=float)
+    assert result.result.odds_ratio == pytest.approx(StratifiedTable(np.transpose(stack, (1, 2, 0))).oddsratio_pooled)
+    out = CliRunner().invoke(main, ["compare", "base", "gate", "--table4", "--digits", "4", "--db", str(db)])
+    assert out.exit_code == 0, out.output
+    assert "Table 4 (gate vs base)" in out.output
+    marginal_line = next(line for line in out.output.splitlines() if "marginal OR" in line)
+    assert f"{result.marginal.odds_ratio:.4f}" in marginal_line and f"{result.marginal.ci_low:.4f}" in marginal_line
+    mh_line = next(line for line in out.output.splitlines() if "Mantel-Haenszel OR" in line)
+    assert f"{result.result.odds_ratio:.4f}" in mh_line and str(result.n_stratified) in mh_line
 
 
 def test_efficiency_frontier_matches_run_efficiency(db):

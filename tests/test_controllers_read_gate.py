@@ -248,3 +248,14 @@ def test_history_is_trimmed_to_the_configured_token_budget():
     assert any("elided" in (m.get("content") or "") for m in last)
     assert last[0]["role"] == "system" and last[1]["content"] == f"Question: {QUESTION.text}"
     assert isinstance(last[-1]["content"], str) and "elided" not in last[-1]["content"]
+
+
+def test_default_correction_cap_is_the_turn_cap_so_more_than_two_corrections_are_possible():
+    # Read-Gate App. F: +lowev and full average "over 2 corrections per question"; a hard cap of 2
+    # could not produce that figure, so by default only the 10-turn cap bounds the rejections.
+    assert get_controller("read_gate", "read_gate").params["correction_cap"] is None
+    with mock_server() as server:
+        server.enqueue(SEARCH, final("a1"), final("a2"), final("a3"), final("a4"), READ_C1, final("a5"))
+        traj = run_controller(get_controller("read_gate", "read_gate"), server)
+    assert kinds(traj) == ["search"] + ["gate_rejection"] * 4 + ["read", "final"]
+    assert traj.final_answer == "a5" and traj.metadata["gate_rejections"] == 4

@@ -132,10 +132,16 @@ if state:
                                "(the strata, as counted, are below).")
                     st.dataframe(strata_frame(odds.tables, run_a, run_b), hide_index=True)
                 else:
-                    r = odds.result
-                    o = st.columns(3)
-                    o[0].metric("Mantel-Haenszel OR", _number(r.odds_ratio, ".2f"))
-                    o[1].metric(f"{r.confidence:.0%} CI",
+                    r, m = odds.result, odds.marginal
+                    o = st.columns(4)
+                    if m is not None:
+                        o[0].metric("Marginal OR", _number(m.odds_ratio, ".2f"),
+                                    help=f"{m.confidence:.0%} CI [{_number(m.ci_low, '.2f')}, "
+                                         f"{_number(m.ci_high, '.2f')}] over all {m.n:,} trajectories")
+                    o[1].metric("Mantel-Haenszel OR", _number(r.odds_ratio, ".2f"))
+                    o[2].metric(f"{r.confidence:.0%} CI",
                                 f"[{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]")
-                    o[2].metric("CMH p", _number(r.cmh_p, ".3g"))
+                    o[3].metric("CMH p", _number(r.cmh_p, ".3g"))
+                    st.caption(f"Read-Gate Table 4: n = {odds.n_stratified:,} trajectories in the read-exposure "
+                               "strata; `trajscope compare A B --table4` prints the same table.")
                 sql_expander(odds.sql)

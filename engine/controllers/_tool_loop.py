@@ -29,7 +29,7 @@ class LoopSettings:
 
     max_turns: int
     gates: Sequence[Gate] = ()
-    correction_cap: int = 2
+    correction_cap: int | None = None  # None: rejections are bounded by the turn cap only
     max_invalid_actions: int = 3
     forced_answer_prompt: str = "turn_cap_answer"
     decoding: Mapping[str, Any] | None = None
@@ -110,7 +110,8 @@ class ToolLoop:
             return None, self._invalid(Action("final", action.arguments, action.call_id,
                                               "final needs a non-empty \"answer\""), completion, thought)
         decision = None
-        if self.rejections < self.settings.correction_cap:
+        cap = self.settings.correction_cap
+        if cap is None or self.rejections < cap:
             decision = first_rejection(self.settings.gates, answer, self.evidence_state())
         if decision is not None:
             self.rejections += 1

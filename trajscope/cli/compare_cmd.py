@@ -20,6 +20,10 @@ from ._options import db_option, read_failure, timeout_option
               help="Zero-read rescue: only the questions run A finalised without reading.")
 @click.option("--margin", type=float, default=None,
               help="Add a TOST equivalence test with this margin on the accuracy delta (e.g. 0.02).")
+@click.option("--table4", is_flag=True,
+              help="Also print Read-Gate Table 4: the marginal and the Mantel-Haenszel odds ratio (B vs A) of "
+                   "post-gold-read failure across read-exposure strata (0, 1, 2, 3, 4+ passages read), with "
+                   "95% CIs; needs `trajscope judge` to have labelled the runs.")
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=1000, show_default=True,
               help="Paired bootstrap resamples.")
 @click.option("--seed", type=int, default=42, show_default=True, help="Bootstrap seed.")
@@ -29,7 +33,7 @@ from ._options import db_option, read_failure, timeout_option
               help="Decimal places (markdown and latex; csv prints full precision).")
 @db_option
 @timeout_option
-def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fmt, digits, db_path,
+def command(run_a, run_b, metric, strata, zero_read, margin, table4, resamples, seed, fmt, digits, db_path,
             timeout_s) -> None:
     """Compare RUN_B against RUN_A, paired by question id.
 
@@ -43,8 +47,9 @@ def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fm
     import duckdb
 
     from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
+    from trajscope.format import GATE_EXTRACTOR
     from warehouse.export import to_csv, to_latex, to_markdown
-    from warehouse.queries import QueryError, compare_runs, comparison_frame
+    from warehouse.queries import QueryError, compare_runs, comparison_frame, post_read_odds_ratio, table4_frame
     from warehouse.stats import UnpairedComparison
 
     limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)
@@ -55,6 +60,7 @@ def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fm
                 con, run_a, run_b, metric=metric, strata=strata, margin=margin,
                 subset="a_zero_read" if zero_read else None, n_resamples=resamples, seed=seed,
             )
+            odds = post_read_odds_ratio(con, run_a, run_b, extractor=GATE_EXTRACTOR) if table4 else None
     except (QueryError, UnpairedComparison) as exc:
         raise click.ClickException(str(exc)) from None
     except (WarehouseBusy, WarehouseMissing, ReadRefused) as exc:
@@ -66,11 +72,17 @@ def command(run_a, run_b, metric, strata, zero_read, margin, resamples, seed, fm
             f"bootstrap CI ({resamples} resamples, seed {seed})")
     if margin is not None:
         note += f"; TOST equivalence margin +/-{margin}"
-    if fmt == "csv":
-        click.echo(note, err=True)
-        click.echo(to_csv(frame), nl=False)
-    elif fmt == "latex":
-        click.echo(to_latex(frame, caption=note, float_digits=digits), nl=False)
-    else:
-        click.echo(note + "\n")
-        click.echo(to_markdown(frame, float_digits=digits), nl=False)
+    tables = [(note, frame)]
+    if odds is not None:
+        tables.append((f"Table 4 ({run_b} vs {run_a}): post-gold-read failure odds ratio, marginal and "
+                       f"Mantel-Haenszel across read-exposure strata ({GATE_EXTRACTOR} extractor), 95% CIs",
+                       table4_frame(odds)))
+    for k, (caption, table) in enumerate(tables):
+        if fmt == "csv":
+            click.echo(caption, err=True)
+            click.echo(to_csv(table), nl=False)
+        elif fmt == "latex":
+            click.echo(to_latex(table, caption=caption, float_digits=digits), nl=False)
+        else:
+            click.echo(("\n" if k else "") + caption + "\n")
+            click.echo(to_markdown(table, float_digits=digits), nl=False)

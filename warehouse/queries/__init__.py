@@ -10,6 +10,7 @@ from ._forensics import (
     extractor_agreement,
     judge_agreement,
     post_read_odds_ratio,
+    table4_frame,
 )
 from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, paired_outcomes_sql
 from ._table import comparison_frame
@@ -18,5 +19,5 @@ __all__ = [
     "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint", "LabelAgreement",
     "PairedStatistics", "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame",
     "efficiency_frontier", "extractor_agreement", "judge_agreement", "paired_outcomes_sql",
-    "post_read_odds_ratio", "zero_read_rescue",
+    "post_read_odds_ratio", "table4_frame", "zero_read_rescue",
 ]

@@ -116,7 +116,8 @@ def compare_runs(
     paired_ids = set(ids)
     only_a, only_b = sorted(ids_a - paired_ids), sorted(ids_b - paired_ids)
     if subset == "a_zero_read":
-        note = f"paired on the {len(ids)} questions run A answered without reading (zero-read rescue subset)"
+        note = (f"paired on the {len(ids)} questions run A finalised voluntarily without reading "
+                "(zero-read rescue subset)")
     elif not only_a and not only_b:
         note = f"paired on all {len(ids)} question ids"
     else:

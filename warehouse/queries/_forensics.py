@@ -5,22 +5,32 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import polars as pl
 
-from warehouse.stats import Agreement, MantelHaenszelResult, cohen_kappa, mantel_haenszel, pareto_frontier
+from warehouse.stats import (
+    Agreement,
+    MantelHaenszelResult,
+    OddsRatio,
+    cohen_kappa,
+    mantel_haenszel,
+    odds_ratio,
+    pareto_frontier,
+)
 
 from ._outcomes import QueryError, require_run
 
 POST_READ_STRATA_SQL = """
--- Post-gold-read failure by condition, among trajectories that read at least one passage,
--- stratified by read exposure (distinct passages read: 1, 2, 3, 4+). passages_read is a load-time
--- column of trajectories (as in trajectory_facts), so no scores are computed for it.
+-- Read-Gate Table 4: post-gold-read failure by condition over every trajectory of both runs, by read
+-- exposure (distinct passages read: 0, 1, 2, 3, 4+). The marginal OR pools all rows; the Mantel-Haenszel
+-- OR pools the strata with a read (0 reads cannot be a post-gold-read failure). passages_read is a
+-- load-time column of trajectories (as in trajectory_facts), so no scores are computed for it.
 SELECT least(f.passages_read, 4) AS read_exposure,
        f.run_id = $run_b AS is_b,
        count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
        count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
 FROM trajectories f
 LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
-WHERE f.run_id IN ($run_a, $run_b) AND f.passages_read > 0
+WHERE f.run_id IN ($run_a, $run_b)
 GROUP BY ALL
 ORDER BY read_exposure, is_b DESC
 """
@@ -28,14 +38,22 @@ ORDER BY read_exposure, is_b DESC
 
 @dataclass(frozen=True)
 class StratifiedOddsRatio:
-    """Mantel-Haenszel OR of post-gold-read failure (B vs A) across read-exposure strata."""
+    """Read-Gate Table 4: the marginal OR of post-gold-read failure (B vs A) and the Mantel-Haenszel OR
+    across read-exposure strata, each with its 95% CI."""
 
     run_a: str
     run_b: str
     extractor: str
-    tables: dict[int, list[list[int]]]  # read exposure -> [[B post, B other], [A post, A other]]
+    tables: dict[int, list[list[int]]]  # read exposure (1..4) -> [[B post, B other], [A post, A other]]
     result: MantelHaenszelResult | None  # None when no stratum is informative
     sql: str
+    marginal: OddsRatio | None = None  # over every trajectory of both runs, zero-read ones included
+    zero_read: list[list[int]] | None = None  # the 0-read rows: [[B post, B other], [A post, A other]]
+
+    @property
+    def n_stratified(self) -> int:
+        """Trajectories in the read-exposure strata (Read-Gate reports n = 1,863)."""
+        return int(sum(sum(map(sum, t)) for t in self.tables.values()))
 
 
 def post_read_odds_ratio(con: Any, run_a: str, run_b: str, *, extractor: str = "regex") -> StratifiedOddsRatio:
@@ -43,16 +61,43 @@ def post_read_odds_ratio(con: Any, run_a: str, run_b: str, *, extractor: str = "
     require_run(con, run_a)
     require_run(con, run_b)
     rows = con.execute(POST_READ_STRATA_SQL, {"run_a": run_a, "run_b": run_b, "extractor": extractor}).fetchall()
-    tables: dict[int, list[list[int]]] = {}
+    by_exposure: dict[int, list[list[int]]] = {}
     for exposure, is_b, post, other in rows:
-        table = tables.setdefault(int(exposure), [[0, 0], [0, 0]])
+        table = by_exposure.setdefault(int(exposure), [[0, 0], [0, 0]])
         table[0 if is_b else 1] = [int(post), int(other)]
+    zero_read = by_exposure.pop(0, None)
+    tables = by_exposure
     stack = np.array([tables[k] for k in sorted(tables)], dtype=float)
     try:
         result = mantel_haenszel(stack) if stack.size else None
     except ValueError:
         result = None
-    return StratifiedOddsRatio(run_a, run_b, extractor, tables, result, POST_READ_STRATA_SQL)
+    pooled = np.array([*tables.values(), *([zero_read] if zero_read else [])], dtype=float).reshape(-1, 2, 2)
+    marginal = odds_ratio(pooled.sum(axis=0)) if pooled.size else None
+    return StratifiedOddsRatio(run_a, run_b, extractor, tables, result, POST_READ_STRATA_SQL, marginal, zero_read)
+
+
+def table4_frame(odds: StratifiedOddsRatio) -> pl.DataFrame:
+    """Read-Gate Table 4 as rows: each read-exposure stratum's counts, then the marginal and the
+    Mantel-Haenszel OR with their CIs (NaN: undefined, a zero cell or no informative stratum)."""
+    nan = float("nan")
+    rows: list[dict[str, object]] = []
+    strata = ([("0 reads", odds.zero_read)] if odds.zero_read else []) + [
+        (f"{k}{'+' if k == 4 else ''} read{'s' if k > 1 else ''}", t) for k, t in sorted(odds.tables.items())]
+    for name, t in strata:
+        rows.append({"row": name, "b_post": t[0][0], "b_other": t[0][1], "a_post": t[1][0], "a_other": t[1][1],
+                     "odds_ratio": None, "ci_low": None, "ci_high": None, "n": int(sum(map(sum, t)))})
+    m, mh = odds.marginal, odds.result
+    rows.append({"row": "marginal OR", "b_post": None, "b_other": None, "a_post": None, "a_other": None,
+                 "odds_ratio": m.odds_ratio if m else nan, "ci_low": m.ci_low if m else nan,
+                 "ci_high": m.ci_high if m else nan, "n": m.n if m else 0})
+    rows.append({"row": "Mantel-Haenszel OR (read-exposure strata)", "b_post": None, "b_other": None,
+                 "a_post": None, "a_other": None, "odds_ratio": mh.odds_ratio if mh else nan,
+                 "ci_low": mh.ci_low if mh else nan, "ci_high": mh.ci_high if mh else nan,
+                 "n": odds.n_stratified})
+    schema = {"row": pl.Utf8, **{k: pl.Int64 for k in ("b_post", "b_other", "a_post", "a_other")},
+              "odds_ratio": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64, "n": pl.Int64}
+    return pl.DataFrame(rows, schema=schema)
 
 
 EXTRACTOR_AGREEMENT_SQL = """
@@ -156,5 +201,5 @@ def efficiency_frontier(con: Any, run_ids: list[str] | None = None) -> Efficienc
 __all__ = [
     "EXTRACTOR_AGREEMENT_SQL", "EfficiencyFrontier", "EfficiencyPoint", "JUDGE_AGREEMENT_SQL",
     "LabelAgreement", "POST_READ_STRATA_SQL", "StratifiedOddsRatio", "efficiency_frontier",
-    "extractor_agreement", "judge_agreement", "post_read_odds_ratio",
+    "extractor_agreement", "judge_agreement", "post_read_odds_ratio", "table4_frame",
 ]

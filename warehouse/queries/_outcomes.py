@@ -34,15 +34,16 @@ def paired_outcomes_sql(metric: str) -> str:
         "\n    JOIN trajectory_scores s ON s.trajectory_id = f.trajectory_id" if metric in ("em", "f1") else ""
     )
     return f"""WITH outcomes AS (
-    SELECT f.run_id, f.question_id, f.dataset, f.question_type, f.hop_count, f.read_count,
+    SELECT f.run_id, f.question_id, f.dataset, f.question_type, f.hop_count, f.read_count, f.end_reason,
            {metric_expression(metric, "f", "s")} AS outcome
     FROM trajectory_forensics f{scores_join}
     WHERE f.run_id IN ($run_a, $run_b)
 )
 SELECT fa.question_id,
        fa.dataset, fa.question_type, fa.hop_count,
-       -- NULL when run A has no known read action: "read nothing" says nothing about such a run
-       CASE WHEN ca.read_action THEN fa.read_count = 0 END AS a_zero_read,
+       -- Read-Gate's rescue subset: A's voluntary zero-read finals (a forced or failed end is not one);
+       -- NULL when run A has no known read action: "read nothing" says nothing about such a run.
+       CASE WHEN ca.read_action THEN fa.read_count = 0 AND fa.end_reason = 'final' END AS a_zero_read,
        fa.read_count AS a_read_count, fb.read_count AS b_read_count,
        fa.outcome AS outcome_a,
        fb.outcome AS outcome_b
