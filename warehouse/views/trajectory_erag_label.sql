@@ -4,8 +4,9 @@ CREATE OR REPLACE VIEW trajectory_erag_label AS
 -- budget-exhausted answer counts as gave up (App. B); "retrieved" means the gold passage reached the
 -- agent at all (search result, read, or injection); a false resolution is a register item resolved
 -- without its gold evidence (register_item_resolution), so missing evidence stays reachable for
--- ExecutionRAG runs whose resolved items each cite a gold passage while another is never retrieved. Kept for every trajectory so that the
--- per-hop breakdown counts labels and accuracy in one pass over trajectory_forensics.
+-- ExecutionRAG runs whose resolved items each cite a gold passage while another is never retrieved.
+-- Kept for every trajectory so that the per-hop breakdown counts labels and accuracy in one pass
+-- over trajectory_forensics.
 SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, correct,
        CASE WHEN correct IS DISTINCT FROM false THEN NULL
             WHEN end_reason = 'error' THEN 'error'
