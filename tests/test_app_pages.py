@@ -91,7 +91,10 @@ def test_failure_plane_shows_p_disc_p_post_and_a_runs_failures(warehouse_file, m
     plane = at.dataframe[0].value.set_index("run_id")
     assert plane["p_disc"].to_dict() == {"run_base": 0.25, "run_gate": 0.0, "run_other": 1.0}
     assert plane["p_post"].to_dict() == {"run_base": 0.25, "run_gate": 0.0, "run_other": 0.0}
-    failures = at.dataframe[1].value
+    pooled = at.dataframe[1].value.set_index("extractor")
+    assert "κ discipline indicator: regex vs spaCy" in [m.label for m in at.metric]
+    assert pooled.loc["regex", "n_runs"] == 3
+    failures = at.dataframe[2].value
     assert dict(zip(failures["question_id"], failures["label"])) == {"q2": "discipline", "q3": "post_gold_read"}
     assert failures.set_index("question_id").loc["q2", "discipline_subtype"] == "no_read_final"
     assert len(at.get("vega_lite_chart")) == 2  # one plane per dataset

@@ -288,3 +288,15 @@ def test_sql_presence_flags_agree_with_the_engine(tmp_path):
     expected = {f"p{i}": has_answer(context, gold) for i, (gold, context) in enumerate(PARITY)}
     assert expected == {"p0": True, "p1": False, "p2": True, "p3": True, "p4": True, "p5": False}
     assert flags == expected
+
+
+def test_pipeline_f1_per_suite_and_setting_is_the_unperturbed_mean(con):
+    # AP Table 3: independently, from the records above (r6 excluded for its gold, r7 for its failed call).
+    analysable = [r for r in RECORDS if len(r.gold.strip()) >= 2 and not any(o.error for o in r.outputs)]
+    expected = {b: [o.f1 for r in analysable for o in r.outputs if o.baseline == b and o.intervention == "none"]
+                for b in ("b1", "b2")}
+    rows = con.execute("SELECT cell, baseline, n, f1_points, lift_over_b1_points FROM audit_pipeline_f1").fetchall()
+    assert [(c, b, n) for c, b, n, *_ in rows] == [("C", "b1", 5), ("C", "b2", 5)]
+    for _, baseline, _, f1, lift in rows:
+        assert f1 == pytest.approx(100 * sum(expected[baseline]) / 5)
+        assert lift == pytest.approx(100 * (sum(expected[baseline]) - sum(expected["b1"])) / 5)

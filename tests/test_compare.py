@@ -258,3 +258,23 @@ def test_compare_brings_an_old_warehouse_up_to_date_through_the_read_path(db, tm
     assert result.exit_code == 0, result.output
     with _duckdb.connect(str(old), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'run_summary'").fetchall() == [(1,)]
+
+
+def test_agreement_command_prints_kappas_and_the_pooled_cooccurrence(db):
+    from warehouse.queries import pooled_cooccurrence
+
+    result = CliRunner().invoke(main, ["agreement", "base", "gate", "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    with open_warehouse(db) as con:
+        extractors = extractor_agreement(con, ["base", "gate"])
+        pooled = pooled_cooccurrence(con, ["base", "gate"]).frame.row(0, named=True)
+    assert "discipline indicator: regex vs spaCy" in result.output and "every run" not in result.output
+    # Pooled cells, recounted from the label view itself.
+    expected = _sql(db, """SELECT count(*), count(*) FILTER (is_discipline AND NOT is_post_gold_read),
+                                  count(*) FILTER (is_discipline AND is_post_gold_read)
+                           FROM failure_rg WHERE extractor = 'regex' AND run_id IN ('base', 'gate')""")[0]
+    assert (pooled["extractor"], pooled["n_wrong"], pooled["discipline_only"], pooled["discipline_and_post"]) == (
+        "regex", *expected)
+    assert pooled["n_runs"] == 2
+    assert f"{pooled['discipline_only_share']:.3f}" in result.output
+    assert extractors.agreement is None or f"{extractors.agreement.kappa:.3f}" in result.output

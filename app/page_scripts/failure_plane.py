@@ -4,17 +4,48 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from app.access import read_connection
 from app.charts import failure_plane_chart
 from app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
 from app.ui import (
-    fetch, figure_panel, not_available, page_header, require_warehouse, set_url, table_exports,
-    table_panel, url_list, url_value,
+    app_config, fetch, figure_panel, not_available, page_header, require_warehouse, set_url, sql_expander,
+    table_exports, table_panel, url_list, url_value, warehouse_stamp,
 )
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
+from warehouse.queries import extractor_agreement, judge_agreements, pooled_cooccurrence
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
             "post-gold-read failures (P_post) as shares of each run's trajectories. Click a point, or "
             "pick a run below, to list its failures.")
+
+
+
+@st.cache_data(max_entries=32, show_spinner="Measuring agreement…")
+def _agreement(db_path: str, stamp: tuple[int, ...], run_ids: tuple[str, ...]):
+    # Cached per warehouse stamp, like the Compare page's statistics.
+    with read_connection(db_path, lock_wait_s=app_config().lock_wait_s) as con:
+        runs = list(run_ids)
+        return extractor_agreement(con, runs), judge_agreements(con, runs), pooled_cooccurrence(con, runs)
+
+
+def _agreement_section(run_ids: list[str]) -> None:
+    """Read-Gate §5.1 and App. L: extractor and judge kappa, and the co-occurrence table, over the runs shown."""
+    config = app_config()
+    extractors, judges, pooled = _agreement(str(config.db_path), warehouse_stamp(config.db_path), tuple(run_ids))
+    st.subheader("Agreement over the runs shown")
+    rows = [extractors, *judges]
+    columns = st.columns(max(1, len(rows)))
+    for column, item in zip(columns, rows):
+        value = "—" if item.agreement is None else f"{item.agreement.kappa:.3f}"
+        column.metric(f"κ {item.what}", value,
+                      help=None if item.agreement is None else f"n = {item.agreement.n:,}, observed agreement "
+                                                               f"{item.agreement.observed_agreement:.1%}")
+    st.markdown("**Discipline / post-gold-read co-occurrence, pooled** (wrong trajectories)")
+    st.dataframe(pooled.frame, hide_index=True)
+    if pooled.excluded_runs:
+        st.caption("Left out (no discipline test applies): " + ", ".join(f"`{r}`" for r in pooled.excluded_runs))
+    sql_expander(pooled.sql)
+
 
 state = require_warehouse()
 if state and "failure_plane" not in state.views:
@@ -57,6 +88,7 @@ elif state:
                          column_config={"p_disc": st.column_config.NumberColumn(format="percent"),
                                         "p_post": st.column_config.NumberColumn(format="percent")})
             table_exports(points.df, key="plane-table", stem=f"failure-plane-{extractor}")
+        _agreement_section(sorted(set(points.df.filter(pl.col("dataset").is_in(shown))["run_id"].to_list())))
         st.divider()
         run_ids = points.df["run_id"].to_list()
         current = picked or url_value("run")

@@ -17,6 +17,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("trajscope.cli.run_cmd", "Run an agent controller over a dataset and log every trajectory."),
     "judge": ("trajscope.cli.judge_cmd", "Judge the answers of a run (EM, F1, Contain-Acc, LLM judge)."),
     "compare": ("trajscope.cli.compare_cmd", "Paired statistics between two runs on the same question ids."),
+    "agreement": ("trajscope.cli.agreement_cmd", "Cohen's kappa between extractors and judges; pooled co-occurrence."),
     "audit": ("trajscope.cli.audit_cmd", "Run the answer-presence intervention audit."),
     "audit-report": ("trajscope.cli.audit_report_cmd", "Print the answer-presence audit tables."),
     "report": ("trajscope.cli.report_cmd", "Print a paper's tables (read-gate, execution-rag, audit) from logs."),

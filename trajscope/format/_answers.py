@@ -33,10 +33,22 @@ def exact_match(prediction: str | None, gold: str | None) -> float:
     return float(normalize_answer(prediction) == normalize_answer(gold))
 
 
-def token_f1(prediction: str | None, gold: str | None) -> float:
-    """SQuAD token-overlap F1 between normalised prediction and gold."""
+F1_RULES = ("squad", "hotpotqa")
+# HotpotQA's official evaluation: a yes / no / noanswer answer on either side scores 0 unless both agree.
+_HOTPOT_SPECIAL = frozenset({"yes", "no", "noanswer"})
+
+
+def token_f1(prediction: str | None, gold: str | None, *, rule: str = "squad") -> float:
+    """Token-overlap F1 between normalised prediction and gold: SQuAD's rule, or HotpotQA's official one
+    (rule="hotpotqa": yes / no / noanswer must match exactly, "yes they are" vs "yes" scores 0, not 0.5)."""
+    if rule not in F1_RULES:
+        raise ValueError(f"unknown F1 rule {rule!r}; choose one of {', '.join(F1_RULES)}")
     if prediction is None or gold is None:
         return 0.0
+    if rule == "hotpotqa":
+        pred_norm, gold_norm = normalize_answer(prediction), normalize_answer(gold)
+        if (pred_norm in _HOTPOT_SPECIAL or gold_norm in _HOTPOT_SPECIAL) and pred_norm != gold_norm:
+            return 0.0
     pred_tokens = normalize_answer(prediction).split()
     gold_tokens = normalize_answer(gold).split()
     if not pred_tokens or not gold_tokens:
@@ -66,15 +78,17 @@ def _golds(gold: str | None, aliases: Iterable[str]) -> list[str]:
     return [g for g in ([gold] if gold is not None else []) + list(aliases) if g is not None]
 
 
-def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | None = None) -> list[Judgment]:
-    """em, f1 and contain Judgments, each the maximum over the gold answer and its aliases."""
+def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | None = None, *,
+                 f1_rule: str = "squad") -> list[Judgment]:
+    """em, f1 and contain Judgments, each the maximum over the gold answer and its aliases; f1 under
+    `f1_rule` (token_f1's rule)."""
     golds = _golds(gold, aliases or [])
     scores = {
         "em": max((exact_match(prediction, g) for g in golds), default=0.0),
-        "f1": max((token_f1(prediction, g) for g in golds), default=0.0),
+        "f1": max((token_f1(prediction, g, rule=f1_rule) for g in golds), default=0.0),
         "contain": max((contain_match(prediction, g) for g in golds), default=0.0),
     }
     return [Judgment(judge=name, score=value) for name, value in scores.items()]
 
 
-__all__ = ["contain_match", "exact_match", "normalize_answer", "score_answer", "token_f1"]
+__all__ = ["F1_RULES", "contain_match", "exact_match", "normalize_answer", "score_answer", "token_f1"]

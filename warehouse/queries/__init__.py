@@ -5,10 +5,13 @@ from ._forensics import (
     EfficiencyFrontier,
     EfficiencyPoint,
     LabelAgreement,
+    PooledCooccurrence,
     StratifiedOddsRatio,
     efficiency_frontier,
     extractor_agreement,
     judge_agreement,
+    judge_agreements,
+    pooled_cooccurrence,
     post_read_odds_ratio,
     table4_frame,
 )
@@ -16,8 +19,9 @@ from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, pair
 from ._table import comparison_frame
 
 __all__ = [
-    "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint", "LabelAgreement",
-    "PairedStatistics", "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame",
-    "efficiency_frontier", "extractor_agreement", "judge_agreement", "paired_outcomes_sql",
-    "post_read_odds_ratio", "table4_frame", "zero_read_rescue",
+    "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
+    "LabelAgreement", "PairedStatistics", "PooledCooccurrence", "QueryError", "StratifiedOddsRatio",
+    "compare_runs", "comparison_frame", "efficiency_frontier", "extractor_agreement", "judge_agreement",
+    "judge_agreements", "paired_outcomes_sql", "pooled_cooccurrence", "post_read_odds_ratio", "table4_frame",
+    "zero_read_rescue",
 ]

@@ -106,7 +106,7 @@ FROM failure_rg x
 JOIN failure_rg y ON y.trajectory_id = x.trajectory_id AND y.extractor = 'spacy'
 WHERE x.extractor = 'regex' AND x.coverage_computed AND y.coverage_computed AND x.read_action
   AND x.is_discipline IS NOT NULL AND y.is_discipline IS NOT NULL
-  AND ($run IS NULL OR x.run_id = $run)
+  AND ($runs IS NULL OR list_contains($runs, x.run_id))
 ORDER BY x.trajectory_id
 """
 
@@ -120,10 +120,15 @@ class LabelAgreement:
     sql: str
 
 
-def extractor_agreement(con: Any, run_id: str | None = None) -> LabelAgreement:
+def _runs(run_id: str | list[str] | None) -> list[str] | None:
+    return [run_id] if isinstance(run_id, str) else (list(run_id) if run_id else None)
+
+
+def extractor_agreement(con: Any, run_id: str | list[str] | None = None) -> LabelAgreement:
     """Kappa between the regex and spaCy discipline indicators over wrong trajectories of runs with a
-    read action whose coverage both extractors computed (by `trajscope judge`)."""
-    rows = con.execute(EXTRACTOR_AGREEMENT_SQL, {"run": run_id}).fetchall()
+    read action whose coverage both extractors computed (by `trajscope judge`); one run, a set of runs
+    pooled, or every run (None). Read-Gate §5.1 reports kappa = 0.628."""
+    rows = con.execute(EXTRACTOR_AGREEMENT_SQL, {"runs": _runs(run_id)}).fetchall()
     agreement = cohen_kappa([r[1] for r in rows], [r[2] for r in rows]) if rows else None
     return LabelAgreement("discipline indicator: regex vs spaCy", agreement, EXTRACTOR_AGREEMENT_SQL)
 
@@ -140,16 +145,70 @@ SELECT x.trajectory_id, says_correct(x.score) AS a_says_right, says_correct(y.sc
 FROM verdicts x
 JOIN verdicts y ON y.trajectory_id = x.trajectory_id AND y.rater = $rater_b
 JOIN trajectories t ON t.trajectory_id = x.trajectory_id
-WHERE x.rater = $rater_a AND ($run IS NULL OR t.run_id = $run)
+WHERE x.rater = $rater_a AND ($runs IS NULL OR list_contains($runs, t.run_id))
 ORDER BY x.trajectory_id
 """
 
 
-def judge_agreement(con: Any, rater_a: str, rater_b: str = "contain", *, run_id: str | None = None) -> LabelAgreement:
-    """Kappa between two judges: "contain", "em", or "llm:<judge model>" (verdicts at >= 0.5)."""
-    rows = con.execute(JUDGE_AGREEMENT_SQL, {"rater_a": rater_a, "rater_b": rater_b, "run": run_id}).fetchall()
+JUDGE_RATERS_SQL = """
+SELECT DISTINCT CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater
+FROM judgments j JOIN trajectories t USING (trajectory_id)
+WHERE judge IN ('llm', 'contain') AND ($runs IS NULL OR list_contains($runs, t.run_id))
+ORDER BY rater
+"""
+
+
+def judge_agreement(con: Any, rater_a: str, rater_b: str = "contain", *,
+                    run_id: str | list[str] | None = None) -> LabelAgreement:
+    """Kappa between two judges: "contain", "em", or "llm:<judge model>" (verdicts read by says_correct)."""
+    rows = con.execute(JUDGE_AGREEMENT_SQL, {"rater_a": rater_a, "rater_b": rater_b, "runs": _runs(run_id)}).fetchall()
     agreement = cohen_kappa([r[1] for r in rows], [r[2] for r in rows]) if rows else None
     return LabelAgreement(f"{rater_a} vs {rater_b}", agreement, JUDGE_AGREEMENT_SQL)
+
+
+def judge_agreements(con: Any, run_id: str | list[str] | None = None) -> list[LabelAgreement]:
+    """Every pair of the judges present (each LLM judge model and Contain-Acc): Read-Gate App. L's
+    judge-vs-judge kappa (0.924 between Gemini 2.5 Pro and gpt-5-mini)."""
+    raters = [r[0] for r in con.execute(JUDGE_RATERS_SQL, {"runs": _runs(run_id)}).fetchall()]
+    return [judge_agreement(con, a, b, run_id=run_id) for i, a in enumerate(raters) for b in raters[i + 1:]]
+
+
+POOLED_COOCCURRENCE_SQL = """
+-- Read-Gate §5.1's multi-label table pooled over a set of runs (the paper pools its 12,000 trajectories):
+-- sums of failure_rg_cooccurrence's cells per extractor, over the runs where the discipline test applies.
+SELECT extractor, count(*) AS n_runs, sum(n_wrong) AS n_wrong,
+       sum(discipline_only) AS discipline_only, sum(post_only) AS post_only,
+       sum(discipline_and_post) AS discipline_and_post, sum(neither) AS neither,
+       sum(discipline_only) / sum(n_wrong) AS discipline_only_share,
+       sum(post_only) / sum(n_wrong) AS post_only_share,
+       sum(discipline_and_post) / sum(n_wrong) AS discipline_and_post_share,
+       sum(neither) / sum(n_wrong) AS neither_share
+FROM failure_rg_cooccurrence
+WHERE does_not_apply IS NULL AND ($runs IS NULL OR list_contains($runs, run_id))
+GROUP BY extractor
+ORDER BY extractor
+"""
+
+
+@dataclass(frozen=True)
+class PooledCooccurrence:
+    """The co-occurrence table pooled over runs, one row per extractor; runs it does not apply to are listed."""
+
+    frame: pl.DataFrame
+    excluded_runs: list[str]
+    sql: str
+
+
+def pooled_cooccurrence(con: Any, run_ids: list[str] | None = None) -> PooledCooccurrence:
+    """Discipline-only / post-only / both / neither among wrong trajectories, pooled over run_ids (all runs
+    when None); runs without a read action (the discipline test does not apply) are left out and named."""
+    params = {"runs": list(run_ids) if run_ids else None}
+    cursor = con.execute(POOLED_COOCCURRENCE_SQL, params)
+    frame = pl.DataFrame(cursor.fetchall(), schema=[d[0] for d in cursor.description], orient="row")
+    excluded = [r[0] for r in con.execute(
+        "SELECT DISTINCT run_id FROM failure_rg_cooccurrence WHERE does_not_apply IS NOT NULL "
+        "AND ($runs IS NULL OR list_contains($runs, run_id)) ORDER BY run_id", params).fetchall()]
+    return PooledCooccurrence(frame, excluded, POOLED_COOCCURRENCE_SQL)
 
 
 EFFICIENCY_SQL = "SELECT * FROM run_efficiency WHERE $runs IS NULL OR list_contains($runs, run_id) ORDER BY run_id"
@@ -201,5 +260,6 @@ def efficiency_frontier(con: Any, run_ids: list[str] | None = None) -> Efficienc
 __all__ = [
     "EXTRACTOR_AGREEMENT_SQL", "EfficiencyFrontier", "EfficiencyPoint", "JUDGE_AGREEMENT_SQL",
     "LabelAgreement", "POST_READ_STRATA_SQL", "StratifiedOddsRatio", "efficiency_frontier",
-    "extractor_agreement", "judge_agreement", "post_read_odds_ratio", "table4_frame",
+    "extractor_agreement", "judge_agreement", "judge_agreements", "PooledCooccurrence", "POOLED_COOCCURRENCE_SQL",
+    "pooled_cooccurrence", "post_read_odds_ratio", "table4_frame",
 ]

@@ -1,0 +1,55 @@
+"""`trajscope agreement`: Cohen's kappa between entity extractors and between judges, and the pooled co-occurrence table."""
+from __future__ import annotations
+
+import click
+
+from ._options import db_option
+
+
+@click.command("agreement")
+@click.argument("run_ids", nargs=-1)
+@click.option("--format", "fmt", type=click.Choice(["markdown", "csv"]), default="markdown", show_default=True,
+              help="Output table format.")
+@db_option
+def command(run_ids, fmt, db_path) -> None:
+    """Agreement over RUN_IDS pooled (every run when none is given).
+
+    Prints Cohen's kappa of the regex and spaCy discipline indicators (Read-Gate §5.1), of every pair of
+    judges present (each LLM judge model and Contain-Acc; Read-Gate App. L), and the discipline /
+    post-gold-read co-occurrence table pooled over the runs. Needs `trajscope judge` to have run.
+
+    Example: trajscope agreement baseline readgate
+    """
+    import duckdb
+    import polars as pl
+
+    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
+    from warehouse.export import to_csv, to_markdown
+    from warehouse.queries import extractor_agreement, judge_agreements, pooled_cooccurrence
+
+    runs = list(run_ids) or None
+    try:
+        with open_readonly(db_path) as con:
+            agreements = [extractor_agreement(con, runs), *judge_agreements(con, runs)]
+            pooled = pooled_cooccurrence(con, runs)
+    except (WarehouseMissing, WarehouseBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    except duckdb.Error as exc:
+        raise click.ClickException(f"{db_path}: query failed: {exc}") from None
+    kappas = pl.DataFrame(
+        [{"agreement": a.what, "n": a.agreement.n if a.agreement else 0,
+          "kappa": a.agreement.kappa if a.agreement else None,
+          "observed_agreement": a.agreement.observed_agreement if a.agreement else None} for a in agreements],
+        schema={"agreement": pl.Utf8, "n": pl.Int64, "kappa": pl.Float64, "observed_agreement": pl.Float64})
+    scope = f"runs {', '.join(runs)}" if runs else "every run"
+    notes = [f"Cohen's kappa over {scope} (n = 0: nothing to compare, kappa empty)",
+             f"Co-occurrence among wrong trajectories pooled over {scope}"
+             + (f"; left out (no discipline test applies): {', '.join(pooled.excluded_runs)}" if pooled.excluded_runs
+                else "")]
+    for k, (note, table) in enumerate(zip(notes, [kappas, pooled.frame])):
+        if fmt == "csv":
+            click.echo(note, err=True)
+            click.echo(to_csv(table), nl=False)
+        else:
+            click.echo(("\n" if k else "") + note + "\n")
+            click.echo(to_markdown(table, float_digits=3), nl=False)
