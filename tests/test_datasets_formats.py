@@ -90,14 +90,15 @@ def test_musique_orders_golds_by_decomposition_and_uses_fingerprints_for_repeate
         "Kelp & Co was founded by Ivo Sand.", "Dunmere lies on the river Orrin."]
 
 
-def test_hipporag_matches_by_unique_title_else_by_40_character_fingerprint() -> None:
+def test_hipporag_supporting_paragraphs_match_by_40_character_fingerprint_else_title() -> None:
     ds = load_dataset(FIX / "hipporag" / "tiny.json")
     assert (ds.name, ds.source_format) == ("tiny", "hipporag")
     assert ds.questions == [
         # "Ivo Sand" titles two corpus passages; the gold's first 40 normalised characters pick tiny:0.
         Q("tiny/q1.json", "Which town is Ivo Sand's birthplace?", "tiny", "Dunmere", None, 1, ["tiny:0"],
           "fingerprint", aliases=["Dunmere town"]),
-        Q("tiny/q2.json", "What river flows through Dunmere?", "tiny", "Orrin", None, 2, ["tiny:2"], "title"),
+        # A quoted supporting paragraph: fingerprint first (ExecutionRAG App. E), its unique title the fallback.
+        Q("tiny/q2.json", "What river flows through Dunmere?", "tiny", "Orrin", None, 2, ["tiny:2"], "fingerprint"),
     ]
     assert ds.contexts == {"tiny/q1.json": ["tiny:0", "tiny:2"], "tiny/q2.json": ["tiny:2"]}
     assert (ds.n_gold, ds.n_gold_matched) == (3, 2)

@@ -53,6 +53,10 @@ class GoldRef:
     title: str | None = None
     text: str | None = None
     chunk_id: str | None = None
+    # A supporting paragraph quoted in full (MuSiQue): matched by its 40-character fingerprint first and
+    # by title only as the fallback (ExecutionRAG App. E). A title-named gold (HotpotQA / 2Wiki
+    # supporting facts) is matched by unique title first.
+    paragraph: bool = False
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,8 @@ class GoldMatch:
 
 
 class GoldMatcher:
-    """Maps gold references to corpus chunks: given id, else unique title, else 40-char fingerprint."""
+    """Maps gold references to corpus chunks: given id, else unique title then 40-char fingerprint, or for a
+    quoted supporting paragraph fingerprint then unique title (ExecutionRAG App. E)."""
 
     def __init__(self, chunks: list[Chunk]):
         self._ids = {c.chunk_id for c in chunks}
@@ -86,8 +91,18 @@ class GoldMatcher:
         """The chunk a gold reference denotes, and how it was found."""
         if ref.chunk_id is not None:
             return GoldMatch(ref.chunk_id, "given") if ref.chunk_id in self._ids else GoldMatch(None, "unmatched")
+        by_title = self._by_title(ref)
+        if by_title is not None and not ref.paragraph:
+            return by_title
+        by_print = self._by_fingerprint(ref)
+        return by_print or by_title or GoldMatch(None, "unmatched")
+
+    def _by_title(self, ref: GoldRef) -> GoldMatch | None:
         if ref.title is not None and ref.title in self._unique_titles:
             return GoldMatch(self._unique_titles[ref.title], "title")
+        return None
+
+    def _by_fingerprint(self, ref: GoldRef) -> GoldMatch | None:
         if ref.text:
             candidates = self._prints.get(fingerprint(ref.text), [])
             if len(candidates) > 1:
@@ -98,7 +113,7 @@ class GoldMatcher:
                 candidates = titled or exact or candidates
             if candidates:
                 return GoldMatch(candidates[0].chunk_id, "fingerprint")
-        return GoldMatch(None, "unmatched")
+        return None
 
 
 @dataclass(frozen=True)

@@ -206,7 +206,7 @@ def gold_refs(record: SourceRecord, paragraphs: list[Paragraph], chunk_id_of: An
     if given is not None:
         return [GoldRef(chunk_id=c) for c in dict.fromkeys(given)]
     if any(p.is_supporting is not None for p in paragraphs):
-        return [GoldRef(title=paragraphs[i].title, text=paragraphs[i].text)
+        return [GoldRef(title=paragraphs[i].title, text=paragraphs[i].text, paragraph=True)
                 for i in _musique_support_order(record, paragraphs)]
     titles = supporting_titles(record) or evidence_subjects(record)
     text_of = {p.title: p.text for p in paragraphs if p.title is not None}
