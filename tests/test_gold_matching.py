@@ -29,3 +29,30 @@ def test_title_is_the_fallback_and_the_fingerprint_is_forty_normalised_character
     same_prefix = GoldRef(text="The Orrin is a river that flows into the XX entirely different ending", paragraph=True)
     assert matcher.match(same_prefix) == GoldMatch("k2", "fingerprint")
     assert matcher.match(GoldRef(title="Nowhere", text="Nothing like any passage.", paragraph=True)) == GoldMatch(None, "unmatched")
+
+
+def test_unmatched_paragraphs_stay_in_the_hop_level_recall_denominator(tmp_path):
+    # tiny/q2 names two supporting paragraphs; one matches a corpus chunk (tiny:2), one matches nothing.
+    from pathlib import Path
+
+    import msgspec
+
+    from fixtures.forensics.builders import final, read, search, trajectory
+    from ingest.datasets import load_dataset
+    from trajscope.format import Run
+    from warehouse import ingest_trajectories, open_warehouse
+
+    ds = load_dataset(Path(__file__).parent / "fixtures" / "datasets" / "hipporag" / "tiny.json")
+    q2 = next(q for q in ds.questions if q.question_id == "tiny/q2.json")
+    assert (q2.gold_chunk_ids, q2.gold_paragraphs, ds.gold_counts[q2.question_id]) == (["tiny:2"], 2, (2, 1))
+    run = Run(run_id="r", dataset="tiny", condition="register")
+    traj = trajectory(run, q2.question_id, q2.text, q2.gold_answer, [search(("tiny:2", "Dunmere lies")),
+                      read(("tiny:2", "Dunmere lies on the river Orrin.")), final("Orrin")])
+    traj = msgspec.structs.replace(traj, question=q2)
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, [traj])
+    with open_warehouse(path) as con:
+        row = con.execute("SELECT n_gold, n_gold_reached, gold_paragraphs, hop_evidence_recall "
+                          "FROM trajectory_forensics").fetchone()
+        hop = con.execute("SELECT hop_evidence_recall FROM hop_breakdown").fetchone()[0]
+    assert row == (1, 1, 2, 0.5) and hop == 0.5

@@ -202,13 +202,15 @@ def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
 
 
 def _roll_back_to_version_3(db) -> None:
-    """The warehouse as session 1 left it: no migration 0004 (cached calls) or 0005 (capabilities), views of that time."""
+    """The warehouse as session 1 left it: no migration 0004 (cached calls), 0005 (capabilities) or 0006 (gold
+    paragraphs), views of that time."""
     import duckdb
 
     with duckdb.connect(str(db)) as con:
         for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
             con.execute(f"DROP VIEW {view}")
         con.execute("ALTER TABLE steps DROP COLUMN cached")
+        con.execute("ALTER TABLE questions DROP COLUMN gold_paragraphs")
         con.execute("ALTER TABLE trajectories DROP COLUMN cached_calls")
         con.execute("ALTER TABLE trajectories DROP COLUMN cached_cost_usd")
         for column in ("cap_search_candidates", "cap_snippets", "cap_read_action", "cap_gold_answers",

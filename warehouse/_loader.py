@@ -268,7 +268,7 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
         return
     first = [r for r in rows if (r["dataset"], r["question_id"]) == (rows[0]["dataset"], rows[0]["question_id"])]
     a, b = first[0], first[1]
-    facts = ("gold_answer", "aliases", "gold_chunk_ids", "question_type", "hop_count", "text")
+    facts = ("gold_answer", "aliases", "gold_chunk_ids", "gold_paragraphs", "question_type", "hop_count", "text")
     differing = next(f for f in facts if a[f] != b[f])
     keys = {(r["dataset"], r["question_id"]) for r in rows}
     dataset = f"dataset {a['dataset']!r}" if a["dataset"] else "no dataset"
@@ -502,6 +502,7 @@ def load_questions(db_path: str | Path | None, questions: Iterable[Question], da
             "hop_count": pa.array([q["hop_count"] for q in rows], type=pa.int32()),
             "gold_chunk_ids": pa.array([q["gold_chunk_ids"] for q in rows], type=pa.list_(pa.string())),
             "gold_match": [q["gold_match"] for q in rows],
+            "gold_paragraphs": pa.array([q["gold_paragraphs"] for q in rows], type=pa.int32()),
         }
     )
     with open_warehouse(db_path) as con:

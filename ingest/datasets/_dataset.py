@@ -81,6 +81,7 @@ def assemble(
                 hop_count=draft.hop_count,
                 gold_chunk_ids=golds.chunk_ids,
                 gold_match=golds.method,  # type: ignore[arg-type]
+                gold_paragraphs=golds.n_refs or None,
             )
         )
         if draft.context_ids:

@@ -28,6 +28,9 @@ class Question(Record, kw_only=True):
     hop_count: int | None = None
     gold_chunk_ids: list[str] = []
     gold_match: GoldMatch | None = None
+    # Supporting paragraphs the source names, matched to a chunk or not (ExecutionRAG App. E's recall
+    # denominator); gold_chunk_ids holds the matched ones. None when the source counts none.
+    gold_paragraphs: int | None = None
 
 
 class Chunk(Record, kw_only=True):

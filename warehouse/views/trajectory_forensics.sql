@@ -8,7 +8,7 @@ CREATE OR REPLACE VIEW trajectory_forensics AS
 -- resolution is per register item (register_item_resolution); NULL for runs without a register.
 WITH base AS (
     SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset, t.record_hash,
-           q.question_type, q.hop_count, t.final_answer, t.end_reason,
+           q.question_type, q.hop_count, q.gold_paragraphs, t.final_answer, t.end_reason,
            t.search_count, t.read_count,
            coalesce(t.total_tokens_in, t.step_tokens_in)    AS tokens_in,
            coalesce(t.total_tokens_out, t.step_tokens_out)  AS tokens_out,
@@ -33,7 +33,11 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        CASE WHEN b.n_gold > 0 THEN b.n_gold_retrieved = b.n_gold END          AS all_gold_retrieved,
        CASE WHEN b.n_gold > 0 THEN b.n_gold_read > 0 END                      AS any_gold_read,
        b.n_gold_reached,
-       CASE WHEN b.n_gold > 0 THEN b.n_gold_reached / b.n_gold END            AS hop_evidence_recall,
+       -- ExecutionRAG App. E: the share of supporting paragraphs reached, over every paragraph the source
+       -- names (an unmatched one counts as not reached); the matched chunks when the source counts none.
+       CASE WHEN coalesce(b.gold_paragraphs, b.n_gold) > 0
+            THEN least(b.n_gold_reached / coalesce(b.gold_paragraphs, b.n_gold), 1.0) END AS hop_evidence_recall,
+       b.gold_paragraphs,
        CASE WHEN b.n_gold > 0 THEN b.n_gold_reached = b.n_gold END            AS all_gold_reached,
        CASE WHEN b.n_gold = 0 THEN 'no gold passages for this question: gold-evidence measures do not apply' END
                                                                               AS evidence_reason,

@@ -1,0 +1,2 @@
+-- Supporting paragraphs a question's source names, matched to a corpus chunk or not (ExecutionRAG App. E's denominator of hop-level evidence recall); NULL for rows loaded before.
+ALTER TABLE questions ADD COLUMN gold_paragraphs INTEGER;
