@@ -14,9 +14,11 @@ FIX = Path(__file__).parent / "fixtures" / "datasets"
 
 
 def Q(qid: str, text: str, ds: str, answer: str, qtype: str | None, hops: int, golds: list[str], match: str,
-      aliases: list[str] | None = None) -> Question:
+      aliases: list[str] | None = None, paragraphs: int | None = None) -> Question:
+    # paragraphs: supporting paragraphs the source names; by default every one matched a gold chunk.
     return Question(question_id=qid, text=text, dataset=ds, gold_answer=answer, aliases=aliases or [],
-                    question_type=qtype, hop_count=hops, gold_chunk_ids=golds, gold_match=match)
+                    question_type=qtype, hop_count=hops, gold_chunk_ids=golds, gold_match=match,
+                    gold_paragraphs=paragraphs if paragraphs is not None else (len(golds) or None))
 
 
 HOTPOT_QUESTIONS = [
@@ -69,8 +71,9 @@ def test_2wiki_hipporag_layout_matches_evidence_subjects_to_corpus_titles() -> N
         Q("bb01", "Who is the mother of the director of Grey Lantern?", w, "Mina Orr", "compositional", 2,
           [f"{w}:0", f"{w}:1"], "title"),
         # "Ember Hill" is no corpus title: one of the two golds stays unmatched.
+        # Two supporting paragraphs named, one matched: both stay in the recall denominator.
         Q("bb02", "Which film came out first, Salt Road or Ember Hill?", w, "Ember Hill", "comparison", 2,
-          [f"{w}:2"], "title"),
+          [f"{w}:2"], "title", paragraphs=2),
     ]
     assert (ds.n_gold, ds.n_gold_matched, ds.gold_match_rate) == (4, 3, 0.75)
     assert ds.gold_counts == {"bb01": (2, 2), "bb02": (2, 1)}
@@ -98,7 +101,8 @@ def test_hipporag_supporting_paragraphs_match_by_40_character_fingerprint_else_t
         Q("tiny/q1.json", "Which town is Ivo Sand's birthplace?", "tiny", "Dunmere", None, 1, ["tiny:0"],
           "fingerprint", aliases=["Dunmere town"]),
         # A quoted supporting paragraph: fingerprint first (ExecutionRAG App. E), its unique title the fallback.
-        Q("tiny/q2.json", "What river flows through Dunmere?", "tiny", "Orrin", None, 2, ["tiny:2"], "fingerprint"),
+        Q("tiny/q2.json", "What river flows through Dunmere?", "tiny", "Orrin", None, 2, ["tiny:2"], "fingerprint",
+          paragraphs=2),
     ]
     assert ds.contexts == {"tiny/q1.json": ["tiny:0", "tiny:2"], "tiny/q2.json": ["tiny:2"]}
     assert (ds.n_gold, ds.n_gold_matched) == (3, 2)

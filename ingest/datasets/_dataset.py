@@ -81,7 +81,8 @@ def assemble(
                 hop_count=draft.hop_count,
                 gold_chunk_ids=golds.chunk_ids,
                 gold_match=golds.method,  # type: ignore[arg-type]
-                gold_paragraphs=golds.n_refs or None,
+                # Distinct references: a title named by several evidence triples (2Wiki) is one paragraph.
+                gold_paragraphs=len(dict.fromkeys(draft.gold_refs)) or None,
             )
         )
         if draft.context_ids:
