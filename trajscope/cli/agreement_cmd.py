@@ -8,10 +8,13 @@ from ._options import db_option
 
 @click.command("agreement")
 @click.argument("run_ids", nargs=-1)
+@click.option("--robustness", nargs=2, metavar="JUDGE_A JUDGE_B", default=None,
+              help="Also print Read-Gate Table 18: JUDGE_B's verdicts on a stratified sample of the runs judged by "
+                   "JUDGE_A, reweighted per run (judges as 'contain' or 'llm:<model>').")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "csv"]), default="markdown", show_default=True,
               help="Output table format.")
 @db_option
-def command(run_ids, fmt, db_path) -> None:
+def command(run_ids, robustness, fmt, db_path) -> None:
     """Agreement over RUN_IDS pooled (every run when none is given).
 
     Prints Cohen's kappa of the regex and spaCy discipline indicators (Read-Gate §5.1), of every pair of
@@ -25,13 +28,14 @@ def command(run_ids, fmt, db_path) -> None:
 
     from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
     from warehouse.export import to_csv, to_markdown
-    from warehouse.queries import extractor_agreement, judge_agreements, pooled_cooccurrence
+    from warehouse.queries import extractor_agreement, judge_agreements, judge_robustness, pooled_cooccurrence
 
     runs = list(run_ids) or None
     try:
         with open_readonly(db_path) as con:
             agreements = [extractor_agreement(con, runs), *judge_agreements(con, runs)]
             pooled = pooled_cooccurrence(con, runs)
+            robust = judge_robustness(con, *robustness, run_id=runs) if robustness else None
     except (WarehouseMissing, WarehouseBusy) as exc:
         raise click.ClickException(str(exc)) from None
     except duckdb.Error as exc:
@@ -46,7 +50,16 @@ def command(run_ids, fmt, db_path) -> None:
              f"Co-occurrence among wrong trajectories pooled over {scope}"
              + (f"; left out (no discipline test applies): {', '.join(pooled.excluded_runs)}" if pooled.excluded_runs
                 else "")]
-    for k, (note, table) in enumerate(zip(notes, [kappas, pooled.frame])):
+    tables = [kappas, pooled.frame]
+    if robust is not None:
+        notes.append(f"Table 18: {robust.rater_b} on a sample stratified by {robust.rater_a}'s verdict, reweighted "
+                     "per run (difference = B - A, share)")
+        tables.append(pl.DataFrame(
+            [{"run_id": r.run_id, "n_population": r.n_population, "n_sample": r.n_sample, "accuracy_a": r.accuracy_a,
+              "accuracy_b_reweighted": r.accuracy_b_reweighted, "difference": r.difference} for r in robust.runs],
+            schema={"run_id": pl.Utf8, "n_population": pl.Int64, "n_sample": pl.Int64, "accuracy_a": pl.Float64,
+                    "accuracy_b_reweighted": pl.Float64, "difference": pl.Float64}))
+    for k, (note, table) in enumerate(zip(notes, tables)):
         if fmt == "csv":
             click.echo(note, err=True)
             click.echo(to_csv(table), nl=False)

@@ -4,6 +4,8 @@ from ._compare import Comparison, PairedStatistics, compare_runs, zero_read_resc
 from ._forensics import (
     EfficiencyFrontier,
     EfficiencyPoint,
+    JudgeRobustness,
+    JudgeRobustnessTable,
     LabelAgreement,
     PooledCooccurrence,
     StratifiedOddsRatio,
@@ -11,6 +13,7 @@ from ._forensics import (
     extractor_agreement,
     judge_agreement,
     judge_agreements,
+    judge_robustness,
     pooled_cooccurrence,
     post_read_odds_ratio,
     table4_frame,
@@ -20,8 +23,8 @@ from ._table import comparison_frame
 
 __all__ = [
     "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
-    "LabelAgreement", "PairedStatistics", "PooledCooccurrence", "QueryError", "StratifiedOddsRatio",
-    "compare_runs", "comparison_frame", "efficiency_frontier", "extractor_agreement", "judge_agreement",
-    "judge_agreements", "paired_outcomes_sql", "pooled_cooccurrence", "post_read_odds_ratio", "table4_frame",
-    "zero_read_rescue",
+    "JudgeRobustness", "JudgeRobustnessTable", "LabelAgreement", "PairedStatistics", "PooledCooccurrence",
+    "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame", "efficiency_frontier",
+    "extractor_agreement", "judge_agreement", "judge_agreements", "judge_robustness", "paired_outcomes_sql",
+    "pooled_cooccurrence", "post_read_odds_ratio", "table4_frame", "zero_read_rescue",
 ]

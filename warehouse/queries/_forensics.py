@@ -173,6 +173,76 @@ def judge_agreements(con: Any, run_id: str | list[str] | None = None) -> list[La
     return [judge_agreement(con, a, b, run_id=run_id) for i, a in enumerate(raters) for b in raters[i + 1:]]
 
 
+JUDGE_ROBUSTNESS_SQL = """
+-- Read-Gate Table 18: judge B re-judges a stratified sample of each run's trajectories (strata: judge A's
+-- verdict). Per run and stratum: the population judged by A, and the sample both judged with B's verdicts.
+WITH verdicts AS (
+    SELECT trajectory_id,
+           CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater,
+           arg_max(score, created_at) AS score
+    FROM judgments
+    GROUP BY ALL
+),
+a AS (SELECT trajectory_id, says_correct(score) AS a_right FROM verdicts WHERE rater = $rater_a),
+b AS (SELECT trajectory_id, says_correct(score) AS b_right FROM verdicts WHERE rater = $rater_b)
+SELECT t.run_id, a.a_right AS stratum,
+       count(*)                                    AS n_population,
+       count(b.b_right)                            AS n_sample,
+       count(*) FILTER (b.b_right)                 AS n_sample_b_right
+FROM trajectories t
+JOIN a USING (trajectory_id)
+LEFT JOIN b USING (trajectory_id)
+WHERE $runs IS NULL OR list_contains($runs, t.run_id)
+GROUP BY ALL
+ORDER BY t.run_id, stratum
+"""
+
+
+@dataclass(frozen=True)
+class JudgeRobustness:
+    """One run: accuracy under judge A over all its trajectories, and under judge B estimated from B's
+    stratified sample reweighted to the population's strata (A right / A wrong)."""
+
+    run_id: str
+    n_population: int
+    n_sample: int
+    accuracy_a: float
+    accuracy_b_reweighted: float | None  # None when a stratum of the population has no sampled item
+    difference: float | None  # B (reweighted) minus A, as a share (x100 for points)
+
+
+@dataclass(frozen=True)
+class JudgeRobustnessTable:
+    """Read-Gate Table 18: per-run reweighted accuracy differences and kappa on the pooled sample."""
+
+    rater_a: str
+    rater_b: str
+    runs: list[JudgeRobustness]
+    agreement: LabelAgreement
+    sql: str
+
+
+def judge_robustness(con: Any, rater_a: str, rater_b: str, *,
+                     run_id: str | list[str] | None = None) -> JudgeRobustnessTable:
+    """Judge B's verdicts on a stratified sample of the runs judged by A, reweighted per run: for each
+    stratum s (A says right / wrong) with population share w_s, acc_B = sum_s w_s * mean_B(s)."""
+    params = {"rater_a": rater_a, "rater_b": rater_b, "runs": _runs(run_id)}
+    rows = con.execute(JUDGE_ROBUSTNESS_SQL, params).fetchall()
+    by_run: dict[str, list[tuple[bool, int, int, int]]] = {}
+    for run, stratum, n_pop, n_sample, n_b_right in rows:
+        by_run.setdefault(run, []).append((bool(stratum), int(n_pop), int(n_sample), int(n_b_right)))
+    runs = []
+    for run, strata in by_run.items():
+        n_pop = sum(s[1] for s in strata)
+        acc_a = sum(s[1] for s in strata if s[0]) / n_pop
+        complete = all(s[2] > 0 for s in strata)
+        acc_b = sum(s[1] / n_pop * s[3] / s[2] for s in strata) if complete else None
+        runs.append(JudgeRobustness(run, n_pop, sum(s[2] for s in strata), acc_a, acc_b,
+                                    None if acc_b is None else acc_b - acc_a))
+    return JudgeRobustnessTable(rater_a, rater_b, runs, judge_agreement(con, rater_a, rater_b, run_id=run_id),
+                                JUDGE_ROBUSTNESS_SQL)
+
+
 POOLED_COOCCURRENCE_SQL = """
 -- Read-Gate §5.1's multi-label table pooled over a set of runs (the paper pools its 12,000 trajectories):
 -- sums of failure_rg_cooccurrence's cells per extractor, over the runs where the discipline test applies.
@@ -258,8 +328,9 @@ def efficiency_frontier(con: Any, run_ids: list[str] | None = None) -> Efficienc
 
 
 __all__ = [
-    "EXTRACTOR_AGREEMENT_SQL", "EfficiencyFrontier", "EfficiencyPoint", "JUDGE_AGREEMENT_SQL",
-    "LabelAgreement", "POST_READ_STRATA_SQL", "StratifiedOddsRatio", "efficiency_frontier",
-    "extractor_agreement", "judge_agreement", "judge_agreements", "PooledCooccurrence", "POOLED_COOCCURRENCE_SQL",
-    "pooled_cooccurrence", "post_read_odds_ratio", "table4_frame",
+    "EXTRACTOR_AGREEMENT_SQL", "JUDGE_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL",
+    "POST_READ_STRATA_SQL", "EfficiencyFrontier", "EfficiencyPoint", "JudgeRobustness", "JudgeRobustnessTable",
+    "LabelAgreement", "PooledCooccurrence", "StratifiedOddsRatio", "efficiency_frontier", "extractor_agreement",
+    "judge_agreement", "judge_agreements", "judge_robustness", "pooled_cooccurrence", "post_read_odds_ratio",
+    "table4_frame",
 ]
