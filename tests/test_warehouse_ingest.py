@@ -202,7 +202,7 @@ def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
 
 
 def _roll_back_to_version_3(db) -> None:
-    """The warehouse as session 1 left it: no migration 0004 (cached calls), 0005 (capabilities) or 0006 (gold
+    """The warehouse as session 1 left it: no migration 0004 (cached calls), 0005 (capabilities) or 0007 (gold
     paragraphs), views of that time."""
     import duckdb
 
@@ -232,7 +232,7 @@ def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_pat
     _roll_back_to_version_3(db)
     assert warehouse.upgrade_if_warehouse(db) == "upgraded"
     with open_readonly(db) as con:
-        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 6
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 7
         rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
     # Rows loaded before the migration do not know which calls were cached: NULL, not 0.
     assert rows == [("run_a", 3, None), ("run_b", 1, None)]
