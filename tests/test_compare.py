@@ -183,8 +183,8 @@ def test_table4_marginal_and_stratified_odds_ratios_from_the_cli(db):
         result = post_read_odds_ratio(con, "base", "gate")
         counts = dict(con.execute("""SELECT run_id, count(*) FILTER (label = 'post_gold_read') FROM failure_rg
                                      WHERE extractor = 'regex' GROUP BY run_id""").fetchall())
-    n = dict(_sql(db, "SELECT run_id, count(*) FROM trajectories GROUP BY run_id"))
-    # The marginal table is every trajectory of both runs, computed here from the label view directly.
+    n = dict(_sql(db, "SELECT run_id, count(*) FROM trajectory_correctness WHERE correct IS NOT NULL GROUP BY run_id"))
+    # The marginal table is every judged trajectory of both runs, computed here from the label view directly.
     marginal = np.array([[counts["gate"], n["gate"] - counts["gate"]], [counts["base"], n["base"] - counts["base"]]])
     ref = Table2x2(marginal)
     assert result.marginal.n == n["gate"] + n["base"] and 0 not in result.tables

@@ -137,7 +137,7 @@ if state:
                     if m is not None:
                         o[0].metric("Marginal OR", _number(m.odds_ratio, ".2f"),
                                     help=f"{m.confidence:.0%} CI [{_number(m.ci_low, '.2f')}, "
-                                         f"{_number(m.ci_high, '.2f')}] over all {m.n:,} trajectories")
+                                         f"{_number(m.ci_high, '.2f')}] over all {m.n:,} judged trajectories")
                     o[1].metric("Mantel-Haenszel OR", _number(r.odds_ratio, ".2f"))
                     o[2].metric(f"{r.confidence:.0%} CI",
                                 f"[{_number(r.ci_low, '.2f')}, {_number(r.ci_high, '.2f')}]")

@@ -20,15 +20,16 @@ from warehouse.stats import (
 from ._outcomes import QueryError, require_run
 
 POST_READ_STRATA_SQL = """
--- Read-Gate Table 4: post-gold-read failure by condition over every trajectory of both runs, by read
--- exposure (distinct passages read: 0, 1, 2, 3, 4+). The marginal OR pools all rows; the Mantel-Haenszel
--- OR pools the strata with a read (0 reads cannot be a post-gold-read failure). passages_read is a
--- load-time column of trajectories (as in trajectory_facts), so no scores are computed for it.
+-- Read-Gate Table 4: post-gold-read failure by condition over every judged trajectory of both runs, by
+-- read exposure (distinct passages read: 0, 1, 2, 3, 4+). The marginal OR pools all rows; the
+-- Mantel-Haenszel OR pools the strata with a read (0 reads cannot be a post-gold-read failure).
+-- passages_read is a load-time column of trajectories (as in trajectory_facts).
 SELECT least(f.passages_read, 4) AS read_exposure,
        f.run_id = $run_b AS is_b,
        count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
        count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
 FROM trajectories f
+JOIN trajectory_correctness c ON c.trajectory_id = f.trajectory_id AND c.correct IS NOT NULL
 LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
 WHERE f.run_id IN ($run_a, $run_b)
 GROUP BY ALL
@@ -47,7 +48,7 @@ class StratifiedOddsRatio:
     tables: dict[int, list[list[int]]]  # read exposure (1..4) -> [[B post, B other], [A post, A other]]
     result: MantelHaenszelResult | None  # None when no stratum is informative
     sql: str
-    marginal: OddsRatio | None = None  # over every trajectory of both runs, zero-read ones included
+    marginal: OddsRatio | None = None  # over every judged trajectory of both runs, zero-read ones included
     zero_read: list[list[int]] | None = None  # the 0-read rows: [[B post, B other], [A post, A other]]
 
     @property
