@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import codecs
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from trajscope.format import RecordError
+from trajscope.format import RecordError, nesting_of
 
 # One record (a JSONL line, or one item of a document) may not exceed this; memory stays bounded.
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -28,6 +29,13 @@ def check_text(path: Path, head: bytes) -> None:
                           f"not UTF-8 text (byte {exc.start}): binary or wrongly encoded file") from None
 
 
+def _too_deep(path: Path, lineno: int, text: str) -> RecordError:
+    # The nesting limit is the JSON decoder's (Python's recursion limit): a stated limit, not a traceback.
+    depth, field = nesting_of(text)
+    return RecordError(path, lineno, field or None, f"nested {depth} levels deep, past the decoder's nesting "
+                       f"limit (Python's recursion limit of {sys.getrecursionlimit()} levels, less the reader's stack)")
+
+
 def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8")
@@ -36,6 +44,8 @@ def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
                           f"not UTF-8 text at byte {exc.start} of the line (binary data?)") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise _too_deep(path, lineno, text) from None
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
         raise RecordError(path, lineno, None, f"{'truncated' if cut else 'malformed'} JSON: {exc.msg} "
@@ -204,6 +214,8 @@ def _first_line_is_json(path: Path) -> bool:
                 return False
     try:
         json.loads(first)
+    except RecursionError:
+        return True  # JSON nested past the limit: the line reader reports it with its line and field
     except (json.JSONDecodeError, UnicodeDecodeError):
         return False
     return True
@@ -250,7 +262,10 @@ def iter_whole_documents(path: Path) -> Iterator[tuple[int, Any]]:
                           f"{MAX_RECORD_BYTES // 2**20} MB limit; export it as JSONL (one record per line)")
     text = path.read_bytes().decode("utf-8", errors="strict")
     try:
-        yield 1, json.loads(text)
+        document = json.loads(text)
+    except RecursionError:
+        raise _too_deep(path, 1, text) from None
     except json.JSONDecodeError as exc:
         what = "truncated JSON document" if exc.pos >= len(text.rstrip()) - 1 else "malformed JSON"
         raise RecordError(path, exc.lineno, None, f"{what}: {exc.msg}") from None
+    yield 1, document

@@ -90,3 +90,14 @@ def test_a_db_that_is_no_warehouse_is_one_line(make, says, command, tmp_path):
 def test_a_directory_as_db_is_one_line(command, tmp_path):
     result = CliRunner().invoke(main, [*command, "--db", str(tmp_path)])
     assert result.exit_code != 0 and "is a directory" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("fmt", ["openinference", "otel_genai", "atif"])
+def test_a_foreign_log_nested_1000_levels_is_a_stated_limit(fmt, tmp_path):
+    record = '{"trace_id": "t1", "span_id": "s1", "name": "search", "attributes": {"x": ' + \
+             '{"a": ' * 1000 + '"x"' + "}" * 1000 + "}}"
+    log = tmp_path / "deep.jsonl"
+    log.write_text(record + "\n")
+    result = CliRunner().invoke(main, ["ingest", str(log), "--db", str(tmp_path / "w.duckdb"), "--format", fmt])
+    assert result.exit_code != 0 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert f"{log}:1: field attributes.x.a" in result.output and "nesting limit" in result.output
