@@ -15,9 +15,11 @@ from ._options import db_option, read_failure, timeout_option
               help="Per-question outcome; 'correct' (the default, as on the Compare page) is the papers' "
                    "criterion: the LLM verdict, else Contain-Acc.")
 @click.option("--strata", type=click.Choice(["dataset", "question_type", "hop_count", "a_zero_read"]),
-              default=None, help="Add one row per value of this question column (a_zero_read: A read nothing).")
+              default=None, help="Add one row per value of this question column (a_zero_read: A finalised voluntarily "
+                   "without reading).")
 @click.option("--zero-read", "zero_read", is_flag=True,
-              help="Zero-read rescue: only the questions run A finalised without reading.")
+              help="Zero-read rescue (Read-Gate Table 1): only the questions run A finalised voluntarily (end reason "
+                   "final) without reading.")
 @click.option("--margin", type=float, default=None,
               help="Add a TOST equivalence test with this margin on the accuracy delta (e.g. 0.02).")
 @click.option("--table4", is_flag=True,
