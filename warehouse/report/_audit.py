@@ -178,8 +178,12 @@ def sentinel_panel(ctx: AuditContext) -> ReportTable:
     return ReportTable("au_t2", "Table 2", caption, columns, rows, ctx.footnote(n, CI_NOTE), sql, notes=tuple(notes))
 
 
+PIPELINE_F1_SQL = "SELECT * FROM audit_pipeline_f1 WHERE list_contains($cells, cell) ORDER BY cell, baseline"
+
+
 def _pipeline(ctx: AuditContext) -> pl.DataFrame:
-    return ctx.query("au_pipeline_f1")
+    """The view audit_pipeline_f1 (the one definition of pipeline F1) over the chosen cells."""
+    return frame(ctx.con, PIPELINE_F1_SQL, {"cells": ctx.names})
 
 
 def pipeline_f1(ctx: AuditContext) -> ReportTable:
@@ -194,10 +198,10 @@ def pipeline_f1(ctx: AuditContext) -> ReportTable:
         *(Column(b, b.upper()) for b in baselines),
     )
     caption = "Full pipeline F1 per suite: reader F1 (points) under raw retrieval (B1) and each compiled setting."
-    sql = sql_file("au_pipeline_f1")
+    sql = PIPELINE_F1_SQL
     if df.height == 0:
         return does_not_apply("au_t3", "Table 3", caption, columns, "no analysable audit record with reader F1", sql)
-    f1 = {(r["cell"], r["baseline"]): (r["n"], r["f1_pts"]) for r in df.iter_rows(named=True)}
+    f1 = {(r["cell"], r["baseline"]): (r["n"], r["f1_points"]) for r in df.iter_rows(named=True)}
     rows = []
     for c in ctx.cells.iter_rows(named=True):
         if not any((c["cell"], b) in f1 for b in baselines):
@@ -416,8 +420,8 @@ def operator_by_reader(ctx: AuditContext) -> ReportTable:
         "Descriptive operator-by-reader pattern: sign and rough magnitude (|Δ| < 1: ≈0; < 5: +/−; "
         "≥ 5: ++/−−) of the compile and verifier-edit effects on reader F1."
     )
-    sql = sql_file("au_pipeline_f1")
-    f1 = {(r["cell"], r["baseline"]): r["f1_pts"] for r in _pipeline(ctx).iter_rows(named=True)}
+    sql = PIPELINE_F1_SQL
+    f1 = {(r["cell"], r["baseline"]): r["f1_points"] for r in _pipeline(ctx).iter_rows(named=True)}
     rows = []
     for c in ctx.cells.iter_rows(named=True):
         b1, b2, b4 = (f1.get((c["cell"], b)) for b in (RAW, "b2", "b4"))
