@@ -2,6 +2,10 @@
 carrying the SQL it ran (for a "Show SQL" expander)."""
 from ._compare import Comparison, PairedStatistics, compare_runs, zero_read_rescue
 from ._forensics import (
+    EXTRACTOR_AGREEMENT_SQL,
+    JUDGE_ROBUSTNESS_SQL,
+    POOLED_COOCCURRENCE_SQL,
+    POST_READ_STRATA_SQL,
     EfficiencyFrontier,
     EfficiencyPoint,
     JudgeRobustness,
@@ -22,6 +26,7 @@ from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, pair
 from ._table import comparison_frame
 
 __all__ = [
+    "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
     "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
     "JudgeRobustness", "JudgeRobustnessTable", "LabelAgreement", "PairedStatistics", "PooledCooccurrence",
     "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame", "efficiency_frontier",

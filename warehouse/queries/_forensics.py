@@ -20,18 +20,19 @@ from warehouse.stats import (
 from ._outcomes import QueryError, require_run
 
 POST_READ_STRATA_SQL = """
--- Read-Gate Table 4: post-gold-read failure by condition over every judged trajectory of both runs, by
+-- Read-Gate Table 4 (the one definition; compare --table4, the Compare page and report rg_t4 run it):
+-- post-gold-read failure by arm over every judged trajectory of the arms' runs (A: $runs_a, B: $runs_b), by
 -- read exposure (distinct passages read: 0, 1, 2, 3, 4+). The marginal OR pools all rows; the
 -- Mantel-Haenszel OR pools the strata with a read (0 reads cannot be a post-gold-read failure).
 -- passages_read is a load-time column of trajectories (as in trajectory_facts).
 SELECT least(f.passages_read, 4) AS read_exposure,
-       f.run_id = $run_b AS is_b,
+       list_contains($runs_b, f.run_id) AS is_b,
        count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
        count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
 FROM trajectories f
 JOIN trajectory_correctness c ON c.trajectory_id = f.trajectory_id AND c.correct IS NOT NULL
 LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
-WHERE f.run_id IN ($run_a, $run_b)
+WHERE list_contains($runs_a, f.run_id) OR list_contains($runs_b, f.run_id)
 GROUP BY ALL
 ORDER BY read_exposure, is_b DESC
 """
@@ -57,11 +58,17 @@ class StratifiedOddsRatio:
         return int(sum(sum(map(sum, t)) for t in self.tables.values()))
 
 
-def post_read_odds_ratio(con: Any, run_a: str, run_b: str, *, extractor: str = "regex") -> StratifiedOddsRatio:
-    """Read-Gate Table 4: does B raise post-gold-read failure once read exposure is held fixed?"""
-    require_run(con, run_a)
-    require_run(con, run_b)
-    rows = con.execute(POST_READ_STRATA_SQL, {"run_a": run_a, "run_b": run_b, "extractor": extractor}).fetchall()
+def post_read_odds_ratio(con: Any, run_a: str | list[str], run_b: str | list[str], *,
+                         extractor: str = "regex") -> StratifiedOddsRatio:
+    """Read-Gate Table 4: does B raise post-gold-read failure once read exposure is held fixed? Each arm is
+    one run or several (seeds pooled); the population is the arms' judged trajectories."""
+    runs_a, runs_b = _runs(run_a) or [], _runs(run_b) or []
+    if set(runs_a) & set(runs_b):
+        raise QueryError(f"run(s) {', '.join(sorted(set(runs_a) & set(runs_b)))} are in both arms")
+    for run in (*runs_a, *runs_b):
+        require_run(con, run)
+    params = {"runs_a": runs_a, "runs_b": runs_b, "extractor": extractor}
+    rows = con.execute(POST_READ_STRATA_SQL, params).fetchall()
     by_exposure: dict[int, list[list[int]]] = {}
     for exposure, is_b, post, other in rows:
         table = by_exposure.setdefault(int(exposure), [[0, 0], [0, 0]])
@@ -75,7 +82,8 @@ def post_read_odds_ratio(con: Any, run_a: str, run_b: str, *, extractor: str = "
         result = None
     pooled = np.array([*tables.values(), *([zero_read] if zero_read else [])], dtype=float).reshape(-1, 2, 2)
     marginal = odds_ratio(pooled.sum(axis=0)) if pooled.size else None
-    return StratifiedOddsRatio(run_a, run_b, extractor, tables, result, POST_READ_STRATA_SQL, marginal, zero_read)
+    return StratifiedOddsRatio(", ".join(runs_a), ", ".join(runs_b), extractor, tables, result,
+                               POST_READ_STRATA_SQL, marginal, zero_read)
 
 
 def table4_frame(odds: StratifiedOddsRatio) -> pl.DataFrame:

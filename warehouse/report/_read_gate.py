@@ -7,12 +7,11 @@ from collections import defaultdict
 import numpy as np
 import polars as pl
 
+from warehouse.queries import POST_READ_STRATA_SQL, post_read_odds_ratio
 from warehouse.stats import (
     adjust_p_values,
     cohen_kappa,
     judge_error_rates,
-    mantel_haenszel,
-    odds_ratio,
     rogan_gladen,
 )
 
@@ -234,46 +233,25 @@ def stratified_odds_ratio(ctx: ReportContext) -> ReportTable:
         "Movement across the failure plane: odds ratio of a post-gold-read failure under Read-Gate "
         "against no gate, marginally and stratified by read exposure (Mantel-Haenszel)."
     )
-    sql = sql_file("report_outcomes") + "\n" + sql_file("rg_labels")
+    sql = POST_READ_STRATA_SQL
     pairs = _pairs(ctx, BASELINE, GATE)
     if not pairs:
         return does_not_apply("rg_t4", "Table 4", caption, columns, _missing_pair(BASELINE, GATE), sql)
-    # Judged trajectories per (run, read exposure), of which those labelled post-gold-read (regex).
-    post: dict[tuple[str, int], int] = defaultdict(int)
-    for r in _labels(ctx):
-        if r["extractor"] == "regex":
-            post[(r["run_id"], int(r["read_exposure"]))] += r["n_post"]
-    counts: dict[str, dict[int, tuple[int, int]]] = defaultdict(dict)
-    for run_id, outcomes in ctx.outcomes().items():
-        judged = outcomes.filter(pl.col("correct").is_not_null()).group_by("read_exposure").len()
-        for exposure, n in judged.iter_rows():
-            events = post[(run_id, int(exposure))]
-            counts[run_id][int(exposure)] = (events, n - events)
     rows, used, n_total = [], [], 0
     for key, base, gate in pairs:
         used += base + gate
-        strata = np.zeros((5, 2, 2))
-        for arm, runs in ((0, gate), (1, base)):
-            for run in runs:
-                for exposure, (post, other) in counts.get(run.run_id, {}).items():
-                    strata[exposure, arm] += (post, other)
-        marginal = odds_ratio(strata.sum(axis=0))
-        n_total += marginal.n
-        read = strata[1:]
-        try:
-            mh = mantel_haenszel(read)
-            mh_cell = Interval(mh.odds_ratio, mh.ci_low, mh.ci_high)
-            cmh_p = mh.cmh_p
-        except ValueError:
-            mh_cell, cmh_p = Interval(None, None, None), None
+        # The one Table 4 definition (warehouse.queries): A = no gate, B = Read-Gate, seeds pooled per arm.
+        odds = post_read_odds_ratio(ctx.con, [r.run_id for r in base], [r.run_id for r in gate], extractor="regex")
+        marginal, mh = odds.marginal, odds.result
+        n_total += marginal.n if marginal else 0
         rows.append(
             (
                 key,
-                marginal.n,
-                Interval(marginal.odds_ratio, marginal.ci_low, marginal.ci_high),
-                int(read.sum()),
-                mh_cell,
-                cmh_p,
+                marginal.n if marginal else 0,
+                Interval(marginal.odds_ratio, marginal.ci_low, marginal.ci_high) if marginal else Interval(None, None, None),
+                odds.n_stratified,
+                Interval(mh.odds_ratio, mh.ci_low, mh.ci_high) if mh else Interval(None, None, None),
+                mh.cmh_p if mh else None,
             )
         )
     note = (
