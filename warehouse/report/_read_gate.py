@@ -7,7 +7,14 @@ from collections import defaultdict
 import numpy as np
 import polars as pl
 
-from warehouse.queries import POST_READ_STRATA_SQL, post_read_odds_ratio
+from warehouse.queries import (
+    EXTRACTOR_AGREEMENT_SQL,
+    POOLED_COOCCURRENCE_SQL,
+    POST_READ_STRATA_SQL,
+    extractor_agreement,
+    pooled_cooccurrence,
+    post_read_odds_ratio,
+)
 from warehouse.stats import (
     adjust_p_values,
     cohen_kappa,
@@ -374,7 +381,7 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
         "The two failure indicators as orthogonal axes: wrong trajectories that are discipline failures "
         "only, post-gold-read failures only, both, or neither."
     )
-    sql = sql_file("rg_labels") + "\n" + sql_file("rg_extractor_pairs")
+    sql = POOLED_COOCCURRENCE_SQL + "\n" + EXTRACTOR_AGREEMENT_SQL
     read_runs = _read_runs(ctx)
     if not read_runs:
         return does_not_apply(
@@ -386,48 +393,43 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
             sql,
         )
     ids = [r.run_id for r in read_runs]
-    totals: dict[str, dict[str, int]] = {}
-    keys = ("n_wrong", "discipline_only", "post_only", "both_cooccur", "neither")
-    for r in _labels(ctx):
-        if r["run_id"] in ids and r["read_action"] and r["coverage_computed"]:
-            t = totals.setdefault(r["extractor"], dict.fromkeys(keys, 0))
-            for key in keys:
-                t[key] += r[key]
-    if not totals:
+    # The one definition (warehouse.queries.pooled_cooccurrence over the view failure_rg_cooccurrence).
+    pooled = pooled_cooccurrence(ctx.con, ids)
+    if pooled.frame.height == 0:
         return does_not_apply(
             "rg_cooc",
             "§5.1",
             caption,
             columns,
-            "no wrong trajectory has entity coverage computed (run `trajscope judge`)",
+            "no wrong final answer of the chosen runs has a discipline indicator (run `trajscope judge`)",
             sql,
         )
-    rows, n = [], 0
+    rows, n, unclassified = [], 0, []
     labels = {"regex": "regex", "spacy": "spaCy en_core_web_sm"}
-    for extractor in sorted(totals):
-        r = {"extractor": extractor, **totals[extractor]}
-        total = r["n_wrong"]
-        n = max(n, total)
-        rows.append(
-            (
-                labels.get(r["extractor"], r["extractor"]),
-                total,
-                PTS * r["discipline_only"] / total,
-                PTS * r["post_only"] / total,
-                PTS * r["both_cooccur"] / total,
-                PTS * r["neither"] / total,
-            )
-        )
-    pairs = frame(ctx.con, sql_file("rg_extractor_pairs"), {"runs": ids})
-    if pairs.height:
-        kappa = cohen_kappa(pairs["regex_discipline"].to_list(), pairs["spacy_discipline"].to_list())
+    cells = ("discipline_only", "post_only", "discipline_and_post", "neither")
+    for r in pooled.frame.iter_rows(named=True):
+        n = max(n, r["n_wrong"])
+        rows.append((labels.get(r["extractor"], r["extractor"]), r["n_wrong"],
+                     *(PTS * r[f"{c}_share"] for c in cells)))
+        left = r["n_wrong"] - sum(r[c] for c in cells)
+        if left:
+            unclassified.append(f"{left:,} ({labels.get(r['extractor'], r['extractor'])})")
+    agreement = extractor_agreement(ctx.con, ids).agreement
+    if agreement is not None:
         note = (
-            f"Agreement on the discipline indicator between extractors: Cohen's κ = {kappa.kappa:.3f} "
-            f"(n = {kappa.n:,})."
+            f"Agreement on the discipline indicator between extractors: Cohen's κ = {agreement.kappa:.3f} "
+            f"(n = {agreement.n:,})."
         )
     else:
         note = "Cohen's κ between extractors does not apply: no wrong trajectory has both extractors' coverage."
-    return ReportTable("rg_cooc", "§5.1", caption, columns, tuple(rows), ctx.footnote(read_runs, n), sql, notes=(note,))
+    notes = [note]
+    if unclassified:
+        notes.append("Wrong trajectories whose discipline or post-gold-read indicator is unknown are in no cell: "
+                     + ", ".join(unclassified) + ".")
+    if pooled.excluded_runs:
+        notes.append("Runs left out (the discipline test does not apply): " + ", ".join(pooled.excluded_runs) + ".")
+    used = [r for r in read_runs if r.run_id not in pooled.excluded_runs]
+    return ReportTable("rg_cooc", "§5.1", caption, columns, tuple(rows), ctx.footnote(used, n), sql, notes=tuple(notes))
 
 
 def strict_prompt(ctx: ReportContext) -> ReportTable:
