@@ -229,11 +229,18 @@ def _roll_back_to_version_3(db) -> None:
 def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_path):
     db = tmp_path / "w.duckdb"
     ingest_trajectories(db, fixture_trajectories())
+    facts = "SELECT trajectory_id, read_count, failed_read_count FROM trajectory_facts ORDER BY 1"
+    profile = "SELECT * FROM run_capabilities ORDER BY run_id"
+    with open_readonly(db) as con:
+        fresh_facts, fresh_profile = con.execute(facts).fetchall(), con.execute(profile).fetchall()
     _roll_back_to_version_3(db)
     assert warehouse.upgrade_if_warehouse(db) == "upgraded"
     with open_readonly(db) as con:
         assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 7
         rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
+        # Migration 0005 backfills the read rule and the facts the capability inference reads.
+        assert con.execute(facts).fetchall() == fresh_facts
+        assert con.execute(profile).fetchall() == fresh_profile
     # Rows loaded before the migration do not know which calls were cached: NULL, not 0.
     assert rows == [("run_a", 3, None), ("run_b", 1, None)]
     assert warehouse.upgrade_if_warehouse(db) == "current"

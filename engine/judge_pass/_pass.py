@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
 from engine.judges import EquivalenceItem, LLMJudge, is_abstention
-from trajscope.format import ENTITY_EXTRACTORS, score_answer
+from trajscope.format import ENTITY_EXTRACTORS, has_gold_answer, score_answer
 from warehouse import open_warehouse, transaction
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
@@ -125,8 +125,8 @@ def _answer_table(inputs: Sequence[JudgeInput]) -> pa.Table:
 
 
 def has_gold(item: JudgeInput) -> bool:
-    """Whether a verdict is possible: the question has a non-empty gold answer or alias."""
-    return bool((item.gold or "").strip()) or any((a or "").strip() for a in item.aliases)
+    """Whether a verdict is possible for this trajectory's question (trajscope.format.has_gold_answer)."""
+    return has_gold_answer(item.gold, item.aliases)
 
 
 def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, None, None]]:

@@ -8,7 +8,16 @@ from typing import Any
 import msgspec
 
 from engine.llm import ModelError
-from trajscope.format import ErrorStep, Judgment, Question, Run, Trajectory, make_trajectory_id, score_answer
+from trajscope.format import (
+    ErrorStep,
+    Judgment,
+    Question,
+    Run,
+    Trajectory,
+    has_gold_answer,
+    make_trajectory_id,
+    score_answer,
+)
 
 
 def utc_now() -> str:
@@ -58,8 +67,7 @@ def normalise(trajectory: Any, run: Run, question: Question, started_at: str) ->
 def with_judgments(trajectory: Trajectory) -> Trajectory:
     """Attach em / f1 / contain from engine.judges when the controller did not and a gold answer exists."""
     question = trajectory.question
-    has_gold = bool((question.gold_answer or "").strip()) or any(a.strip() for a in question.aliases)
-    if trajectory.judgments or not has_gold:
+    if trajectory.judgments or not has_gold_answer(question.gold_answer, question.aliases):
         return trajectory
     judgments: list[Judgment] = list(score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases)))
     return msgspec.structs.replace(trajectory, judgments=judgments)

@@ -3,7 +3,7 @@ and the shared answer-scoring vocabulary (normalisation, EM, token F1, Contain-A
 
 The bottom layer: it imports nothing of trajscope's other packages (docs/architecture.md).
 """
-from ._answers import F1_RULES, contain_match, exact_match, normalize_answer, score_answer, token_f1
+from ._answers import F1_RULES, contain_match, exact_match, has_gold_answer, normalize_answer, score_answer, token_f1
 from ._audit_codec import (
     DEFAULT_SENTINEL,
     DecodedAuditLine,
@@ -98,7 +98,7 @@ from ._steps import (
 from ._trajectory import Trajectory, make_trajectory_id
 
 __all__ = [
-    "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "recover_log_file",
+    "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "has_gold_answer", "recover_log_file",
     "AGENT_ACTION_KINDS", "F1_RULES", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
     "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_value",

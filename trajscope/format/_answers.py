@@ -78,6 +78,11 @@ def _golds(gold: str | None, aliases: Iterable[str]) -> list[str]:
     return [g for g in ([gold] if gold is not None else []) + list(aliases) if g is not None]
 
 
+def has_gold_answer(gold: str | None, aliases: Iterable[str | None] = ()) -> bool:
+    """Whether a verdict is possible: a non-empty gold answer or alias (the SQL macro has_gold_answer is the same rule)."""
+    return any((g or "").strip() for g in [gold, *aliases])
+
+
 def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | None = None, *,
                  f1_rule: str = "squad") -> list[Judgment]:
     """em, f1 and contain Judgments, each the maximum over the gold answer and its aliases; f1 under
@@ -91,4 +96,4 @@ def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | 
     return [Judgment(judge=name, score=value) for name, value in scores.items()]
 
 
-__all__ = ["F1_RULES", "contain_match", "exact_match", "normalize_answer", "score_answer", "token_f1"]
+__all__ = ["F1_RULES", "contain_match", "exact_match", "has_gold_answer", "normalize_answer", "score_answer", "token_f1"]

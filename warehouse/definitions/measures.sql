@@ -18,3 +18,6 @@ CREATE OR REPLACE MACRO entity_extractors() AS TABLE SELECT unnest(${entity_extr
 CREATE OR REPLACE MACRO search_kinds() AS ${search_kinds};
 -- Step kinds that are the agent's own actions (searches, read, final, other tools), not the environment's.
 CREATE OR REPLACE MACRO agent_action_kinds() AS ${agent_action_kinds};
+-- A question can be judged: it has a non-empty gold answer or alias (trajscope.format.has_gold_answer, the same rule).
+CREATE OR REPLACE MACRO has_gold_answer(gold_answer, aliases) AS
+    coalesce(trim(gold_answer), '') <> '' OR len(list_filter(coalesce(aliases, []), lambda a: trim(a) <> '')) > 0;

@@ -9,7 +9,7 @@ SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
        answer_correct(s.llm, s.contain)    AS correct,
        answer_correct_by(s.llm, s.contain) AS correct_by,
        CASE WHEN s.llm IS NULL AND s.contain IS NULL THEN
-            CASE WHEN coalesce(q.gold_answer, '') = '' AND len(coalesce(q.aliases, [])) = 0
+            CASE WHEN NOT has_gold_answer(q.gold_answer, q.aliases)
                  THEN 'no gold answer for this question: correctness does not apply'
                  ELSE 'not judged yet: run trajscope judge' END END AS correct_reason
 FROM trajectories t

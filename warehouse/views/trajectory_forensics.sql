@@ -13,7 +13,7 @@ WITH base AS (
            coalesce(t.total_tokens_in, t.step_tokens_in)    AS tokens_in,
            coalesce(t.total_tokens_out, t.step_tokens_out)  AS tokens_out,
            coalesce(t.total_cost_usd, t.step_cost_usd)      AS cost_usd,
-           s.contain, s.llm, coalesce(q.gold_answer, '') <> '' OR len(coalesce(q.aliases, [])) > 0 AS has_gold_answer,
+           s.contain, s.llm, has_gold_answer(q.gold_answer, q.aliases) AS has_gold_answer,
            t.n_gold, t.n_gold_retrieved, t.n_gold_read, t.n_gold_reached,
            t.n_register_items, t.n_register_resolved, t.register_complete
     FROM trajectories t
