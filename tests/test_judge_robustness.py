@@ -37,6 +37,11 @@ def test_reweighted_difference_and_kappa_on_the_sample(tmp_path):
     b = [SAMPLE_B[i] for i in sorted(SAMPLE_B)]
     assert table.agreement.agreement.n == 8
     assert table.agreement.agreement.kappa == pytest.approx(cohen_kappa_score(a, b))
+    assert row.kappa == pytest.approx(cohen_kappa_score(a, b))
+    # One run: the overall row (runs weighted by their N) is that run's estimate.
+    overall = table.overall
+    assert (overall.n_population, overall.n_sample) == (20, 8)
+    assert overall.difference == pytest.approx(-0.05) and overall.kappa == pytest.approx(cohen_kappa_score(a, b))
     out = CliRunner().invoke(main, ["agreement", "r", "--robustness", "llm:A", "llm:B", "--db", str(path)])
     assert out.exit_code == 0, out.output
     line = next(x for x in out.output.splitlines() if x.startswith("| r "))

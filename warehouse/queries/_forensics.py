@@ -183,8 +183,9 @@ def judge_agreements(con: Any, run_id: str | list[str] | None = None) -> list[La
 
 
 JUDGE_ROBUSTNESS_SQL = """
--- Read-Gate Table 18: judge B re-judges a stratified sample of each run's trajectories (strata: judge A's
--- verdict). Per run and stratum: the population judged by A, and the sample both judged with B's verdicts.
+-- Read-Gate Table 18 (the one definition; `agreement --robustness` and report rg_t18 run it): judge B
+-- re-judges a stratified sample of each run's trajectories (strata: judge A's verdict). Per run and stratum:
+-- the population judged by A, and the sample both judged with B's verdicts (a NULL score is no verdict).
 WITH verdicts AS (
     SELECT trajectory_id,
            CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater,
@@ -192,8 +193,8 @@ WITH verdicts AS (
     FROM judgments
     GROUP BY ALL
 ),
-a AS (SELECT trajectory_id, says_correct(score) AS a_right FROM verdicts WHERE rater = $rater_a),
-b AS (SELECT trajectory_id, says_correct(score) AS b_right FROM verdicts WHERE rater = $rater_b)
+a AS (SELECT trajectory_id, says_correct(score) AS a_right FROM verdicts WHERE rater = $rater_a AND score IS NOT NULL),
+b AS (SELECT trajectory_id, says_correct(score) AS b_right FROM verdicts WHERE rater = $rater_b AND score IS NOT NULL)
 SELECT t.run_id, a.a_right AS stratum,
        count(*)                                    AS n_population,
        count(b.b_right)                            AS n_sample,
@@ -218,6 +219,7 @@ class JudgeRobustness:
     accuracy_a: float
     accuracy_b_reweighted: float | None  # None when a stratum of the population has no sampled item
     difference: float | None  # B (reweighted) minus A, as a share (x100 for points)
+    kappa: float | None = None  # Cohen's kappa between A and B on this run's jointly judged sample
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,8 @@ class JudgeRobustnessTable:
     runs: list[JudgeRobustness]
     agreement: LabelAgreement
     sql: str
+    # Runs with an estimate pooled, each weighted by its population N (kappa: the pooled sample's).
+    overall: JudgeRobustness | None = None
 
 
 def judge_robustness(con: Any, rater_a: str, rater_b: str, *,
@@ -246,10 +250,24 @@ def judge_robustness(con: Any, rater_a: str, rater_b: str, *,
         acc_a = sum(s[1] for s in strata if s[0]) / n_pop
         complete = all(s[2] > 0 for s in strata)
         acc_b = sum(s[1] / n_pop * s[3] / s[2] for s in strata) if complete else None
+        sample = judge_agreement(con, rater_a, rater_b, run_id=run).agreement
         runs.append(JudgeRobustness(run, n_pop, sum(s[2] for s in strata), acc_a, acc_b,
-                                    None if acc_b is None else acc_b - acc_a))
-    return JudgeRobustnessTable(rater_a, rater_b, runs, judge_agreement(con, rater_a, rater_b, run_id=run_id),
-                                JUDGE_ROBUSTNESS_SQL)
+                                    None if acc_b is None else acc_b - acc_a, sample.kappa if sample else None))
+    pooled = judge_agreement(con, rater_a, rater_b, run_id=run_id)
+    return JudgeRobustnessTable(rater_a, rater_b, runs, pooled, JUDGE_ROBUSTNESS_SQL,
+                                _reweighted_overall(runs, pooled))
+
+
+def _reweighted_overall(runs: list[JudgeRobustness], pooled: LabelAgreement) -> JudgeRobustness | None:
+    """The runs with an estimate pooled, each run's accuracies weighted by its population N."""
+    usable = [r for r in runs if r.accuracy_b_reweighted is not None]
+    n = sum(r.n_population for r in usable)
+    if not n:
+        return None
+    acc_a = sum(r.n_population * r.accuracy_a for r in usable) / n
+    acc_b = sum(r.n_population * r.accuracy_b_reweighted for r in usable) / n
+    return JudgeRobustness("all (reweighted)", n, sum(r.n_sample for r in usable), acc_a, acc_b, acc_b - acc_a,
+                           pooled.agreement.kappa if pooled.agreement else None)
 
 
 POOLED_COOCCURRENCE_SQL = """

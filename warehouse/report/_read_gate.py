@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
-import polars as pl
 
 from warehouse.queries import (
     EXTRACTOR_AGREEMENT_SQL,
+    JUDGE_ROBUSTNESS_SQL,
     POOLED_COOCCURRENCE_SQL,
     POST_READ_STRATA_SQL,
     extractor_agreement,
     pooled_cooccurrence,
     post_read_odds_ratio,
 )
+from warehouse.queries import (
+    judge_robustness as judge_robustness_table,
+)
 from warehouse.stats import (
     adjust_p_values,
-    cohen_kappa,
     judge_error_rates,
     rogan_gladen,
 )
@@ -34,6 +36,7 @@ ACCURACY_NOTE = (
     "as clusters when a condition has several seeds); McNemar exact p, pooled over seeds."
 )
 DATASET = Column("dataset", "Dataset", "text")
+NO_INTERVAL = Interval(None, None, None)
 
 
 def _by_condition(ctx: ReportContext, runs: list[RunInfo]) -> dict[str, list[RunInfo]]:
@@ -255,9 +258,9 @@ def stratified_odds_ratio(ctx: ReportContext) -> ReportTable:
             (
                 key,
                 marginal.n if marginal else 0,
-                Interval(marginal.odds_ratio, marginal.ci_low, marginal.ci_high) if marginal else Interval(None, None, None),
+                Interval(marginal.odds_ratio, marginal.ci_low, marginal.ci_high) if marginal else NO_INTERVAL,
                 odds.n_stratified,
-                Interval(mh.odds_ratio, mh.ci_low, mh.ci_high) if mh else Interval(None, None, None),
+                Interval(mh.odds_ratio, mh.ci_low, mh.ci_high) if mh else NO_INTERVAL,
                 mh.cmh_p if mh else None,
             )
         )
@@ -490,7 +493,10 @@ def judge_robustness(ctx: ReportContext) -> ReportTable:
         Column("difference", "B − A (pp)", "signed"),
         Column("kappa", "κ", "num", 3),
     )
-    caption = "Judge robustness: accuracy under two LLM judges on the jointly judged sample, reweighted difference."
+    caption = (
+        "Judge robustness: accuracy under two LLM judges, the second on a stratified sample reweighted to "
+        "the population, and their agreement."
+    )
     sql = sql_file("rg_judge_verdicts")
     verdicts = _verdicts(ctx)
     models = sorted(verdicts, key=lambda k: (-len(verdicts[k]), k[1]))
@@ -503,46 +509,34 @@ def judge_robustness(ctx: ReportContext) -> ReportTable:
             "the chosen runs carry verdicts of fewer than two LLM judge models",
             sql,
         )
-    judge_a, judge_b = verdicts[models[0]], verdicts[models[1]]
-    shared = sorted(set(judge_a) & set(judge_b))
-    if not shared:
+    # The one Table 18 definition (warehouse.queries.judge_robustness): B's stratified sample reweighted to
+    # each run's strata of A's verdict; the overall row weights runs by their population N.
+    robust = judge_robustness_table(
+        ctx.con, f"llm:{models[0][1]}", f"llm:{models[1][1]}", run_id=[r.run_id for r in ctx.runs]
+    )
+    if not robust.runs or not any(r.n_sample for r in robust.runs):
         return does_not_apply(
             "rg_t18", "Table 18", caption, columns, "no trajectory was judged by both LLM judges", sql
         )
-    ids, runs, _ = _trajectory_keys(ctx, shared)
-    run_of = dict(zip(ids, runs, strict=False))
-    rows, diffs, weights, all_a, all_b = [], [], [], [], []
-    for run in ctx.runs:
-        ids = [t for t in shared if run_of.get(t) == run.run_id]
-        if not ids:
-            continue
-        a = np.array([judge_a[t] for t in ids], float)
-        b = np.array([judge_b[t] for t in ids], float)
-        all_a += a.tolist()
-        all_b += b.tolist()
-        kappa = cohen_kappa(a.tolist(), b.tolist()).kappa
-        diffs.append(PTS * (b.mean() - a.mean()))
-        weights.append(run.n_trajectories)
-        rows.append((run.run_id, run.n_trajectories, len(ids), PTS * a.mean(), PTS * b.mean(), diffs[-1], kappa))
-    w = np.array(weights, float) / sum(weights)
-    overall_kappa = cohen_kappa(all_a, all_b).kappa
-    rows.append(
-        (
-            "all (reweighted)",
-            int(sum(weights)),
-            len(all_a),
-            float(w @ [r[3] for r in rows]),
-            float(w @ [r[4] for r in rows]),
-            float(w @ np.array(diffs)),
-            overall_kappa,
-        )
-    )
+
+    def cells(r):
+        b = None if r.accuracy_b_reweighted is None else PTS * r.accuracy_b_reweighted
+        d = None if r.difference is None else PTS * r.difference
+        return (r.run_id, r.n_population, r.n_sample, PTS * r.accuracy_a, b, d, r.kappa)
+
+    rows = [cells(r) for r in robust.runs if r.n_sample]
+    if robust.overall is not None:
+        rows.append(cells(robust.overall))
+    n_sample = sum(r.n_sample for r in robust.runs)
     note = (
-        f"Judge A: {models[0][1]}; judge B: {models[1][1]}. The overall row weights each run's sample "
-        "difference by the run's size (stratified sample reweighted to the population)."
+        f"Judge A: {models[0][1]}; judge B: {models[1][1]}. Judge A over every trajectory it judged; judge B "
+        "on the jointly judged sample, reweighted to the run's strata of judge A's verdict "
+        "(acc_B = Σ_s w_s · mean_B(s)); the overall row weights each run with an estimate by its N; "
+        "κ on the run's (overall: the pooled) sample."
     )
     return ReportTable(
-        "rg_t18", "Table 18", caption, columns, tuple(rows), ctx.footnote(ctx.runs, len(all_a)), sql, notes=(note,)
+        "rg_t18", "Table 18", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n_sample),
+        sql + "\n" + JUDGE_ROBUSTNESS_SQL, notes=(note,),
     )
 
 
