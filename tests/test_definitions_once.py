@@ -101,3 +101,56 @@ def test_compare_metrics_and_default_are_one_definition():
     for path in ("trajscope/cli/compare_cmd.py", "app/page_scripts/compare.py", "warehouse/queries/_compare.py"):
         assert "DEFAULT_COMPARE_METRIC" in PY[path]
         assert not re.search(r"""metric[^\n]*(default=|or |: str = )["'](contain|correct)["']""", PY[path]), path
+
+
+# Read-Gate Table 4, §5.1 co-occurrence with regex-vs-spaCy kappa, Table 18 and the audit's pipeline F1 are each
+# computed in one place (issues 14 and 16): warehouse/report/ and the app call these, never recompute them.
+FORENSICS = "warehouse/queries/_forensics.py"
+
+
+def _calls(name: str) -> list[str]:
+    """Files (outside warehouse/stats, where the statistics live) that call name(...)."""
+    return sorted({path for path, text in PY.items() if not path.startswith("warehouse/stats/")
+                   for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
+                   and (getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name)})
+
+
+def _function_source(path: str, name: str) -> str:
+    text = PY[path]
+    node = next(n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef) and n.name == name)
+    return ast.get_source_segment(text, node) or ""
+
+
+def test_table4_odds_ratios_are_one_function():
+    assert _calls("mantel_haenszel") == [FORENSICS]
+    assert _calls("odds_ratio") == [FORENSICS]
+    assert "post_read_odds_ratio(" in _function_source("warehouse/report/_read_gate.py", "stratified_odds_ratio")
+    for path in ("trajscope/cli/compare_cmd.py", "app/page_scripts/compare.py"):
+        assert "post_read_odds_ratio(" in PY[path], path
+
+
+def test_cooccurrence_and_extractor_kappa_are_one_definition():
+    cells = re.compile(r"is_discipline\s+AND\s+NOT\s+\w*\.?is_post_gold_read", re.I)
+    assert [p for p, t in {**SQL, **PY}.items() if cells.search(t)] == ["warehouse/views/failure_rg_cooccurrence.sql"]
+    pair = re.compile(r"JOIN\s+failure_rg\s+\w+\s+ON[^\n]*extractor\s*=\s*'spacy'", re.I)
+    assert [p for p, t in {**SQL, **PY}.items() if pair.search(t)] == [FORENSICS]
+    assert _calls("cohen_kappa") == [FORENSICS]
+    builder = _function_source("warehouse/report/_read_gate.py", "cooccurrence")
+    assert "pooled_cooccurrence(" in builder and "extractor_agreement(" in builder
+    assert not (ROOT / "warehouse/report/rg_extractor_pairs.sql").exists()
+
+
+def test_judge_robustness_is_one_function():
+    assert [p for p, t in PY.items() if "JUDGE_ROBUSTNESS_SQL = " in t] == [FORENSICS]
+    builder = _function_source("warehouse/report/_read_gate.py", "judge_robustness")
+    assert "judge_robustness_table(" in builder
+    assert not re.search(r"\.mean\(|np\.mean|cohen_kappa|sum\(", builder), "Table 18 recomputed in the report"
+    assert "judge_robustness(" in PY["trajscope/cli/agreement_cmd.py"]
+
+
+def test_pipeline_f1_is_one_view():
+    unperturbed_mean = [p for p, t in SQL.items()
+                        if re.search(r"intervention\s*=\s*'none'", t) and re.search(r"avg\(\s*\w*\.?f1\s*\)", t)]
+    assert unperturbed_mean == ["warehouse/views/audit_pipeline_f1.sql"]
+    assert not (ROOT / "warehouse/report/au_pipeline_f1.sql").exists()
+    assert "FROM audit_pipeline_f1" in PY["warehouse/report/_audit.py"]

@@ -527,7 +527,8 @@ def judge_robustness(ctx: ReportContext) -> ReportTable:
     rows = [cells(r) for r in robust.runs if r.n_sample]
     if robust.overall is not None:
         rows.append(cells(robust.overall))
-    n_sample = sum(r.n_sample for r in robust.runs)
+    pooled = robust.agreement.agreement
+    n_sample = pooled.n if pooled else 0  # trajectories judged by both, over the chosen runs
     note = (
         f"Judge A: {models[0][1]}; judge B: {models[1][1]}. Judge A over every trajectory it judged; judge B "
         "on the jointly judged sample, reweighted to the run's strata of judge A's verdict "
