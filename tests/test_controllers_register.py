@@ -68,7 +68,7 @@ def test_register_resolves_items_one_by_one_and_answers_when_none_is_open():
     ])
     retriever = RoutedRetriever(CORPUS, route_by_item({R1: ["c1", "c3"], R2: ["c2", "c4"]}, seed=["c1", "c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register"), server, retriever=retriever)
+        traj = run_controller(get_controller("execution_rag", "composed"), server, retriever=retriever)
     assert kinds(traj) == [
         "semantic_search", "read", "register_update",                       # seed, init
         "semantic_search", "read", "register_update", "register_update",    # loop 1: update, delta
@@ -105,7 +105,7 @@ def test_invariants_hold_when_the_model_deletes_open_items_and_overwrites_eviden
     ])
     retriever = RoutedRetriever(CORPUS, route_by_item({R1: ["c1"], R2: ["c2"], R3: ["c5"]}, seed=["c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register", max_loops=2), server,
+        traj = run_controller(get_controller("execution_rag", "composed", max_loops=2), server,
                               retriever=retriever)
     update = [s for s in traj.steps if isinstance(s, RegisterUpdateStep) and s.phase == "update"][1]
     violations = update.args["violations"]
@@ -135,7 +135,7 @@ def test_retiring_with_a_reason_closes_an_item():
                                                "reason": "c3 shows Nell only wrote for the paper"}]}])
     retriever = RoutedRetriever(CORPUS, route_by_item({R1: ["c3"]}, seed=["c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register"), server, retriever=retriever)
+        traj = run_controller(get_controller("execution_rag", "composed"), server, retriever=retriever)
     retired = traj.register_events[-1]
     assert (retired.from_status, retired.to_status) == ("active", "retired")
     assert retired.reason == "c3 shows Nell only wrote for the paper"
@@ -152,7 +152,7 @@ def test_progress_delta_only_after_a_material_change():
     retriever = RoutedRetriever(CORPUS, lambda q: ["c2", "c4"] if "marriage" in q
                                 else (["c1"] if R1 in q else ["c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register", max_loops=4), server,
+        traj = run_controller(get_controller("execution_rag", "composed", max_loops=4), server,
                               retriever=retriever)
     deltas = [s for s in traj.steps if isinstance(s, RegisterUpdateStep) and s.phase == "progress_delta"]
     assert [d.args["loop"] for d in deltas] == [1]
@@ -178,7 +178,7 @@ def test_budget_nudge_on_every_loop_from_80_percent_and_forced_bounded_answer_at
         return [f"x{int(m.group(1)) + 1}"] if m else (["x1"] if R1 in query else ["x0"])
 
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register"), server,
+        traj = run_controller(get_controller("execution_rag", "composed"), server,
                               retriever=RoutedRetriever(corpus, route), corpus=corpus)
     assert len(model.update_prompts) == 15
     nudges = [i for i, s in enumerate(traj.steps) if isinstance(s, BudgetNudgeStep)]
@@ -239,7 +239,7 @@ def test_malformed_register_replies_are_recorded_and_survived():
     model = Broken([], [], json_answers=True)
     retriever = RoutedRetriever(CORPUS, lambda q: ["c1"] if q != QUESTION.text else ["c7"])
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register", max_loops=3), server,
+        traj = run_controller(get_controller("execution_rag", "composed", max_loops=3), server,
                               retriever=retriever, protocol="json")
     errors = [s for s in traj.steps if isinstance(s, ErrorStep)]
     assert [e.error_type for e in errors] == ["malformed_register_init", "malformed_register_update"]
@@ -253,7 +253,7 @@ def test_json_protocol_answers_through_the_answer_schema():
                                                "supporting_chunk_ids": ["c1"]}]}], json_answers=True)
     retriever = RoutedRetriever(CORPUS, route_by_item({R1: ["c1"]}, seed=["c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register"), server, retriever=retriever,
+        traj = run_controller(get_controller("execution_rag", "composed"), server, retriever=retriever,
                               protocol="json", temperature=0.7)
         bodies = [r.body for r in server.chat_requests]
     assert all("response_format" in b for b in bodies)
@@ -277,7 +277,7 @@ def test_context_budget_counts_the_prompts_the_model_saw_and_calls_carry_the_pap
         return [f"x{int(m.group(1)) + 1}"] if m else (["x1"] if R1 in query else ["x0"])
 
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "register", context_token_budget=250), server,
+        traj = run_controller(get_controller("execution_rag", "composed", context_token_budget=250), server,
                               retriever=RoutedRetriever(corpus, route), corpus=corpus, temperature=None)
         bodies = [r.body for r in server.chat_requests]
     assert len(model.update_prompts) == 2 and traj.end_reason == "forced_answer"

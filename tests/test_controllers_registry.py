@@ -26,7 +26,7 @@ def test_registry_lists_every_controller_with_its_conditions():
     assert table == {
         "read_gate": ["baseline", "read_gate", "context_injection", "strict_prompt", "lowev", "full"],
         "arag": ["baseline"],
-        "execution_rag": ["register", "question_only_init", "no_updates"],
+        "execution_rag": ["register", "composed", "question_only_init", "no_updates"],
         "direct": ["baseline"],
         "vanilla_rag": ["k3", "k5", "k10"],
     }
@@ -40,6 +40,8 @@ def test_get_controller_merges_defaults_condition_and_overrides():
     assert controller.params["gate"] == "lowev" and controller.params["correction_cap"] == 5
     assert controller.params["max_turns"] == 10
     assert get_controller("execution_rag").condition == "register"
+    assert get_controller("execution_rag").params["variant"] == "agent"
+    assert get_controller("execution_rag", "composed").params["variant"] == "composed"
     assert get_controller("execution_rag", "no_updates").params["iterative_updates"] is False
 
     class Ctx:

@@ -154,7 +154,7 @@ def labelled(tmp_path_factory):
     for qid, (items, updates, answer, route, params, golds, _) in ERAG_CASES.items():
         with mock_server(RegisterModel(items, updates, answer=answer)) as server:
             trajectories.append(run_controller(
-                get_controller("execution_rag", "register", **params), server, question=_question(qid, golds=golds),
+                get_controller("execution_rag", "composed", **params), server, question=_question(qid, golds=golds),
                 retriever=RoutedRetriever(CORPUS, route), run_id="erag", dataset="musique"))
     assert all(t.end_reason != "error" for t in trajectories), [t.error for t in trajectories]
     path = tmp_path_factory.mktemp("labels") / "wh.duckdb"

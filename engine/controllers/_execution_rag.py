@@ -1,4 +1,4 @@
-"""ExecutionRAG: a requirement register steering retrieval (Algorithm 1), and its two ablations."""
+"""ExecutionRAG: a requirement register guiding a tool-using agent (default) or composing every query itself."""
 from __future__ import annotations
 
 import math
@@ -12,11 +12,15 @@ from ._base import ControllerBase, EpisodeResult
 from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 from ._register import ItemChange, compose_query, progress_delta, select_active
+from ._register_agent import run_register_agent
 from ._register_episode import RegisterEpisode
+
+VARIANTS = ("agent", "composed")
 
 
 class ExecutionRAGController(ControllerBase):
-    """Seed retrieval, a model-written register, one open item per retrieval loop, answer when clear."""
+    """Seed retrieval and a model-written register; then either the tool-using agent the register guides
+    (`agent`, the paper's system) or one controller-composed query per open item (`composed`, Algorithm 1)."""
 
     name = "execution_rag"
     description = ("ExecutionRAG requirement register (seed-grounded, iterative updates, invariants, "
@@ -24,10 +28,14 @@ class ExecutionRAGController(ControllerBase):
     default_condition = "register"
     conditions = {
         "register": {},
-        "question_only_init": {"seed_init": False},
-        "no_updates": {"iterative_updates": False},
+        "composed": {"variant": "composed"},
+        # The two ablations keep the controller-composed variant they were built and tested on.
+        "question_only_init": {"variant": "composed", "seed_init": False},
+        "no_updates": {"variant": "composed", "iterative_updates": False},
     }
     defaults = {
+        # agent: the model calls keyword_search / semantic_search / read_chunk itself, as A-RAG does.
+        "variant": "agent",
         "seed_init": True,
         "iterative_updates": True,
         "max_loops": 15,
@@ -48,9 +56,14 @@ class ExecutionRAGController(ControllerBase):
         "max_context_notes": 6,
         "max_answer_passages": 8,
         "protocol": None,
+        # agent variant only, matched with A-RAG
+        "max_invalid_actions": 3,
+        "max_history_tokens": None,
     }
 
     def check_params(self, params: dict[str, Any]) -> None:
+        if params["variant"] not in VARIANTS:
+            raise ValueError(f"variant must be one of: {', '.join(VARIANTS)}")
         tools = ("semantic_search", "keyword_search")
         if params["loop_search"] not in tools or params["fallback_search"] not in (*tools, None):
             raise ValueError("loop_search must be semantic_search or keyword_search "
@@ -60,6 +73,11 @@ class ExecutionRAGController(ControllerBase):
 
     async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
+        recorder.metadata["variant"] = params["variant"]
+        if params["variant"] == "agent":
+            # The seed's search and read, then the agent's own calls: the same budget as A-RAG's.
+            return await run_register_agent(RegisterEpisode(question, ctx, recorder, params,
+                                                            env_turns=params["max_loops"] + 2))
         state = RegisterEpisode(question, ctx, recorder, params)
         recorder.metadata["protocol"] = state.protocol.name
         await state.initialise()

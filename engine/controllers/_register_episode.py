@@ -84,12 +84,14 @@ def update_schema(item_ids: list[str], chunk_ids: list[str]) -> dict[str, Any]:
 class RegisterEpisode:
     """The state of one ExecutionRAG episode; the controller drives it loop by loop."""
 
-    def __init__(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder, params: dict[str, Any]):
+    def __init__(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder, params: dict[str, Any],
+                 *, env_turns: int | None = None):
         self.question, self.ctx, self.recorder, self.params = question, ctx, recorder, params
         self.corpus: Mapping[str, Chunk] = ctx.corpus
-        # Two environment turns per loop (search, read) plus the seed's. The context budget is kept
-        # here, over the prompts the model saw: the environment's search observations never reach it.
-        self.env = open_environment(ctx, toolset="arag", max_turns=2 * params["max_loops"] + 2,
+        # Composed variant: two environment turns per loop (search, read) plus the seed's. The context
+        # budget is kept here, over the prompts the model saw, not by the environment.
+        turns = env_turns if env_turns is not None else 2 * params["max_loops"] + 2
+        self.env = open_environment(ctx, toolset="arag", max_turns=turns,
                                     top_k=params["top_k"], context_token_budget=None)
         self.context_tokens_seen = 0
         self.protocol: ActionProtocol = resolve_protocol(ctx, params)
@@ -105,7 +107,8 @@ class RegisterEpisode:
         budget = self.params["context_token_budget"]
         return budget is not None and self.context_tokens_seen > budget
 
-    def _charge(self, prompt: str, completion: Any) -> None:
+    def charge(self, prompt: str, completion: Any) -> None:
+        """Add one call's prompt tokens to the cumulative context the model saw."""
         # The endpoint's count of the prompt when it reports one, else the environment's estimate.
         seen = getattr(completion, "tokens_in", None)
         self.context_tokens_seen += seen if seen is not None else estimate_tokens(prompt)
@@ -116,7 +119,7 @@ class RegisterEpisode:
             [{"role": "user", "content": prompt}], response_schema=schema,
             **decoding_overrides(self.params, "structured_temperature"), **output_limit(self.ctx, self.params),
         )
-        self._charge(prompt, completion)
+        self.charge(prompt, completion)
         value, problem = parse_json_object(completion.text)
         return completion, value, problem
 
@@ -149,6 +152,13 @@ class RegisterEpisode:
         if new_ids:
             self.recorder.add(self.env.read(new_ids).step)
             self.exposed.extend(new_ids)
+        return new_ids
+
+    def expose(self, chunk_ids: list[str]) -> list[str]:
+        """Mark chunks the agent's own tool calls brought as shown; returns those never shown before (ΔC_t)."""
+        seen = set(self.exposed)
+        new_ids = [c for c in dict.fromkeys(chunk_ids) if c not in seen and c in self.corpus]
+        self.exposed.extend(new_ids)
         return new_ids
 
     # -- register -----------------------------------------------------------------------------------
@@ -207,8 +217,9 @@ class RegisterEpisode:
         return outcome.changes
 
     # -- answers ------------------------------------------------------------------------------------
-    async def answer(self, *, forced: bool) -> EpisodeResult:
-        """G(q, S): from the register and its supporting passages; bounded when forced at the budget."""
+    async def answer(self, *, forced: bool, agent_answer: str | None = None) -> EpisodeResult:
+        """G(q, S): from the register and its supporting passages; bounded when forced at the budget.
+        `agent_answer`: what the tool-using agent replied when it chose to stop, kept in the step's args."""
         limit = self.params["max_answer_passages"]
         evidence = (self.register.supporting_chunk_ids() or self.exposed[-limit:])[:limit]
         fields = dict(question=self.question.text, register=self.register.render(),
@@ -222,12 +233,14 @@ class RegisterEpisode:
         completion = await self.ctx.model.complete([{"role": "user", "content": prompt}], **request,
                                                    **decoding_overrides(self.params),
                                                    **output_limit(self.ctx, self.params))
-        self._charge(prompt, completion)
+        self.charge(prompt, completion)
         answer, problem = self.protocol.parse_answer(completion)
         if forced:
             self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer")),
                                      completion, problem)
             return answer, ("forced_answer" if answer else "budget"), None
-        self.recorder.add_answer(FinalStep(tool_name="final", args={"answer": answer}, answer=answer),
-                                 completion, problem)
+        args: dict[str, Any] = {"answer": answer}
+        if agent_answer is not None:
+            args["agent_answer"] = agent_answer
+        self.recorder.add_answer(FinalStep(tool_name="final", args=args, answer=answer), completion, problem)
         return answer, "final", None
