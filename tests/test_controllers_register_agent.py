@@ -4,6 +4,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from engine.controllers import get_controller
 from engine.mock_llm import reply_json, reply_text, reply_tool_call
 from engine.prompts import load_prompt, render_prompt
@@ -186,19 +188,34 @@ def test_composed_variant_stays_selectable_and_issues_its_own_queries():
     assert traj.final_answer == "Helen Pitts Douglass"
 
 
-def test_an_execution_rag_taxonomy_label_through_the_agent_variant(tmp_path):
+FALSE_R2 = {"updates": [{"id": "R2", "status": "resolved", "note": "the publisher's second wife",
+                         "supporting_chunk_ids": ["c4"]}]}
+AGENT_LABEL_CASES = {
+    # qid: (items, agent turns, updates, answer, expected (label, reasoning_subtype), expected items)
     # R2 resolved on c4 (not gold) while its gold passage c2 was never retrieved: false resolution.
+    "e_agent_false_resolution": (
+        [R1, R2], [("semantic_search", {"query": "publisher of The North Star"}),
+                   ("keyword_search", {"keywords": ["second", "wife"]})],
+        [RESOLVE_R1, FALSE_R2], "Anna Murray", ("reasoning_error", "false_resolution"),
+        [("R1", "resolved", False), ("R2", "resolved", True)]),
+    # One item, resolved on its gold passage; the second hop's gold c2 was never retrieved and nothing
+    # was falsely resolved: missing evidence, the paper's central category, reached by the agent.
+    "e_agent_missing_evidence": (
+        [R1], [("semantic_search", {"query": "publisher of The North Star"})],
+        [RESOLVE_R1], "Anna Murray", ("missing_evidence", None), [("R1", "resolved", False)]),
+}
+
+
+@pytest.mark.parametrize("qid", list(AGENT_LABEL_CASES))
+def test_execution_rag_taxonomy_labels_through_the_agent_variant(tmp_path, qid):
     from test_labels_from_controller_runs import _llm_judge_pass, _question
     from warehouse import ingest_trajectories, open_warehouse
 
-    false_r2 = {"updates": [{"id": "R2", "status": "resolved", "note": "the publisher's second wife",
-                             "supporting_chunk_ids": ["c4"]}]}
-    model = AgentModel([reply_tool_call("semantic_search", {"query": "publisher of The North Star"}),
-                        reply_tool_call("keyword_search", {"keywords": ["second", "wife"]})],
-                       [RESOLVE_R1, false_r2], answer="Anna Murray")
+    items, turns, updates, answer, expected, expected_items = AGENT_LABEL_CASES[qid]
+    model = AgentModel([reply_tool_call(name, args) for name, args in turns], updates, items=items, answer=answer)
     route = routes({"publisher": ["c1", "c3"], "wife": ["c4"]}, seed=["c7"])
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag"), server, question=_question("e_agent_false"),
+        traj = run_controller(get_controller("execution_rag"), server, question=_question(qid),
                               retriever=RoutedRetriever(CORPUS, route), run_id="erag_agent", dataset="musique")
     assert traj.metadata["variant"] == "agent" and traj.end_reason == "final"
     path = tmp_path / "wh.duckdb"
@@ -206,7 +223,16 @@ def test_an_execution_rag_taxonomy_label_through_the_agent_variant(tmp_path):
     _llm_judge_pass(path, ["erag_agent"])
     with open_warehouse(path) as con:
         label = con.execute("SELECT label, reasoning_subtype FROM failure_erag").fetchone()
-        items = con.execute("SELECT item_id, status, false_resolution FROM register_item_resolution "
-                            "ORDER BY item_id").fetchall()
-    assert label == ("reasoning_error", "false_resolution")
-    assert items == [("R1", "resolved", False), ("R2", "resolved", True)]
+        rows = con.execute("SELECT item_id, status, false_resolution FROM register_item_resolution "
+                           "ORDER BY item_id").fetchall()
+    assert label == expected
+    assert rows == expected_items
+
+
+def test_ablation_switches_apply_to_the_agent_variant_too():
+    model = AgentModel([reply_tool_call("semantic_search", {"query": "publisher of The North Star"}),
+                        reply_text("Helen Pitts")], [RESOLVE_R1])
+    traj, _ = run_agent(model, seed_init=False, iterative_updates=False)
+    assert model.update_prompts == []  # never updated
+    assert kinds(traj)[:2] == ["register_update", "semantic_search"]  # no seed retrieval before S_0
+    assert traj.steps[0].args["seed_init"] is False and traj.final_answer == "Helen Pitts Douglass"
