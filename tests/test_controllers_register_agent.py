@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from engine.controllers import get_controller
-from engine.mock_llm import reply_json, reply_text, reply_tool_call
+from engine.mock_llm import reply_json, reply_malformed, reply_text, reply_tool_call
 from engine.prompts import load_prompt, render_prompt
-from trajscope.format import BudgetNudgeStep, FinalStep, ForcedAnswerStep, RegisterUpdateStep
+from trajscope.format import BudgetNudgeStep, ErrorStep, FinalStep, ForcedAnswerStep, RegisterUpdateStep
 from test_controllers_register import R1, R2
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
 
@@ -236,3 +236,13 @@ def test_ablation_switches_apply_to_the_agent_variant_too():
     assert model.update_prompts == []  # never updated
     assert kinds(traj)[:2] == ["register_update", "semantic_search"]  # no seed retrieval before S_0
     assert traj.steps[0].args["seed_init"] is False and traj.final_answer == "Helen Pitts Douglass"
+
+
+def test_a_malformed_agent_action_is_an_error_step_and_the_loop_goes_on():
+    model = AgentModel([reply_malformed(), reply_json({"action": "final", "arguments": {"answer": "Helen"}})], [],
+                       json_answers=True)
+    traj, _ = run_agent(model, protocol="json")
+    errors = [s for s in traj.steps if isinstance(s, ErrorStep)]
+    assert [e.error_type for e in errors] == ["malformed_action"]
+    assert len(model.agent_requests) == 2 and traj.metadata["invalid_actions"] == 1
+    assert traj.end_reason == "final" and traj.steps[-1].args["agent_answer"] == "Helen"
