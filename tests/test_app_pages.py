@@ -29,6 +29,14 @@ def warehouse_file(tmp_path_factory) -> Path:
     return db
 
 
+@pytest.fixture(scope="module")
+def no_read_warehouse(tmp_path_factory) -> Path:
+    """The app fixture plus run_vanilla, whose controller has no read action (passages put in the prompt)."""
+    db = tmp_path_factory.mktemp("app-no-read") / "wh.duckdb"
+    ingest_trajectories(db, app_trajectories() + vanilla_rag_trajectories())
+    return db
+
+
 def open_page(db: Path, script: str | None, monkeypatch, **query: str | list[str]) -> AppTest:
     """A page opened the way a copied link opens it: its URL parameters present from the first run."""
     monkeypatch.setenv("TRAJSCOPE_DB", str(db))
@@ -71,7 +79,7 @@ def test_runs_filters_and_selected_run_come_from_the_url(warehouse_file, monkeyp
     at = open_page(warehouse_file, None, monkeypatch, dataset="fx", run="run_base")
     assert sorted(at.dataframe[0].value["run_id"]) == ["run_base", "run_gate"]
     assert at.multiselect(key="runs-filter-dataset").value == ["fx"]
-    trajectories = at.dataframe[1].value
+    trajectories = frame(at, "replay", "question_id")
     assert list(trajectories["question_id"]) == ["q1", "q2", "q3", "q4"]
     assert list(trajectories["em"]) == [1.0, 0.0, 0.0, 1.0]
     assert trajectories["replay"][0] == "./replay?trajectory=run_base%3A%3Aq1"
@@ -100,15 +108,69 @@ def test_failure_plane_shows_p_disc_p_post_and_a_runs_failures(warehouse_file, m
     assert len(at.get("vega_lite_chart")) == 2  # one plane per dataset
 
 
-def test_failure_plane_leaves_runs_without_a_read_action_off_the_discipline_axis(tmp_path, monkeypatch):
-    db = tmp_path / "wh.duckdb"
-    ingest_trajectories(db, app_trajectories() + vanilla_rag_trajectories())
-    at = open_page(db, "failure_plane", monkeypatch)
-    plane = at.dataframe[0].value.set_index("run_id")
+def test_failure_plane_leaves_runs_without_a_read_action_off_the_discipline_axis(no_read_warehouse, monkeypatch):
+    at = open_page(no_read_warehouse, "failure_plane", monkeypatch)
+    plane = frame(at, "p_disc", "p_post", "p_disc_reason").set_index("run_id")
     assert plane.loc["run_vanilla", "p_post"] == 0.5  # its wrong answer had the gold in the prompt
-    assert plane.loc["run_vanilla", "p_disc"] is None or plane["p_disc"].isna()["run_vanilla"]
+    assert plane["p_disc"].isna()["run_vanilla"]
     assert plane.loc["run_base", "p_disc"] == 0.25
-    assert any("Not drawn: `run_vanilla`" in c.value for c in at.caption)
+    with open_readonly(no_read_warehouse) as con:
+        (reason,), = con.execute("SELECT DISTINCT p_disc_reason FROM failure_plane WHERE run_id = 'run_vanilla'"
+                                 ).fetchall()
+    assert reason.startswith("no read action in this log")
+    assert f"`run_vanilla` — {reason}" in [c.value for c in at.caption]
+    assert not any("`run_base` —" in c.value for c in at.caption)  # plotted runs are not listed
+    # Not plotted as a zero: the chart's data holds the plotted runs only.
+    specs = " ".join(str(chart.proto) for chart in at.get("vega_lite_chart"))
+    assert "run_base" in specs and "run_vanilla" not in specs
+
+
+def test_runs_show_each_runs_capability_profile_with_its_reasons(no_read_warehouse, monkeypatch):
+    at = open_page(no_read_warehouse, None, monkeypatch)
+    profile = frame(at, "read_action", "gold_passages", "profile_source").set_index("run_id")
+    assert profile.loc["run_vanilla", "read_action"] == "no"
+    assert profile.loc["run_base", "read_action"] == "yes"
+    assert set(profile.loc["run_vanilla", ["gold_answers", "gold_passages"]]) == {"yes"}
+    reasons = frame(at, "read_action_reason").set_index("run_id")
+    with open_readonly(no_read_warehouse) as con:
+        (stored,), = con.execute("SELECT read_action_reason FROM run_capabilities WHERE run_id = 'run_vanilla'"
+                                 ).fetchall()
+    assert "no read action" in stored and reasons.loc["run_vanilla", "read_action_reason"] == stored
+
+
+def test_a_declared_capability_is_marked_as_declared():
+    import duckdb
+
+    from app.queries import run_capabilities_sql
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE run_capabilities AS SELECT 'r' AS run_id, true AS search_candidates, "
+                "NULL::BOOLEAN AS snippets, false AS read_action, true AS gold_answers, true AS gold_passages, "
+                "false AS judgments, ['read_action'] AS declared, 'recorded' AS profile_source, "
+                + ", ".join(f"'why {c}' AS {c}_reason" for c in ("search_candidates", "snippets", "read_action",
+                                                                "gold_answers", "gold_passages", "judgments")))
+    row = con.sql(run_capabilities_sql(["r"])).pl().row(0, named=True)
+    assert row["read_action"] == "no (declared)" and row["snippets"] == "unknown"
+    assert row["search_candidates"] == "yes" and row["read_action_reason"] == "why read_action"
+
+
+def test_sql_console_sidebar_describes_views_tables_and_columns(no_read_warehouse, monkeypatch):
+    at = open_page(no_read_warehouse, "sql_console", monkeypatch, relation="run_capabilities")
+    with open_readonly(no_read_warehouse) as con:
+        (view_comment,), = con.execute(
+            "SELECT comment FROM duckdb_views() WHERE view_name = 'run_capabilities'").fetchall()
+        (table_comment,), = con.execute("SELECT comment FROM duckdb_tables() WHERE table_name = 'runs'").fetchall()
+        (column_type, column_comment), = con.execute(
+            "SELECT data_type, comment FROM duckdb_columns() "
+            "WHERE table_name = 'run_capabilities' AND column_name = 'read_action'").fetchall()
+    assert view_comment and table_comment and column_comment  # the warehouse stores them
+    relations = frame(at, "name", "kind", "description").set_index("name")
+    assert relations.loc["run_capabilities", "description"] == view_comment
+    assert relations.loc["runs", "kind"] == "table" and relations.loc["runs", "description"] == table_comment
+    assert any(view_comment in m.value for m in at.sidebar.markdown)
+    columns = frame(at, "column", "type", "description").set_index("column")
+    assert columns.loc["read_action", "type"] == column_type == "BOOLEAN"
+    assert columns.loc["read_action", "description"] == column_comment
 
 
 def test_breakdowns_show_recall_and_accuracy_by_hop(warehouse_file, monkeypatch):

@@ -47,6 +47,18 @@ def _agreement_section(run_ids: list[str]) -> None:
     sql_expander(pooled.sql)
 
 
+def _off_plane(points: pl.DataFrame) -> None:
+    """The runs not drawn because an axis does not apply to them, each with the view's reason."""
+    missing = points.filter(pl.col("p_disc").is_null() | pl.col("p_post").is_null())
+    if not missing.height:
+        return
+    st.markdown(f"**Not drawn ({missing.height} run(s))**: an axis does not apply to them, so they are not "
+                "plotted as zeros; the other axis, where it applies, is in the table below.")
+    for row in missing.iter_rows(named=True):
+        reasons = [r for r in (row["p_disc_reason"], row["p_post_reason"]) if r]
+        st.caption(f"`{row['run_id']}` — {'; '.join(reasons) or 'no reason stored'}")
+
+
 state = require_warehouse()
 if state and "failure_plane" not in state.views:
     not_available("The failure plane", "the `failure_plane` view (warehouse migration with the "
@@ -65,24 +77,22 @@ elif state:
         set_url("dataset", datasets)
         shown = datasets or all_datasets
         arrows = fetch(plane_arrows_sql(extractor, shown))
+        # A run missing an axis is not a point at zero: it is left off the plane and listed with the view's reason.
+        plotted = points.df.filter(pl.col("p_disc").is_not_null() & pl.col("p_post").is_not_null())
         picked = None
         if arrows is not None:
             grid = st.columns(2)
             for index, dataset in enumerate(shown):
                 with grid[index % 2]:
                     chart = failure_plane_chart(
-                        points.df.filter(pl.col("dataset") == dataset),
+                        plotted.filter(pl.col("dataset") == dataset),
                         arrows.df.filter(pl.col("dataset") == dataset), title=dataset)
                     event = figure_panel(chart, [points, arrows], key=f"plane-{dataset}",
                                          stem=f"failure-plane-{dataset}-{extractor}", selectable=True)
                     chosen = (event.selection.get("run") or []) if event is not None else []
                     if chosen:
                         picked = chosen[0].get("run_id")
-        no_read = points.df.filter(~pl.col("read_action"))
-        if no_read.height:
-            runs = ", ".join(f"`{r}`" for r in no_read["run_id"].to_list())
-            st.caption(f"Not drawn: {runs}. Their controllers have no read action (the passages are put in "
-                       "the prompt), so P_disc does not apply; their P_post is in the table below.")
+        _off_plane(points.df.filter(pl.col("dataset").is_in(shown)))
         with st.expander("The plane as a table"):
             st.dataframe(points.df, hide_index=True,
                          column_config={"p_disc": st.column_config.NumberColumn(format="percent"),

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.queries import RunFilters, run_filter_options_sql, run_trajectories_sql, runs_sql
+from app.queries import (
+    CAPABILITIES, RunFilters, run_capabilities_sql, run_filter_options_sql, run_trajectories_sql, runs_sql,
+    schema_columns_sql,
+)
 from app.ui import (
     fetch, page_header, require_warehouse, set_url, sql_expander, table_exports, table_panel, url_list,
     url_value,
@@ -13,6 +16,26 @@ page_header("Runs", "Every run with its settings, size, accuracy and cost. Selec
             "trajectories.")
 
 PERCENT = st.column_config.NumberColumn(format="percent")
+
+
+def _capability_section(run_ids: list[str]) -> None:
+    """Each run's capability profile (yes / no / unknown, marked when declared) and the reasons behind it."""
+    profile = fetch(run_capabilities_sql(run_ids))
+    described = fetch(schema_columns_sql(["run_capabilities"]))
+    if profile is None:
+        return
+    # Each column's tooltip is the warehouse's own description of it (COMMENT ON), not a copy kept here.
+    helps = dict(zip(described.df["column"], described.df["description"])) if described is not None else {}
+    st.markdown("**What each run can be measured on** (from the log, inferred, or *(declared)*)")
+    cells = profile.df.select("run_id", *CAPABILITIES, "profile_source")
+    st.dataframe(cells, hide_index=True, key="runs-capabilities",
+                 column_config={c: st.column_config.TextColumn(c.replace("_", " "), help=helps.get(c))
+                                for c in CAPABILITIES})
+    with st.expander("Why: the reason behind each capability"):
+        st.dataframe(profile.df.select("run_id", *(f"{c}_reason" for c in CAPABILITIES)), hide_index=True,
+                     key="runs-capability-reasons")
+        sql_expander(profile.sql, seconds=profile.seconds)
+
 
 if require_warehouse():
     options = fetch(run_filter_options_sql())
@@ -56,6 +79,7 @@ if require_warehouse():
             )
             sql_expander(runs.sql, seconds=runs.seconds)
             table_exports(runs.df, key="runs", stem="runs")
+            _capability_section(runs.df["run_id"].to_list())
 
             run_ids = runs.df["run_id"].to_list()
             rows = event.selection.rows if event is not None else []

@@ -4,23 +4,45 @@ from __future__ import annotations
 import streamlit as st
 
 from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_console_query
-from app.ui import app_config, page_header, require_warehouse, set_url, sql_expander, table_exports, url_value
-from warehouse import WarehouseBusy, WarehouseMissing, load_views
+from app.queries import schema_columns_sql, schema_relations_sql
+from app.ui import (
+    app_config, fetch, page_header, require_warehouse, set_url, sql_expander, table_exports, url_value,
+)
+from warehouse import WarehouseBusy, WarehouseMissing
 
 page_header("SQL console", "Read-only SQL over the warehouse's tables and named views. No writes, no "
             "server files, no network, no extensions.")
 
+
+def _schema_browser() -> None:
+    """Sidebar: every view and table with its stored description; one relation's columns, types and descriptions."""
+    relations = fetch(schema_relations_sql())
+    if relations is None:
+        return
+    with st.sidebar:
+        st.subheader("Schema")
+        df = relations.df
+        st.dataframe(df, hide_index=True, key="schema-relations", height=260,
+                     column_config={"description": st.column_config.TextColumn(width="large")})
+        names = df["name"].to_list()
+        current = url_value("relation")
+        name = st.selectbox("Columns of", names, key="schema-relation",
+                            index=names.index(current) if current in names else None,
+                            placeholder="Choose a view or table")
+        set_url("relation", name)
+        if name:
+            row = df.row(names.index(name), named=True)
+            st.markdown(f"**`{name}`** ({row['kind']}): {row['description'] or '*no description stored*'}")
+            columns = fetch(schema_columns_sql([name]))
+            if columns is not None:
+                st.dataframe(columns.df.select("column", "type", "description"), hide_index=True,
+                             key="schema-columns")
+
+
 config = app_config()
 state = require_warehouse()
 if state:
-    with st.expander(f"Named views ({len(state.views)}) and tables"):
-        descriptions = {v.name: v.description for v in load_views()}
-        st.dataframe(
-            [{"view": name, "description": descriptions.get(name, "")} for name in sorted(state.views)],
-            hide_index=True, width="stretch",
-        )
-        st.caption("Tables: runs, questions, chunks, trajectories, steps, candidates, reads, "
-                   "register_events, judgments.")
+    _schema_browser()
     default = url_value("sql") or "SELECT * FROM run_summary ORDER BY run_id LIMIT 50"
     with st.form("console-form"):
         sql = st.text_area("SQL", value=default, height=160, key="console-sql")

@@ -12,7 +12,7 @@ def failure_plane_sql(extractor: str, datasets: list[str]) -> str:
         f"\n  AND dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
     )
     return f"""SELECT run_id, dataset, controller, condition, model, n_trajectories, n_wrong,
-       n_disc, n_post, p_disc, p_post, read_action
+       n_disc, n_post, p_disc, p_post, read_action, p_disc_reason, p_post_reason
 FROM failure_plane
 WHERE extractor = {sql_literal(extractor)}{dataset_filter}
 ORDER BY dataset, condition, run_id"""

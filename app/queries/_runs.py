@@ -70,3 +70,26 @@ LEFT JOIN questions q ON q.dataset = a.dataset AND q.question_id = a.question_id
 WHERE a.run_id = {sql_literal(run_a)} AND b.run_id = {sql_literal(run_b)}
   AND a.question_id IN ({ids})
 ORDER BY a.question_id"""
+
+
+CAPABILITIES = ("search_candidates", "snippets", "read_action", "gold_answers", "gold_passages", "judgments")
+
+
+def _capability_cell(name: str) -> str:
+    # yes / no / unknown (NULL), marked when a user, mapping or writer declared it rather than the log showing it.
+    return (f"CASE WHEN {name} IS NULL THEN 'unknown' WHEN {name} THEN 'yes' ELSE 'no' END"
+            f" || CASE WHEN list_contains(declared, '{name}') THEN ' (declared)' ELSE '' END AS {name}")
+
+
+def run_capabilities_sql(run_ids: list[str]) -> str:
+    """Per run, each capability of run_capabilities as yes / no / unknown (marked when declared), with its reason."""
+    ids = ", ".join(sql_literal(r) for r in run_ids) or "NULL"
+    cells = ",\n       ".join(_capability_cell(c) for c in CAPABILITIES)
+    reasons = ",\n       ".join(f"{c}_reason" for c in CAPABILITIES)
+    return f"""SELECT run_id,
+       {cells},
+       profile_source,
+       {reasons}
+FROM run_capabilities
+WHERE run_id IN ({ids})
+ORDER BY run_id"""
