@@ -532,7 +532,8 @@ def judge_robustness(ctx: ReportContext) -> ReportTable:
     note = (
         f"Judge A: {models[0][1]}; judge B: {models[1][1]}. Judge A over every trajectory it judged; judge B "
         "on the jointly judged sample, reweighted to the run's strata of judge A's verdict "
-        "(acc_B = Σ_s w_s · mean_B(s)); the overall row weights each run with an estimate by its N; "
+        "(each stratum's mean B verdict weighted by its share of the run); "
+        "the overall row weights each run with an estimate by its N; "
         "κ on the run's (overall: the pooled) sample."
     )
     return ReportTable(
