@@ -92,7 +92,8 @@ elif state:
                     chosen = (event.selection.get("run") or []) if event is not None else []
                     if chosen:
                         picked = chosen[0].get("run_id")
-        _off_plane(points.df.filter(pl.col("dataset").is_in(shown)))
+        # Without a dataset filter every run is listed, a log without a dataset name (dataset NULL) included.
+        _off_plane(points.df.filter(pl.col("dataset").is_in(datasets)) if datasets else points.df)
         with st.expander("The plane as a table"):
             st.dataframe(points.df, hide_index=True,
                          column_config={"p_disc": st.column_config.NumberColumn(format="percent"),
