@@ -20,14 +20,25 @@ sys.path.insert(0, str(ROOT))
 from app.access import read_connection, run_queries, warehouse_state  # noqa: E402
 from app.console import run_console_query  # noqa: E402
 from app.queries import (  # noqa: E402
-    RunFilters, failure_breakdown_sql, failure_plane_sql, hop_breakdown_sql, plane_arrows_sql,
-    plane_failures_sql, question_choices_sql, replay_peers_sql, run_choices_sql,
-    run_filter_options_sql, run_trajectories_sql, runs_sql, transition_questions_sql,
+    RunFilters,
+    failure_breakdown_sql,
+    failure_plane_sql,
+    hop_breakdown_sql,
+    plane_arrows_sql,
+    plane_failures_sql,
+    question_choices_sql,
+    replay_peers_sql,
+    run_choices_sql,
+    run_filter_options_sql,
+    run_trajectories_sql,
+    runs_sql,
+    transition_questions_sql,
     type_breakdown_sql,
 )
 from app.replay import replay_queries  # noqa: E402
 from bench.synthetic import write_synthetic_log  # noqa: E402
 from warehouse import ingest_paths  # noqa: E402
+
 # Imported up front as the app does at start-up, so the Compare row times queries, not imports.
 from warehouse.queries import compare_runs, post_read_odds_ratio  # noqa: E402
 

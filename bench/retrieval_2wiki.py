@@ -70,7 +70,7 @@ def timed(fn, *args):
 def recall_at_5(results: list[list], golds: list[set[str]]) -> tuple[float, float]:
     """Mean fraction of gold passages in the top 5, and share of questions with all golds there."""
     fractions, complete = [], []
-    for hits, gold in zip(results, golds):
+    for hits, gold in zip(results, golds, strict=False):
         if not gold:
             continue
         found = gold & {h.chunk_id for h in hits[:5]}

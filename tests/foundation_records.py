@@ -2,9 +2,22 @@
 from __future__ import annotations
 
 from trajscope.format import (
-    Candidate, ContextInjectionStep, FinalStep, ForcedAnswerStep, Judgment, Passage, Question,
-    ReadStep, RegisterEvent, RegisterUpdateStep, Run, RetrieverSettings, SearchStep, Trajectory,
-    ModelSettings, make_trajectory_id,
+    Candidate,
+    ContextInjectionStep,
+    FinalStep,
+    ForcedAnswerStep,
+    Judgment,
+    ModelSettings,
+    Passage,
+    Question,
+    ReadStep,
+    RegisterEvent,
+    RegisterUpdateStep,
+    RetrieverSettings,
+    Run,
+    SearchStep,
+    Trajectory,
+    make_trajectory_id,
 )
 
 ACC = dict(tokens_in=100, tokens_out=10, cost_usd=0.001, latency_ms=50.0)

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 
 from app_fixture_records import app_trajectories  # noqa: E402
+
 from trajscope.format import GateRejectionStep  # noqa: E402
 from warehouse import ingest_trajectories, open_readonly  # noqa: E402
 

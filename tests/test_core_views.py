@@ -1,8 +1,8 @@
 """Core views on the hand-built fixture; every expected number is worked out by hand."""
 import pytest
+from foundation_records import fixture_trajectories
 
 from warehouse import ingest_trajectories, open_readonly
-from foundation_records import fixture_trajectories
 
 
 @pytest.fixture(scope="module")
@@ -16,7 +16,7 @@ def rows(db, sql):
     with open_readonly(db) as con:
         cur = con.execute(sql)
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, r)) for r in cur.fetchall()]
+        return [dict(zip(names, r, strict=False)) for r in cur.fetchall()]
 
 
 def test_run_summary_run_a(db):

@@ -5,12 +5,19 @@ from pathlib import Path
 import jsonschema
 import msgspec
 import pytest
+from foundation_records import fixture_trajectories
 
 from trajscope.format import (
-    STEP_KINDS, RecordError, Trajectory, decode_trajectory, encode, iter_trajectories, json_schema,
-    json_schema_text, to_builtins,
+    STEP_KINDS,
+    RecordError,
+    Trajectory,
+    decode_trajectory,
+    encode,
+    iter_trajectories,
+    json_schema,
+    json_schema_text,
+    to_builtins,
 )
-from foundation_records import fixture_trajectories
 
 SCHEMA_FILE = Path(__file__).resolve().parent.parent / "trajscope" / "format" / "trajectory.v1.schema.json"
 

@@ -36,8 +36,8 @@ def test_unmatched_paragraphs_stay_in_the_hop_level_recall_denominator(tmp_path)
     from pathlib import Path
 
     import msgspec
-
     from fixtures.forensics.builders import final, read, search, trajectory
+
     from ingest.datasets import load_dataset
     from trajscope.format import Run
     from warehouse import ingest_trajectories, open_warehouse

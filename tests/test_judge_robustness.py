@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
+from fixtures.forensics.builders import final, search, trajectory
 from sklearn.metrics import cohen_kappa_score
 
-from fixtures.forensics.builders import final, search, trajectory
 from trajscope.cli import main
 from trajscope.format import Judgment, Run
 from warehouse import ingest_trajectories, open_warehouse

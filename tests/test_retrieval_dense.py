@@ -44,7 +44,7 @@ def test_embeddings_are_unit_length_minilm_vectors(dense: DenseRetriever, chunks
 def test_batch_search_equals_single_searches(dense: DenseRetriever) -> None:
     queries = ["who founded the literary award", "bridge engineer birthplace"]
     batch = dense.search_batch(queries, k=3)
-    for query, hits in zip(queries, batch):
+    for query, hits in zip(queries, batch, strict=False):
         single = dense.search(query, k=3)
         assert [h.chunk_id for h in hits] == [h.chunk_id for h in single]
         np.testing.assert_allclose([h.score for h in hits], [h.score for h in single], atol=1e-5)

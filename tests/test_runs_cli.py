@@ -6,10 +6,9 @@ import json
 import duckdb
 from click.testing import CliRunner
 
+from engine.mock_llm import reply_tool_call
 from trajscope.cli import main
 from trajscope.format import iter_trajectories
-
-from engine.mock_llm import reply_tool_call
 
 
 def search_then_final(request):

@@ -11,9 +11,8 @@ from pathlib import Path
 import duckdb
 from test_runs_support import answer_from_question, inputs
 
-from trajscope.format import encode, iter_trajectories
-
 from engine.runs import RunSpec, execute_run
+from trajscope.format import encode, iter_trajectories
 
 N = 40
 CHILD = """

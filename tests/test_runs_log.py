@@ -5,9 +5,8 @@ import asyncio
 
 import pytest
 
-from trajscope.format import Question, Run, Trajectory, encode, iter_trajectories
-
 from engine.runs import LogCorrupt, TrajectoryLog, recover_log
+from trajscope.format import Question, Run, Trajectory, encode, iter_trajectories
 
 
 def trajectory(i: int) -> Trajectory:

@@ -5,10 +5,9 @@ import duckdb
 import pytest
 from test_runs_support import answer_from_question, inputs
 
-from trajscope.format import iter_trajectories
-
 from engine.mock_llm import reply_error
 from engine.runs import RunSetupError, RunSpec, execute_run, select_questions
+from trajscope.format import iter_trajectories
 
 
 def spec_for(mock_llm, tmp_path, **changes) -> RunSpec:

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from fixtures.forensics.builders import final, read, search, trajectory
 
 from engine.judge_pass import judge_run
-from fixtures.forensics.builders import final, read, search, trajectory
 from trajscope.format import Capabilities, ErrorStep, ForcedAnswerStep, Judgment, Run
 from warehouse import ingest_trajectories, open_readonly
 

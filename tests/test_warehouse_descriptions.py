@@ -5,8 +5,8 @@ import re
 from pathlib import Path
 
 from click.testing import CliRunner
-
 from foundation_records import fixture_trajectories
+
 from trajscope.cli import main as cli
 from warehouse import ingest_trajectories, load_views, open_readonly
 

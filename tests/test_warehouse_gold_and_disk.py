@@ -9,11 +9,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from fixtures.forensics.builders import final, read, search, trajectory
+
 from trajscope.format import RecordError, Run, write_jsonl
-from warehouse import GoldConflict, ingest_paths, open_readonly, remove_stale_batch_dirs
-from warehouse import _loader
+from warehouse import GoldConflict, _loader, ingest_paths, open_readonly, remove_stale_batch_dirs
 
 BLOCK = 256 * 1024  # DuckDB's block: a checkpoint may leave one fresh metadata block
 TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "judgments")

@@ -2,11 +2,11 @@
 import json
 
 import pytest
+from foundation_records import fixture_trajectories
 
 import warehouse
-from warehouse import _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
 from trajscope.format import FinalStep, RecordError, encode, write_jsonl
-from foundation_records import fixture_trajectories
+from warehouse import _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
 
 TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events", "judgments")
 

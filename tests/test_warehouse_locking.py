@@ -4,9 +4,9 @@ import sys
 import textwrap
 
 import pytest
+from foundation_records import fixture_trajectories
 
 from warehouse import WarehouseBusy, ingest_trajectories, open_readonly
-from foundation_records import fixture_trajectories
 
 HOLD = textwrap.dedent("""
     import sys, time, duckdb

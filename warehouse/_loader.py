@@ -263,7 +263,7 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
     """Raise GoldConflict naming both sides when the batch disagrees about a question's facts."""
     cur = con.execute(_named_sql("check_question_conflicts.sql"), {"source_file": str(source)})
     names = [d[0] for d in cur.description]
-    rows = [dict(zip(names, r)) for r in cur.fetchall()]
+    rows = [dict(zip(names, r, strict=False)) for r in cur.fetchall()]
     if not rows:
         return
     first = [r for r in rows if (r["dataset"], r["question_id"]) == (rows[0]["dataset"], rows[0]["question_id"])]
@@ -304,7 +304,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
             changed_rows.append((tid, digest, stored_digest is not None))
     if not changed_rows:
         return
-    tids, digests, existed_flags = zip(*changed_rows)
+    tids, digests, existed_flags = zip(*changed_rows, strict=False)
     con.register("incoming_changed_arrow", pa.table({
         "trajectory_id": list(tids), "record_hash": list(digests), "existed": list(existed_flags)}))
     con.execute("CREATE OR REPLACE TEMP TABLE incoming_changed AS SELECT * FROM incoming_changed_arrow")
@@ -391,7 +391,7 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
                             for batch, source in prefetched(_batches(sources, workdir, progress, report,
                                                                      on_duplicate)):
                                 _load_batch(con, batch, source, before, per_run_questions)
-                                final.update(zip(batch.ids, batch.hashes))
+                                final.update(zip(batch.ids, batch.hashes, strict=False))
                                 batch.path.unlink()
                                 bar.update()
                 except BaseException:

@@ -19,7 +19,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[d
     names = [d[0] for d in cur.description]
     out = []
     for row in cur.fetchall():
-        record = dict(zip(names, row))
+        record = dict(zip(names, row, strict=False))
         for key in _JSON_COLUMNS & record.keys():
             if isinstance(record[key], str):
                 record[key] = json.loads(record[key])

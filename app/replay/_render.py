@@ -9,8 +9,14 @@ import streamlit as st
 
 from app.access import QueryResult
 from app.queries import (
-    replay_candidates_sql, replay_evidence_sql, replay_header_sql, replay_judgments_sql,
-    replay_labels_sql, replay_reads_sql, replay_register_sql, replay_steps_sql,
+    replay_candidates_sql,
+    replay_evidence_sql,
+    replay_header_sql,
+    replay_judgments_sql,
+    replay_labels_sql,
+    replay_reads_sql,
+    replay_register_sql,
+    replay_steps_sql,
 )
 from app.ui import fetch_many, sql_expander
 
@@ -84,7 +90,7 @@ def _render_header(row: dict, labels: QueryResult | None) -> None:
         ("EM", _verdict(row["em"])), ("F1", _verdict(row["f1"])), ("Contain", _verdict(row["contain"])),
         ("LLM judge", _verdict(row["llm"])), ("Searches", row["search_count"]),
         ("Reads", row["read_count"]), ("Turns", row["turns"]), ("End", row["end_reason"] or "—"),
-    ]):
+    ], strict=False):
         column.metric(label, value if value is not None else "—")
     st.caption(
         f"type {row['question_type'] or '—'} · {row['hop_count'] or '—'} hops · gold passages "

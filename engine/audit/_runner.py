@@ -6,7 +6,7 @@ import contextlib
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
@@ -80,7 +80,7 @@ class AuditSummary:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass
@@ -170,7 +170,7 @@ async def _build_contexts(spec: AuditSpec, models: _Models, question: str, raw: 
         await asyncio.gather(*(
             call_model(models.by_role["compiler_b"], verify_messages(mode, raw, contexts["b2"]), decoding, models.limit)
             for mode in spec.verify_modes
-        )),
+        )), strict=False,
     ))
     for baseline, result in verified:
         calls.append(result.as_call("verify", baseline, models.names["compiler_b"]))
@@ -212,7 +212,7 @@ async def audit_question(spec: AuditSpec, models: _Models, question: Question, p
             tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency_ms=result.latency_ms,
             cost_usd=result.cost_usd, cached=result.cached,
         )
-        for job, result in zip(jobs, results)
+        for job, result in zip(jobs, results, strict=False)
     ]
     return AuditRecord(**head, contexts=contexts, outputs=outputs, calls=calls, finished_at=_now(),
                        metadata={"edits": edits, "n_passages": len(passages)})

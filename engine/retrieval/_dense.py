@@ -121,7 +121,7 @@ class DenseRetriever:
         """Query embeddings, reusing the last query_cache_size distinct queries' vectors."""
         missing = list(dict.fromkeys(q for q in queries if q not in self._query_vectors))
         if missing:
-            for query, vector in zip(missing, self.encode_queries(missing)):
+            for query, vector in zip(missing, self.encode_queries(missing), strict=False):
                 self._query_vectors[query] = vector
         for query in queries:
             self._query_vectors.move_to_end(query)
@@ -148,7 +148,7 @@ class DenseRetriever:
             return []
         scores, rows = self.index.search(self.embed_queries(queries), min(k, self.index.ntotal))
         ranked = []
-        for s, r in zip(scores, rows):
+        for s, r in zip(scores, rows, strict=False):
             end = int(np.count_nonzero(r >= 0))  # FAISS pads the tail with -1 when fewer results exist
             ranked.append((r[:end], s[:end]))
         return ranked

@@ -55,7 +55,7 @@ class HybridRetriever:
         # Rankings carry corpus rows only: snippets are built for the k fused hits, not for 2 x depth.
         lexical = [self.bm25.rank(q, depth) for q in queries]
         semantic = self.dense.rank_batch(queries, depth)
-        return [self._fuse(a, b, k) for (a, _), (b, _) in zip(lexical, semantic)]
+        return [self._fuse(a, b, k) for (a, _), (b, _) in zip(lexical, semantic, strict=False)]
 
     def _fuse(self, lexical: np.ndarray, semantic: np.ndarray, k: int) -> list[Hit]:
         chunks = self.bm25.corpus.chunks

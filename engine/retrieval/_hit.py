@@ -40,7 +40,7 @@ def hits_at(corpus: IndexedCorpus, rows: Iterable[int], scores: Iterable[float],
             snippet_chars: int = DEFAULT_SNIPPET_CHARS) -> list[Hit]:
     """Hits for ranked corpus rows, best first; snippets are built only here, for the hits returned."""
     hits: list[Hit] = []
-    for row, score in zip(rows, scores):
+    for row, score in zip(rows, scores, strict=False):
         chunk = corpus.chunks[row]
         hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(score), retriever, make_snippet(chunk.text, snippet_chars)))
     return hits

@@ -61,7 +61,7 @@ def _export_graph(encoder: Any, path: Path) -> None:
             self.model = model
 
         def forward(self, *inputs: torch.Tensor) -> torch.Tensor:
-            return self.model(**dict(zip(input_names, inputs))).last_hidden_state
+            return self.model(**dict(zip(input_names, inputs, strict=False))).last_hidden_state
 
     sample = encoder.tokenizer(["a short probe", "a somewhat longer probe sentence"], padding=True,
                                return_tensors="pt")

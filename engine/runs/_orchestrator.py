@@ -12,9 +12,8 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import CAPABILITY_NAMES, Capabilities, Question, RetrieverSettings, Run, Trajectory
-
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
+from trajscope.format import CAPABILITY_NAMES, Capabilities, Question, RetrieverSettings, Run, Trajectory
 
 from ._context import EpisodeResources
 from ._inputs import RunInputs, prepare_inputs

@@ -22,7 +22,7 @@ from trajscope.format import (
 
 def utc_now() -> str:
     """ISO 8601 UTC timestamp."""
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def error_type_of(exc: BaseException) -> str:

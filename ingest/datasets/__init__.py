@@ -1,8 +1,8 @@
 """Benchmark dataset loaders: canonical questions and corpus chunks with gold passages matched to chunks."""
 from ._canonical import is_canonical_dir, read_dataset, write_dataset
 from ._dataset import Dataset
-from ._download import FetchError, FetchResult, fetch_source, sha256_of
 from ._detect import FORMATS, ResolvedSource, load_dataset, load_demo, resolve_source
+from ._download import FetchError, FetchResult, fetch_source, sha256_of
 from ._errors import DatasetError
 from ._loaders import load_corpus
 from ._matching import FINGERPRINT_CHARS, GoldMatcher, GoldRef, fingerprint, normalise_text

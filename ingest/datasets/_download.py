@@ -6,7 +6,7 @@ import json
 import shutil
 import zipfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -128,6 +128,6 @@ def fetch_source(
         _extract(archive, source.member, target)
     (directory / MANIFEST).write_text(json.dumps({
         "name": source.name, "url": url, "file": archive.name, "size": size, "sha256": digest,
-        "recorded_at": record.get("recorded_at") or datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "recorded_at": record.get("recorded_at") or datetime.now(UTC).isoformat(timespec="seconds"),
     }, indent=2) + "\n")
     return FetchResult(path=target, archive=archive, size=size, sha256=digest, downloaded=downloaded)

@@ -44,7 +44,7 @@ def _draft(record: SourceRecord, position: int, refs: list[GoldRef], context_ids
 
 def _check_unique_ids(drafts: list[QuestionDraft], records: list[SourceRecord]) -> None:
     seen: dict[str, int] = {}
-    for draft, record in zip(drafts, records):
+    for draft, record in zip(drafts, records, strict=False):
         if draft.question_id in seen:
             raise record.error(f"duplicate question id {draft.question_id!r} (first on line "
                                f"{seen[draft.question_id]})", "id")
@@ -108,7 +108,7 @@ def load_corpus(path: Path, name: str) -> list[Chunk]:
                 raise record.error(f"expected a passage object or string, got {type(record.value).__name__}")
             entries.append(_corpus_object(record, position))
     chunks, seen = [], set()
-    for (local, title, text), record in zip(entries, records):
+    for (local, title, text), record in zip(entries, records, strict=False):
         chunk_id = f"{name}:{local}"
         if chunk_id in seen:
             raise record.error(f"duplicate chunk id {local!r}", "id")

@@ -111,7 +111,7 @@ def context_paragraphs(record: SourceRecord) -> list[Paragraph]:
             return [
                 Paragraph(_expect(record, t, str, f"context.title[{i}]"),
                           _sentences_text(record, s, f"context.sentences[{i}]"))
-                for i, (t, s) in enumerate(zip(titles, sentences))
+                for i, (t, s) in enumerate(zip(titles, sentences, strict=False))
             ]
         out = []
         for i, item in enumerate(_expect(record, ctx, list, "context")):

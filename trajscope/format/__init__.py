@@ -50,16 +50,6 @@ from ._definitions import (
     READ_KIND,
 )
 from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
-from ._redaction import (
-    KEY_MARKERS,
-    MIN_FRAGMENT,
-    REDACTED,
-    configured_secrets,
-    redact,
-    redact_bytes,
-    redact_value,
-    register_secret,
-)
 from ._records import (
     CAPABILITY_NAMES,
     SCHEMA_VERSION,
@@ -72,6 +62,16 @@ from ._records import (
     RegisterEvent,
     RetrieverSettings,
     Run,
+)
+from ._redaction import (
+    KEY_MARKERS,
+    MIN_FRAGMENT,
+    REDACTED,
+    configured_secrets,
+    redact,
+    redact_bytes,
+    redact_value,
+    register_secret,
 )
 from ._steps import (
     SEARCH_KINDS,

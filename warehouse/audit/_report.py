@@ -38,7 +38,7 @@ def _with_ci(frame: pl.DataFrame, prefixes: Sequence[str]) -> pl.DataFrame:
             continue
         text = [
             "--" if m is None or math.isnan(m) else f"{_fmt(m)} [{_fmt(lo)}, {_fmt(hi)}]"
-            for m, lo, hi in zip(frame[mean], frame[low], frame[high])
+            for m, lo, hi in zip(frame[mean], frame[low], frame[high], strict=False)
         ]
         index = frame.columns.index(mean)
         frame = frame.drop([mean, low, high]).insert_column(index, pl.Series(prefix, text, dtype=pl.String))
