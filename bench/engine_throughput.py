@@ -4,9 +4,10 @@
 
 The mock runs in its own process (so its CPU is not counted) and plays a 3-call episode
 (search, search, final) for the real Read-Gate controller over the demo corpus with BM25.
-After an untimed warm-up run, for each concurrency c it runs per_slot * c episodes and prints throughput as a ratio to the ideal
-c / (calls_per_episode * latency), and the engine's CPU time per model call as a share of the latency: 'CPU ms/call' is the run's
-whole CPU over its calls; 'per step' subtracts a one-episode run's CPU (per-run setup) first.
+After an untimed warm-up run, for each concurrency c it runs per_slot * c episodes and prints throughput as a
+ratio to the ideal c / (calls_per_episode * latency), and the engine's CPU time per model call as a share of the
+latency: 'CPU ms/call' is the run's whole CPU over its calls; 'per step' subtracts a one-episode run's CPU
+(per-run setup) first.
 Targets: ratio >= 0.8 at c = 32; CPU share <= 2 %.
 """
 from __future__ import annotations
@@ -110,7 +111,8 @@ def main() -> None:
     finally:
         process.terminate()
         process.wait()
-    print(f"mock latency {args.latency * 1000:.0f} ms, {CALLS_PER_EPISODE} model calls per episode (read_gate baseline, BM25)")
+    print(f"mock latency {args.latency * 1000:.0f} ms, {CALLS_PER_EPISODE} model calls per episode "
+          "(read_gate baseline, BM25)")
     print(f"per-run setup: {setup['cpu_s'] * 1000:.0f} ms CPU (excluded from the per-step figure)")
     print(f"{'conc':>5} {'episodes':>8} {'wall s':>7} {'traj/s':>8} {'ideal':>7} {'ratio':>6} "
           f"{'CPU ms/call':>12} {'per step':>9} {'share':>7}")

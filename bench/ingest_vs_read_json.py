@@ -40,7 +40,8 @@ elif mode == "query":
             t = time.perf_counter(); con.execute(q).fetchall(); times[view] = time.perf_counter() - t
     extra = {"query_s": times}
 seconds = time.perf_counter() - t0
-print(json.dumps({"seconds": seconds, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, **extra}))
+peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_rss_mb, **extra}))
 """
 
 

@@ -14,7 +14,9 @@ import json
 import shutil
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -79,6 +81,11 @@ def recall_at_5(results: list[list], golds: list[set[str]]) -> tuple[float, floa
     return float(np.mean(fractions)), float(np.mean(complete))
 
 
+def _encode_one_with(encoder: Any) -> Callable[[str], Any]:
+    """A one-query encode call bound to this encoder (normalised numpy vector, no progress bar)."""
+    return lambda q: encoder.encode([q], convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+
+
 def compare_query_encoders(retriever: HybridRetriever, questions: list[str]) -> list[tuple[str, str, str]]:
     """ONNX (1 and 2 threads) vs torch query encoding, interleaved per query so load swings hit all alike."""
     import torch
@@ -90,8 +97,7 @@ def compare_query_encoders(retriever: HybridRetriever, questions: list[str]) -> 
     directory = dense.query_encoder.directory
     encoders = {"onnx 1 thread": OnnxEncoder(directory, 1), "onnx 2 threads": OnnxEncoder(directory, 2),
                 "torch 1 thread": torch_encoder}
-    encode = {name: (lambda e: lambda q: e.encode([q], convert_to_numpy=True, normalize_embeddings=True,
-                                                  show_progress_bar=False))(e) for name, e in encoders.items()}
+    encode = {name: _encode_one_with(e) for name, e in encoders.items()}
     torch.set_num_threads(1)
     for q in questions[:20]:
         for fn in encode.values():

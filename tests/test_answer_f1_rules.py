@@ -29,8 +29,9 @@ def test_hotpotqa_rule_matches_the_official_branch(prediction, gold):
 def test_the_rules_differ_only_on_yes_no_noanswer():
     assert token_f1("yes they are", "yes") == pytest.approx(0.5)
     assert token_f1("yes they are", "yes", rule="hotpotqa") == 0.0
-    assert token_f1("Eiffel Tower", "The Eiffel Tower in Paris", rule="hotpotqa") == token_f1("Eiffel Tower",
-                                                                                              "The Eiffel Tower in Paris")
+    assert token_f1("Eiffel Tower", "The Eiffel Tower in Paris", rule="hotpotqa") == token_f1(
+        "Eiffel Tower", "The Eiffel Tower in Paris"
+    )
     f1 = {j.judge: j.score for j in score_answer("yes they are", "yes", f1_rule="hotpotqa")}
     assert f1["f1"] == 0.0 and f1["contain"] == 1.0
     assert F1_RULES == ("squad", "hotpotqa")

@@ -36,7 +36,8 @@ SENTINEL_SHIFT = {"REMOVED": 0.0, "NATURAL": 0.005, "WORD": 0.05, "SYMBOL": 0.2}
 
 def _record(qid: str, gold: str, b1: str, b2: str, f1: dict, *, cell: str = "C", error_on: str | None = None,
             masked_context: bool = True) -> AuditRecord:
-    outputs = [ReaderOutput(baseline="b1", answer="x", f1=f1["b1"]), ReaderOutput(baseline="b2", answer="x", f1=f1["b2"])]
+    outputs = [ReaderOutput(baseline="b1", answer="x", f1=f1["b1"]),
+               ReaderOutput(baseline="b2", answer="x", f1=f1["b2"])]
     for key, value in f1.items():
         if key in ("b1", "b2"):
             continue

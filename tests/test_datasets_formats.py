@@ -128,8 +128,10 @@ def test_linearrag_layout_as_its_run_py_reads_it(tmp_path: Path) -> None:
     # itself (f"{idx}:{chunk}"); questions.json entries carry only `question` and `answer`.
     directory = tmp_path / "novel"
     directory.mkdir()
-    (directory / "chunks.json").write_text(json.dumps(["Dunmere lies on the river Orrin.", "Ivo Sand founded Kelp & Co."]))
-    (directory / "questions.json").write_text(json.dumps([{"question": "Who founded Kelp & Co?", "answer": "Ivo Sand"}]))
+    chunks = ["Dunmere lies on the river Orrin.", "Ivo Sand founded Kelp & Co."]
+    (directory / "chunks.json").write_text(json.dumps(chunks))
+    questions = [{"question": "Who founded Kelp & Co?", "answer": "Ivo Sand"}]
+    (directory / "questions.json").write_text(json.dumps(questions))
     ds = load_dataset(directory)
     assert ds.source_format == "linearrag"
     assert [(c.chunk_id, c.text) for c in ds.chunks] == [("novel:0", "Dunmere lies on the river Orrin."),
@@ -140,7 +142,8 @@ def test_linearrag_layout_as_its_run_py_reads_it(tmp_path: Path) -> None:
 
 
 def test_fingerprint_is_the_first_40_normalised_characters() -> None:
-    assert fingerprint("  Ivo  Sand, a Beekeeper, was born in DUNMERE in 1880!") == "ivo sand a beekeeper was born in dunmere"
+    text = "  Ivo  Sand, a Beekeeper, was born in DUNMERE in 1880!"
+    assert fingerprint(text) == "ivo sand a beekeeper was born in dunmere"
     assert len(fingerprint("x" * 100)) == 40
 
 

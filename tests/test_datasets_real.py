@@ -27,7 +27,8 @@ def test_hotpotqa_100_loads_with_every_supporting_title_matched() -> None:
         assert question.gold_match == "title" and question.hop_count == len(gold_titles)
     assert ds.n_gold == ds.n_gold_matched == sum(len(set(r["supporting_facts"]["title"])) for r in raw)
     assert ds.gold_match_rate == 1.0
-    distinct = {(t, "".join(s)) for r in raw for t, s in zip(r["context"]["title"], r["context"]["sentences"], strict=False)}
+    distinct = {(t, "".join(s)) for r in raw
+                for t, s in zip(r["context"]["title"], r["context"]["sentences"], strict=False)}
     assert len(ds.chunks) == len(distinct)  # distractor paragraphs that repeat are one chunk
 
 

@@ -18,17 +18,24 @@ DF = pl.DataFrame({"run": ["a_1", "b&c"], "acc": [0.5, 0.125], "n": [3, 4], "tag
 
 
 def parse_markdown(text):
-    lines = [l for l in text.strip().splitlines()]
-    cells = lambda l: [c.strip() for c in l.strip().strip("|").split("|")]
-    return cells(lines[0]), [cells(l) for l in lines[2:]]
+    lines = text.strip().splitlines()
+
+    def cells(line):
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+
+    return cells(lines[0]), [cells(line) for line in lines[2:]]
 
 
 def parse_latex(text):
     body = text.split(r"\midrule")[1].split(r"\bottomrule")[0]
     header = text.split(r"\toprule")[1].split(r"\midrule")[0]
-    cells = lambda l: [c.strip() for c in l.replace(r"\\", "").split(" & ")]
-    unescape = lambda s: re.sub(r"\\([&_%$#{}])", r"\1", s)
-    rows = [[unescape(c) for c in cells(l)] for l in body.strip().splitlines()]
+    def cells(line):
+        return [c.strip() for c in line.replace(r"\\", "").split(" & ")]
+
+    def unescape(s):
+        return re.sub(r"\\([&_%$#{}])", r"\1", s)
+
+    rows = [[unescape(c) for c in cells(line)] for line in body.strip().splitlines()]
     return [unescape(c) for c in cells(header.strip())], rows
 
 

@@ -30,7 +30,8 @@ def test_round_trip_model_json_model():
 
 
 def test_committed_schema_is_generated_from_the_models():
-    assert SCHEMA_FILE.read_text() == json_schema_text(), "run `trajscope schema > trajscope/format/trajectory.v1.schema.json`"
+    regenerate = "run `trajscope schema > trajscope/format/trajectory.v1.schema.json`"
+    assert SCHEMA_FILE.read_text() == json_schema_text(), regenerate
 
 
 def test_every_example_validates_against_committed_schema():

@@ -1,4 +1,5 @@
-"""Gold supporting passages to corpus chunks: MuSiQue paragraphs by 40-character fingerprint first, title as fallback (ExecutionRAG App. E)."""
+"""Gold supporting passages to corpus chunks (ExecutionRAG App. E):
+MuSiQue paragraphs match by 40-character fingerprint first, title as fallback."""
 from __future__ import annotations
 
 from ingest.datasets import FINGERPRINT_CHARS, GoldMatcher, GoldRef
@@ -28,7 +29,8 @@ def test_title_is_the_fallback_and_the_fingerprint_is_forty_normalised_character
     assert FINGERPRINT_CHARS == 40
     same_prefix = GoldRef(text="The Orrin is a river that flows into the XX entirely different ending", paragraph=True)
     assert matcher.match(same_prefix) == GoldMatch("k2", "fingerprint")
-    assert matcher.match(GoldRef(title="Nowhere", text="Nothing like any passage.", paragraph=True)) == GoldMatch(None, "unmatched")
+    nowhere = GoldRef(title="Nowhere", text="Nothing like any passage.", paragraph=True)
+    assert matcher.match(nowhere) == GoldMatch(None, "unmatched")
 
 
 def test_unmatched_paragraphs_stay_in_the_hop_level_recall_denominator(tmp_path):

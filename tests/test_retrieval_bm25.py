@@ -62,7 +62,7 @@ def test_parity_on_random_corpora_with_negative_idf() -> None:
     rng = random.Random(7)
     common = ["alpha", "beta", "gamma"]
     vocab = [f"w{i}" for i in range(60)]
-    for trial in range(5):
+    for _trial in range(5):
         docs = []
         for _ in range(40):
             words = [rng.choice(vocab) for _ in range(rng.randint(3, 30))]

@@ -58,7 +58,8 @@ def test_concurrent_appends_are_all_written_in_full_lines(tmp_path):
         return log.written
 
     assert asyncio.run(go()) == 50
-    assert sorted(d.trajectory.question.question_id for d in iter_trajectories(path)) == sorted(f"q{i}" for i in range(50))
+    logged = sorted(d.trajectory.question.question_id for d in iter_trajectories(path))
+    assert logged == sorted(f"q{i}" for i in range(50))
 
 
 def test_the_bottom_layer_log_reports_its_repair_and_where_appends_resume(tmp_path):

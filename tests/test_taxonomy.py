@@ -92,7 +92,8 @@ def _priority_cases(run: Run) -> list:
         trajectory(run, "p_low_evidence_and_post", two, "yes",
                    [search((G1[0], G1_SNIPPET)), read(G1), final("They differ")],
                    gold_chunks=(G1[0], "hp-g5"), judgments=(llm(0.0),)),
-        trajectory(run, "p_post_and_retrieval", SD_Q, "Denver", [search((G1[0], G1_SNIPPET)), read(G1), final("Aurora")],
+        trajectory(run, "p_post_and_retrieval", SD_Q, "Denver",
+                   [search((G1[0], G1_SNIPPET)), read(G1), final("Aurora")],
                    gold_chunks=(G1[0], "hp-never"), judgments=(llm(0.0),)),
         # ExecutionRAG: judge error beats gave up; gave up beats reasoning error; all-gold beats
         # false resolution as the recorded reasoning sub-type.

@@ -1,4 +1,4 @@
-"""Capability profiles in the warehouse: recorded or inferred with a reason, and honoured by every view that needs one."""
+"""Capability profiles in the warehouse: recorded or inferred with a reason, honoured by every view that needs one."""
 from __future__ import annotations
 
 import pytest
@@ -79,15 +79,17 @@ def test_other_capabilities_are_inferred_from_the_data(db):
 
 def test_no_read_action_means_no_discipline_label_and_the_reason(db):
     rows = _query(db, "SELECT run_id, question_id, label, discipline_subtype, is_discipline, no_read, does_not_apply "
-                      "FROM failure_rg WHERE run_id IN ('web', 'declared', 'vrag') AND extractor = 'regex' ORDER BY 1, 2")
+                      "FROM failure_rg WHERE run_id IN ('web', 'declared', 'vrag') AND extractor = 'regex' "
+                      "ORDER BY 1, 2")
     assert [r[:2] for r in rows] == [("declared", "d1"), ("vrag", "v1"), ("web", "w1"), ("web", "w2")]
-    for run_id, qid, label, subtype, is_discipline, no_read, reason in rows:
+    for _run_id, qid, label, subtype, is_discipline, no_read, reason in rows:
         assert label != "discipline" and subtype is None and is_discipline is None and no_read is None, qid
         assert reason == NO_READ_ACTION
     # The gold placed in the results counts as gold seen; a run that never met the gold missed it.
     assert {r[1]: r[2] for r in rows} == {"d1": "retrieval", "v1": "retrieval", "w1": "post_gold_read",
                                           "w2": "retrieval"}
-    reader = dict(_query(db, "SELECT question_id, discipline_subtype FROM failure_rg WHERE run_id = 'reader' AND extractor = 'regex'"))
+    reader = dict(_query(db, "SELECT question_id, discipline_subtype FROM failure_rg "
+                             "WHERE run_id = 'reader' AND extractor = 'regex'"))
     assert reader["r_no_read"] == "no_read_final"
 
 
@@ -106,7 +108,8 @@ def test_failure_plane_and_cooccurrence_give_null_with_the_reason(db):
 
 def test_trajectories_that_never_answered_are_labelled_by_how_they_ended(db):
     labels = {r[0]: r[1:] for r in _query(
-        db, "SELECT question_id, label, discipline_subtype, does_not_apply FROM failure_rg WHERE run_id = 'ends' AND extractor = 'regex'")}
+        db, "SELECT question_id, label, discipline_subtype, does_not_apply FROM failure_rg "
+            "WHERE run_id = 'ends' AND extractor = 'regex'")}
     assert labels["e_budget"][:2] == ("ended_budget", None)
     assert labels["e_forced"][:2] == ("ended_forced_answer", None)
     assert labels["e_error"][:2] == ("ended_error", None)
@@ -154,7 +157,8 @@ def test_a_run_without_any_gold_has_no_scores_and_says_why(tmp_path):
     judge_run(db, "nogold", extractors=("regex",))
     (row,) = _query(db, "SELECT em, f1, contain_acc, scores_reason FROM run_summary")
     assert row == (None, None, None, "inferred: no gold answers in this log: correctness, EM and F1 do not apply")
-    (ev,) = _query(db, "SELECT all_gold_retrieved, any_gold_read, evidence_recall, evidence_reason FROM trajectory_evidence")
+    (ev,) = _query(db, "SELECT all_gold_retrieved, any_gold_read, evidence_recall, evidence_reason "
+                       "FROM trajectory_evidence")
     assert ev == (None, None, None, "no gold passages for this question: gold-evidence measures do not apply")
 
 

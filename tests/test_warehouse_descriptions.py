@@ -1,4 +1,5 @@
-"""Load-time SQL lives in warehouse/load/*.sql and inserts by name; descriptions are stored in the warehouse and shown by `trajscope views`."""
+"""Load-time SQL lives in warehouse/load/*.sql and inserts by name;
+descriptions are stored in the warehouse and shown by `trajscope views`."""
 from __future__ import annotations
 
 import re
@@ -48,7 +49,8 @@ def test_views_command_shows_a_views_columns_from_the_warehouse_or_without_one(t
     db = tmp_path / "w.duckdb"
     ingest_trajectories(db, fixture_trajectories())
     table = runner.invoke(cli, ["views", "trajectories", "--db", str(db)])
-    assert table.exit_code == 0 and re.search(r"failed_read_count\s+INTEGER\s+Read steps that returned no", table.output)
+    assert table.exit_code == 0
+    assert re.search(r"failed_read_count\s+INTEGER\s+Read steps that returned no", table.output)
     listed = runner.invoke(cli, ["views", "--db", str(db)])
     assert listed.exit_code == 0 and "failure_plane" in listed.output
     missing = runner.invoke(cli, ["views", "no_such_view"])

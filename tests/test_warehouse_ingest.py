@@ -139,7 +139,7 @@ def test_failure_during_load_rolls_back(tmp_path, monkeypatch):
     before = counts(db)
     statements = _loader._load_sql() + (("99_broken.sql", "SELECT no_such_column FROM stage"),)
     monkeypatch.setattr(_loader, "_load_sql", lambda: statements)
-    with pytest.raises(Exception):
+    with pytest.raises(RuntimeError, match="warehouse/load/99_broken.sql"):
         ingest_trajectories(db, fixture_trajectories())
     assert counts(db) == before
 

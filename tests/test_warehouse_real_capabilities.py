@@ -59,7 +59,8 @@ def test_fireact_has_no_read_action_so_no_wrong_answer_gets_a_discipline_label(d
 def test_a_log_without_gold_answers_gets_no_scores_and_says_why(db):
     report = judge_run(db, SWE_RUN, extractors=("regex",))
     assert (report.n_trajectories, report.no_gold_skipped, report.lexical_added) == (1, 1, 0)
-    (row,) = _rows(db, "SELECT em, f1, contain_acc, llm_acc, scores_reason FROM run_summary WHERE run_id = ?", [SWE_RUN])
+    (row,) = _rows(db, "SELECT em, f1, contain_acc, llm_acc, scores_reason FROM run_summary WHERE run_id = ?",
+                   [SWE_RUN])
     assert row[:4] == (None, None, None, None) and "correctness does not apply" in row[4]
     (corr,) = _rows(db, "SELECT correct, correct_reason FROM trajectory_correctness WHERE run_id = ?", [SWE_RUN])
     assert corr == (None, "no gold answer for this question: correctness does not apply")

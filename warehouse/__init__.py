@@ -48,5 +48,6 @@ __all__ = [
     "check_statement", "default_db_path", "ingest_log_slice", "ingest_paths", "ingest_trajectories",
     "latest_schema_version", "open_read", "run_read_query", "time_limit",
     "load_chunks", "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse",
-    "read_trajectory", "remove_stale_batch_dirs", "schema_version", "transaction", "upgrade_if_warehouse", "validate_log",
+    "read_trajectory", "remove_stale_batch_dirs", "schema_version", "transaction", "upgrade_if_warehouse",
+    "validate_log",
 ]

@@ -93,7 +93,8 @@ class _Manifest:
 
 @dataclass
 class _Slice:
-    """Which bytes of a log to read: from `start` (a line boundary) to the last newline, first line numbered `first_line`."""
+    """Which bytes of a log to read: from `start` (a line boundary) to the last newline;
+    the first line read is numbered `first_line`."""
 
     path: Path
     start: int = 0

@@ -6,7 +6,7 @@ from ._panels import figure_downloads, figure_panel, sql_expander, table_exports
 from ._url_state import set_url, url_list, url_value
 
 __all__ = [
-    "app_config", "cached_queries", "fetch", "fetch_many", "figure_downloads", "figure_panel", "fill_warehouse_help", "not_available", "page_header",
-    "require_warehouse", "set_url", "sql_expander", "table_exports", "table_panel", "url_list",
-    "url_value", "warehouse_stamp",
+    "app_config", "cached_queries", "fetch", "fetch_many", "figure_downloads", "figure_panel", "fill_warehouse_help",
+    "not_available", "page_header", "require_warehouse", "set_url", "sql_expander", "table_exports", "table_panel",
+    "url_list", "url_value", "warehouse_stamp",
 ]

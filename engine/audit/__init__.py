@@ -1,4 +1,4 @@
-"""The answer-presence intervention audit: compile-then-read pipelines, the four edits, the sentinel panel, the runner."""
+"""Answer-presence intervention audit: compile-then-read pipelines, the four edits, the sentinel panel, the runner."""
 from ._interventions import (
     INTERVENTIONS,
     MIN_GOLD_CHARS,

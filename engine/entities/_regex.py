@@ -1,4 +1,5 @@
-"""The regex named-entity extractor (the +lowev gate's and the regex label's): quoted titles, capitalised name runs, years."""
+"""The regex named-entity extractor (used by the +lowev gate and the regex label):
+it finds quoted titles, capitalised name runs and years."""
 from __future__ import annotations
 
 import re

@@ -21,7 +21,9 @@ class MockReply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-def _completion_body(content: str | None, tool_calls: list[dict[str, Any]] | None, tokens_in: int, tokens_out: int | None) -> dict[str, Any]:
+def _completion_body(
+    content: str | None, tool_calls: list[dict[str, Any]] | None, tokens_in: int, tokens_out: int | None
+) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
@@ -62,7 +64,11 @@ def reply_tool_calls(calls: list[tuple[str, dict[str, Any]]], **kwargs: Any) -> 
     message = first.body["choices"][0]["message"]
     for name, arguments in calls[1:]:
         message["tool_calls"].append(
-            {"id": f"call_{next(_ids)}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+            {
+                "id": f"call_{next(_ids)}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
         )
     return first
 

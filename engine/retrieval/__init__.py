@@ -1,4 +1,5 @@
-"""Retrieval over a chunk corpus: BM25 (rank-bm25 BM25Okapi scoring via bm25s), dense (FAISS), RRF hybrid; queries through an ONNX export."""
+"""Retrieval over a chunk corpus: BM25 (rank-bm25 BM25Okapi scoring via bm25s), dense (FAISS), RRF hybrid;
+dense queries are encoded through an ONNX export."""
 from ._bm25 import BM25Retriever, bm25_cache_key, okapi_idf
 from ._build import RETRIEVER_KINDS, RetrieverKind, build_retriever, cached_bm25, cached_dense
 from ._cache import default_cache_dir

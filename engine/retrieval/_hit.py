@@ -42,7 +42,8 @@ def hits_at(corpus: IndexedCorpus, rows: Iterable[int], scores: Iterable[float],
     hits: list[Hit] = []
     for row, score in zip(rows, scores, strict=False):
         chunk = corpus.chunks[row]
-        hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(score), retriever, make_snippet(chunk.text, snippet_chars)))
+        snippet = make_snippet(chunk.text, snippet_chars)
+        hits.append(Hit(chunk.chunk_id, len(hits) + 1, float(score), retriever, snippet))
     return hits
 
 

@@ -74,7 +74,8 @@ def _export_graph(encoder: Any, path: Path) -> None:
 
 
 def _fuse(path: Path, config: Any) -> None:
-    """Rewrite the graph with onnxruntime's transformer fusions (Attention, SkipLayerNorm, Gelu) when it knows the architecture."""
+    """Rewrite the graph with onnxruntime's transformer fusions (Attention, SkipLayerNorm, Gelu),
+    when onnxruntime knows the architecture."""
     from onnxruntime.transformers import optimizer
 
     if config.model_type not in optimizer.MODEL_TYPES:

@@ -51,7 +51,9 @@ def load_matrix(path: str | Path, **overrides: Any) -> list[RunSpec]:
             if key not in known:
                 raise MatrixError(f"{path}: runs[{i}].{key}: unknown setting")
             if key in _SHARED_ONLY:
-                raise MatrixError(f"{path}: runs[{i}].{key}: set it at the top level, so every run pairs on the same questions")
+                raise MatrixError(
+                    f"{path}: runs[{i}].{key}: set it at the top level, so every run pairs on the same questions"
+                )
         merged = {**shared, **entry, "params": {**shared.get("params", {}), **entry.get("params", {})}}
         if "controller" not in merged or "dataset" not in merged:
             raise MatrixError(f"{path}: runs[{i}]: needs `controller` and a top-level `dataset`")
@@ -62,7 +64,9 @@ def load_matrix(path: str | Path, **overrides: Any) -> list[RunSpec]:
     return specs
 
 
-async def execute_matrix_async(specs: list[RunSpec], *, on_done: Callable[[RunSummary], None] | None = None) -> list[RunSummary]:
+async def execute_matrix_async(
+    specs: list[RunSpec], *, on_done: Callable[[RunSummary], None] | None = None
+) -> list[RunSummary]:
     """Run the specs one after another, sharing one embedded model server per model where they use it."""
     summaries: list[RunSummary] = []
     server: LocalModelServer | None = None

@@ -62,8 +62,9 @@ class RunSummary:
 def model_config_for(spec: RunSpec) -> ModelConfig:
     """The ModelConfig a spec asks for."""
     return resolve_model(
-        spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env, temperature=spec.temperature, max_tokens=spec.max_tokens,
-        reasoning_effort=spec.reasoning_effort, protocol=spec.protocol, timeout_s=spec.timeout_s,
+        spec.model, base_url=spec.base_url, api_key_env=spec.api_key_env, temperature=spec.temperature,
+        max_tokens=spec.max_tokens, reasoning_effort=spec.reasoning_effort, protocol=spec.protocol,
+        timeout_s=spec.timeout_s,
     )
 
 
@@ -190,7 +191,9 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
     )
 
 
-async def _run_episode(inputs: RunInputs, question: Question, ctx: EpisodeResources, timeout_s: float | None) -> Trajectory:
+async def _run_episode(
+    inputs: RunInputs, question: Question, ctx: EpisodeResources, timeout_s: float | None
+) -> Trajectory:
     started_at = utc_now()
     try:
         episode = inputs.controller.run(question, ctx)
@@ -205,6 +208,8 @@ async def _run_episode(inputs: RunInputs, question: Question, ctx: EpisodeResour
         return msgspec.structs.replace(trajectory, metadata=note)
 
 
-def execute_run(spec: RunSpec, inputs: RunInputs | None = None, *, model_config: ModelConfig | None = None) -> RunSummary:
+def execute_run(
+    spec: RunSpec, inputs: RunInputs | None = None, *, model_config: ModelConfig | None = None
+) -> RunSummary:
     """Synchronous wrapper around execute_run_async."""
     return asyncio.run(execute_run_async(spec, inputs, model_config=model_config))

@@ -69,7 +69,9 @@ def with_judgments(trajectory: Trajectory) -> Trajectory:
     question = trajectory.question
     if trajectory.judgments or not has_gold_answer(question.gold_answer, question.aliases):
         return trajectory
-    judgments: list[Judgment] = list(score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases)))
+    judgments: list[Judgment] = list(
+        score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases))
+    )
     return msgspec.structs.replace(trajectory, judgments=judgments)
 
 

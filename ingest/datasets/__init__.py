@@ -10,8 +10,8 @@ from ._sample import sample_dataset
 from ._sources import DEMO_DIR, OFFICIAL_SOURCES, OfficialSource, default_data_dir, fetched_path, official_source
 
 __all__ = [
-    "DEMO_DIR", "Dataset", "DatasetError", "FetchError", "FetchResult", "FINGERPRINT_CHARS", "FORMATS", "GoldMatcher", "GoldRef", "OFFICIAL_SOURCES",
-    "OfficialSource", "ResolvedSource", "default_data_dir", "fetch_source", "fetched_path", "fingerprint", "is_canonical_dir",
-    "load_corpus", "load_dataset", "load_demo", "normalise_text", "official_source", "read_dataset", "resolve_source",
-    "sample_dataset", "sha256_of", "write_dataset",
+    "DEMO_DIR", "Dataset", "DatasetError", "FetchError", "FetchResult", "FINGERPRINT_CHARS", "FORMATS", "GoldMatcher",
+    "GoldRef", "OFFICIAL_SOURCES", "OfficialSource", "ResolvedSource", "default_data_dir", "fetch_source",
+    "fetched_path", "fingerprint", "is_canonical_dir", "load_corpus", "load_dataset", "load_demo", "normalise_text",
+    "official_source", "read_dataset", "resolve_source", "sample_dataset", "sha256_of", "write_dataset",
 ]

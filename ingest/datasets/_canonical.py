@@ -127,9 +127,9 @@ def read_dataset(directory: str | Path) -> Dataset:
     contexts = [c for _, c in _decode_lines(contexts_path, _Context)] if contexts_path.exists() else []
     _check_references(root, question_lines, chunk_lines)
     return Dataset(
-        name=meta.name, questions=[q for _, q in question_lines], chunks=[c for _, c in chunk_lines], gold_match_rate=meta.gold_match_rate,
-        n_gold=meta.n_gold, n_gold_matched=meta.n_gold_matched, source=meta.source,
-        source_format=meta.source_format,
+        name=meta.name, questions=[q for _, q in question_lines], chunks=[c for _, c in chunk_lines],
+        gold_match_rate=meta.gold_match_rate, n_gold=meta.n_gold, n_gold_matched=meta.n_gold_matched,
+        source=meta.source, source_format=meta.source_format,
         contexts={c.question_id: c.chunk_ids for c in contexts if c.chunk_ids},
         gold_counts={c.question_id: (c.n_gold, c.n_gold_matched) for c in contexts},
     )

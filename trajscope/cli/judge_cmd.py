@@ -45,7 +45,9 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
     from warehouse import WarehouseBusy
 
     if not Path(db_path).exists():
-        raise click.ClickException(f"{db_path}: no warehouse here; create one with `trajscope ingest LOG --db {db_path}`")
+        raise click.ClickException(
+            f"{db_path}: no warehouse here; create one with `trajscope ingest LOG --db {db_path}`"
+        )
     server = None
     make_judge = None
     try:

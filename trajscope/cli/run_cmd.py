@@ -34,27 +34,35 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), default=None,
               help="Warehouse to ingest into as trajectories finish (default $TRAJSCOPE_DB or ./trajscope.duckdb).")
 @click.option("--no-ingest", is_flag=True, help="Only write the JSONL log.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None, help="Log directory (default ./runs).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Log directory (default ./runs).")
 @click.option("--resume", is_flag=True, help="Require an existing log to continue (a rerun resumes anyway).")
 @click.option("--run-id", help="Explicit run id (default: derived from the settings).")
-@click.option("--param", "params", multiple=True, metavar="KEY=VALUE", help="Controller parameter override (repeatable).")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="Controller parameter override (repeatable).")
 @click.option("--temperature", type=float, help="Sampling temperature (default: the model config's, 0).")
 @click.option("--max-tokens", type=int, help="Max output tokens per call.")
 @click.option("--reasoning-effort", help="Passed through to reasoning models (low / medium / high).")
-@click.option("--protocol", type=click.Choice(["tools", "json"]), help="Action protocol (default: json for local, tools otherwise).")
+@click.option("--protocol", type=click.Choice(["tools", "json"]),
+              help="Action protocol (default: json for local, tools otherwise).")
 @click.option("--timeout", "timeout_s", type=float, help="Per-request timeout in seconds (default 60).")
-@click.option("--episode-timeout", "episode_timeout_s", type=float, help="Give up on one question after this many seconds.")
-@click.option("--retriever", type=click.Choice(["hybrid", "bm25", "dense"]), default=None, help="Retriever (default hybrid).")
+@click.option("--episode-timeout", "episode_timeout_s", type=float,
+              help="Give up on one question after this many seconds.")
+@click.option("--retriever", type=click.Choice(["hybrid", "bm25", "dense"]), default=None,
+              help="Retriever (default hybrid).")
 @click.option("--top-k", type=int, default=None, help="Search results per query (default 5).")
 @click.option("--embedding-model", default=None,
               help="Dense retriever model: any sentence-transformers name or path (default all-MiniLM-L6-v2, bundled).")
 @click.option("--no-cache", is_flag=True, help="Do not use the on-disk response cache.")
-@click.option("--cache", "cache_path", type=click.Path(dir_okay=False), help="Response cache file (default $TRAJSCOPE_CACHE/llm_responses.sqlite).")
-@click.option("--prices", type=click.Path(exists=True, dir_okay=False), help="Price table (JSON/YAML: model -> [usd_per_1k_in, usd_per_1k_out]).")
-@click.option("--matrix", type=click.Path(exists=True, dir_okay=False), help="Run-matrix YAML: shared settings plus a `runs:` list; "
-              "every run uses the same question ids.")
+@click.option("--cache", "cache_path", type=click.Path(dir_okay=False),
+              help="Response cache file (default $TRAJSCOPE_CACHE/llm_responses.sqlite).")
+@click.option("--prices", type=click.Path(exists=True, dir_okay=False),
+              help="Price table (JSON/YAML: model -> [usd_per_1k_in, usd_per_1k_out]).")
+@click.option("--matrix", type=click.Path(exists=True, dir_okay=False),
+              help="Run-matrix YAML: shared settings plus a `runs:` list; every run uses the same question ids.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
-@click.option("--plan", is_flag=True, help="With --matrix: print the minimum detectable effect and power of each paired "
+@click.option("--plan", is_flag=True,
+              help="With --matrix: print the minimum detectable effect and power of each paired "
               "comparison (every run against the matrix's first) and run nothing.")
 @click.option("--plan-discordance", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True,
               help="Assumed share of questions two conditions answer differently (a pilot run's compare tells you).")
@@ -90,7 +98,9 @@ def command(**options: Any) -> None:
     try:
         if options["matrix"]:
             if options["dataset"] or options["controller"]:
-                raise click.UsageError("--matrix takes dataset and controllers from the file; drop --dataset/--controller")
+                raise click.UsageError(
+                    "--matrix takes dataset and controllers from the file; drop --dataset/--controller"
+                )
             specs = load_matrix(options["matrix"], **shared)
         else:
             if not options["dataset"] or not options["controller"]:
@@ -168,8 +178,9 @@ def _default_condition(controller: str) -> str | None:
 
 
 def _shared_settings(options: dict[str, Any]) -> dict[str, Any]:
-    names = ("model", "base_url", "api_key_env", "seed", "concurrency", "db_path", "out_dir", "temperature", "max_tokens",
-             "reasoning_effort", "protocol", "timeout_s", "episode_timeout_s", "retriever", "top_k", "embedding_model", "cache_path")
+    names = ("model", "base_url", "api_key_env", "seed", "concurrency", "db_path", "out_dir", "temperature",
+             "max_tokens", "reasoning_effort", "protocol", "timeout_s", "episode_timeout_s", "retriever", "top_k",
+             "embedding_model", "cache_path")
     shared = {k: options[k] for k in names if options.get(k) is not None}
     if options["no_cache"]:
         shared["cache"] = False

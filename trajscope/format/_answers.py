@@ -79,7 +79,8 @@ def _golds(gold: str | None, aliases: Iterable[str]) -> list[str]:
 
 
 def has_gold_answer(gold: str | None, aliases: Iterable[str | None] = ()) -> bool:
-    """Whether a verdict is possible: a non-empty gold answer or alias (the SQL macro has_gold_answer is the same rule)."""
+    """Whether a verdict is possible: a non-empty gold answer or alias
+    (the SQL macro has_gold_answer is the same rule)."""
     return any((g or "").strip() for g in [gold, *aliases])
 
 
@@ -96,4 +97,6 @@ def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | 
     return [Judgment(judge=name, score=value) for name, value in scores.items()]
 
 
-__all__ = ["F1_RULES", "contain_match", "exact_match", "has_gold_answer", "normalize_answer", "score_answer", "token_f1"]
+__all__ = [
+    "F1_RULES", "contain_match", "exact_match", "has_gold_answer", "normalize_answer", "score_answer", "token_f1",
+]

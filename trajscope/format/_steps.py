@@ -1,7 +1,7 @@
 """One typed record per kind of trajectory step; `Step` is their union, tagged by `kind`."""
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 from ._records import Record
 
@@ -113,20 +113,20 @@ class ErrorStep(StepBase, tag="error", kw_only=True):
     message: str | None = None
 
 
-Step = Union[
-    SearchStep,
-    KeywordSearchStep,
-    SemanticSearchStep,
-    ReadStep,
-    FinalStep,
-    GateRejectionStep,
-    ContextInjectionStep,
-    RegisterUpdateStep,
-    BudgetNudgeStep,
-    ForcedAnswerStep,
-    ToolStep,
-    ErrorStep,
-]
+Step = (
+    SearchStep
+    | KeywordSearchStep
+    | SemanticSearchStep
+    | ReadStep
+    | FinalStep
+    | GateRejectionStep
+    | ContextInjectionStep
+    | RegisterUpdateStep
+    | BudgetNudgeStep
+    | ForcedAnswerStep
+    | ToolStep
+    | ErrorStep
+)
 
 STEP_TYPES: tuple[type[StepBase], ...] = Step.__args__  # type: ignore[attr-defined]
 STEP_KINDS: tuple[str, ...] = tuple(t.__struct_config__.tag for t in STEP_TYPES)

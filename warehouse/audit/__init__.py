@@ -1,4 +1,4 @@
-"""The answer-presence audit in the warehouse: loading audit records, bootstrap CIs, C2a / C2b verdicts, report tables."""
+"""The answer-presence audit in the warehouse: audit records, bootstrap CIs, C2a / C2b verdicts, report tables."""
 from ._analysis import (
     alias_check,
     bucket_counts,

@@ -35,7 +35,8 @@ def c2a_sentinel(delta_vs_mask: Estimate, mask_effect_pts: float) -> CriterionRe
 
 
 def c2a_verdict(sentinel_results: Sequence[CriterionResult]) -> CriterionResult:
-    """The audit passes when at least 3/4 of the alternative sentinels pass; else the [MASK] residual is sentinel-fragile."""
+    """The audit passes when at least 3/4 of the alternative sentinels pass;
+    otherwise the [MASK] residual is sentinel-fragile."""
     if not sentinel_results:
         return CriterionResult(False, "no alternative sentinels")
     passing = sum(r.passed for r in sentinel_results)

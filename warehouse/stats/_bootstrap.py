@@ -1,4 +1,5 @@
-"""The one paired bootstrap: percentile CI of a mean per-question difference, vectorised (compare and audit both use it)."""
+"""The one paired bootstrap: percentile CI of a mean per-question difference, vectorised
+(compare and audit both use it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
