@@ -73,7 +73,8 @@ def test_the_audit_tables_are_not_empty(demo):
     buckets = tables["buckets"]
     assert (tables["causal"].height > 0) == (buckets["1->1"].sum() > 0)
     assert (tables["insertion"].height > 0) == (buckets["0->0"].sum() > 0)
-    assert tables["causal"].height + tables["insertion"].height > 0
+    # Not asserted: that one of the two is filled. A build from empty caches at c77bfba put all three
+    # records in 1->0 / 0->1 (the compiler changed whether the gold survived), so both were empty.
 
 
 def test_every_page_serves_the_demo_from_its_own_url(demo):
