@@ -33,7 +33,9 @@ latex:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends \
 	    texlive-latex-base texlive-latex-recommended >/dev/null; fi; }
 
+# Lint first: a ruff finding fails `make test` before any test runs.
 test: setup browser latex
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: setup

@@ -60,7 +60,7 @@ def summary_row(db: Path, run_id: str) -> dict[str, float | int | None]:
                       error_trajectories
                FROM run_summary WHERE run_id = ?""", [run_id]).fetchone()
     keys = ("n", "em", "contain", "zero_read", "reads", "turns", "error_trajectories")
-    return dict(zip(keys, row))
+    return dict(zip(keys, row, strict=False))
 
 
 def measure(model: str, dataset: str, n: int, threads: int, work: Path, *, params: dict[str, int],

@@ -9,10 +9,12 @@ from streamlit.testing.v1 import AppTest
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 
-from trajscope.format import FinalStep  # noqa: E402
 from app_fixture_records import app_trajectories, upload_trajectories, vanilla_rag_trajectories  # noqa: E402
 
-from trajscope.format import encode  # noqa: E402
+from trajscope.format import (
+    FinalStep,  # noqa: E402
+    encode,  # noqa: E402
+)
 from warehouse import ingest_trajectories, open_readonly  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,7 +105,8 @@ def test_failure_plane_shows_p_disc_p_post_and_a_runs_failures(warehouse_file, m
     assert "κ discipline indicator: regex vs spaCy" in [m.label for m in at.metric]
     assert pooled.loc["regex", "n_runs"] == 3
     failures = at.dataframe[2].value
-    assert dict(zip(failures["question_id"], failures["label"])) == {"q2": "discipline", "q3": "post_gold_read"}
+    labels = dict(zip(failures["question_id"], failures["label"], strict=False))
+    assert labels == {"q2": "discipline", "q3": "post_gold_read"}
     assert failures.set_index("question_id").loc["q2", "discipline_subtype"] == "no_read_final"
     assert len(at.get("vega_lite_chart")) == 2  # one plane per dataset
 
@@ -203,7 +206,7 @@ def test_replay_from_a_deep_link_shows_steps_gate_rejection_and_verdicts(warehou
 def test_replay_shows_taxonomy_labels_and_side_by_side(warehouse_file, monkeypatch):
     at = open_page(warehouse_file, "replay", monkeypatch, trajectory="run_base::q3", vs="run_gate::q3")
     labels = [d.value for d in at.dataframe if "taxonomy" in d.value.columns][0]
-    assert dict(zip(labels["taxonomy"], labels["label"]))["read_gate:regex"] == "post_gold_read"
+    assert dict(zip(labels["taxonomy"], labels["label"], strict=False))["read_gate:regex"] == "post_gold_read"
     assert at.selectbox(key="replay-vs").value == "run_gate::q3"
     assert len(at.columns) >= 2 and at.query_params["vs"] == "run_gate::q3"
 

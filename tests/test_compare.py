@@ -7,12 +7,12 @@ import io
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from fixtures.forensics.builders import final, read, search, trajectory
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, mcnemar
 
 from engine.judge_pass import judge_run
 from engine.mock_llm import MockLLMServer, reply_json
-from fixtures.forensics.builders import final, read, search, trajectory
 from trajscope.cli import main
 from trajscope.format import Run
 from warehouse import ingest_trajectories, open_warehouse

@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import pytest
+from test_controllers_support import CORPUS, QUESTION, RETRIEVER, kinds, mock_server, run_controller
 
 from engine.controllers import get_controller
 from engine.mock_llm import reply_json, reply_text, reply_tool_call
 from engine.prompts import load_prompt
 from trajscope.format import ContextInjectionStep, FinalStep, ForcedAnswerStep, ReadStep, SearchStep
-from test_controllers_support import CORPUS, QUESTION, RETRIEVER, kinds, mock_server, run_controller
 
 
 def test_arag_uses_its_three_tools_and_a_plain_reply_is_its_answer():

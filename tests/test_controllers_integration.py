@@ -1,11 +1,12 @@
 """Controllers through the real run orchestrator: the log holds one valid trajectory per question."""
 from __future__ import annotations
 
+from test_controllers_support import CORPUS, RETRIEVER, environment_factory, mock_server
+
 from engine.controllers import get_controller
 from engine.mock_llm import reply_tool_call
 from engine.runs import RunInputs, RunSpec, execute_run
 from trajscope.format import Question, iter_trajectories
-from test_controllers_support import CORPUS, RETRIEVER, environment_factory, mock_server
 
 
 def test_read_gate_runs_under_the_orchestrator_and_is_logged_and_judged(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_controllers_support import QUESTION, kinds, mock_server, run_controller
 
 from engine.controllers import get_controller
 from engine.mock_llm import reply_error, reply_json, reply_malformed, reply_text, reply_tool_call, reply_tool_calls
@@ -18,7 +19,6 @@ from trajscope.format import (
     decode_trajectory,
     encode,
 )
-from test_controllers_support import QUESTION, kinds, mock_server, run_controller
 
 SEARCH = reply_tool_call("search", {"query": "North Star publisher"})
 READ_C1 = reply_tool_call("read", {"chunk_id": "c1"})

@@ -5,6 +5,8 @@ import json
 import re
 from typing import Any
 
+from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
+
 from engine.controllers import get_controller
 from engine.mock_llm import reply_json, reply_text
 from engine.prompts import load_prompt
@@ -18,7 +20,6 @@ from trajscope.format import (
     SearchStep,
     SemanticSearchStep,
 )
-from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
 
 R1 = "Who published The North Star?"
 R2 = "Whom did the publisher marry?"

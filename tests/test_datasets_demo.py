@@ -45,7 +45,7 @@ def test_demo_has_near_namesake_distractors_in_context() -> None:
         golds = {chunks[g].title for g in q.gold_chunk_ids}
         others = {chunks[c].title for c in ds.contexts[q.question_id]} - golds
         # a one-letter variant of a gold title (Brennick / Brannick) sits among the distractors
-        with_namesake += any(len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+        with_namesake += any(len(a) == len(b) and sum(x != y for x, y in zip(a, b, strict=False)) == 1
                              for a in golds for b in others)
     assert with_namesake >= len(ds.questions) // 2
 

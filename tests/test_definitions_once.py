@@ -12,7 +12,8 @@ PACKAGES = ("trajscope", "engine", "warehouse", "ingest", "app")
 
 
 def _sources(suffix: str) -> dict[str, str]:
-    return {str(p.relative_to(ROOT)): p.read_text() for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob(f"*{suffix}"))}
+    return {str(p.relative_to(ROOT)): p.read_text()
+            for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob(f"*{suffix}"))}
 
 
 PY = _sources(".py")
@@ -24,9 +25,13 @@ def _assigned(name: str) -> list[str]:
     found = []
     for path, text in PY.items():
         for node in ast.walk(ast.parse(text)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            else:
+                targets = [node.target] if isinstance(node, ast.AnnAssign) else []
             value = getattr(node, "value", None)
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets) and isinstance(value, (ast.Constant, ast.Tuple, ast.List)):
+            names_it = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+            if names_it and isinstance(value, (ast.Constant, ast.Tuple, ast.List)):
                 found.append(path)
     return found
 

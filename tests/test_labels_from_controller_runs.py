@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from test_controllers_register import R1, R2, RegisterModel, route_by_item
+from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, mock_server, run_controller
 
 from engine.controllers import get_controller
 from engine.judge_pass import judge_run
 from engine.judges import LLMJudge
 from engine.llm import ChatModel, ModelConfig
 from engine.mock_llm import MockLLMServer, reply_json, reply_text, reply_tool_call
-from test_controllers_register import R1, R2, RegisterModel, route_by_item
-from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, mock_server, run_controller
 from trajscope.format import Chunk, Question
 from warehouse import ingest_trajectories, open_warehouse
 
@@ -70,7 +70,8 @@ RG_CASES = {
 INCEPTION_Q = "In what years did the birth city of the director of Inception host the Summer Olympic Games?"
 INCEPTION = {
     "nolan": Chunk(chunk_id="nolan", title="Christopher Nolan",
-                   text="Christopher Nolan, the director of Inception, was born in London and spent his early life there."),
+                   text="Christopher Nolan, the director of Inception, was born in London and spent his early "
+                        "life there."),
     "1042": Chunk(chunk_id="1042", title="London Olympics",
                   text="London, the birth city of the Inception director, hosted the Summer Olympic Games "
                        "in 1908, 1948 and 2012."),
@@ -165,7 +166,8 @@ def labelled(tmp_path_factory):
             "SELECT question_id, label, discipline_subtype FROM failure_rg WHERE extractor = 'regex'").fetchall()}
         erag = {r[0]: (r[1], r[2]) for r in con.execute(
             "SELECT question_id, label, reasoning_subtype FROM failure_erag WHERE run_id = 'erag'").fetchall()}
-        correct = {r[0]: r[1] for r in con.execute("SELECT question_id, correct FROM trajectory_correctness").fetchall()}
+        correct = {r[0]: r[1]
+                   for r in con.execute("SELECT question_id, correct FROM trajectory_correctness").fetchall()}
         items = con.execute("""SELECT t.question_id, i.item_id, i.status, i.n_gold_cited, i.false_resolution
                                FROM register_item_resolution i JOIN trajectories t USING (trajectory_id)
                                WHERE t.question_id IN ('e_false_resolution', 'e_missing_evidence')

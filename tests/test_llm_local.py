@@ -5,11 +5,10 @@ import json
 
 import pytest
 
-from trajscope.format import ErrorStep, iter_trajectories
-
 from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelError, LocalModelServer, find_local_gguf, resolve_model
 from engine.llm._llama_server import gemma3_prompt
 from engine.runs import RunSpec, execute_run
+from trajscope.format import ErrorStep, iter_trajectories
 
 
 def test_gguf_is_found_inside_the_package():

@@ -8,6 +8,7 @@ from app.access import read_connection
 from app.charts import interval_chart
 from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, page_header, table_exports
 from warehouse import WarehouseBusy
+from warehouse.audit import report_tables
 
 page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
             "rewritten context? Remove vs placebo on the 1→1 stratum, insertion on 0→0, and the "
@@ -15,8 +16,6 @@ page_header("Intervention audit", "Does the reader's F1 depend on the gold answe
 
 PLOTS = {"causal": ("delta_causal", "Causal delta (remove − placebo), 1→1 stratum"),
          "insertion": ("prepend", "Insertion of the gold in the 0→0 bucket (prepend)")}
-
-from warehouse.audit import report_tables
 
 config = app_config()
 counts = fetch("SELECT count(*) AS n_records FROM audit_records") if config.db_path.exists() else None
@@ -37,7 +36,7 @@ elif counts is not None:
         tables = []
     by_name = {t.name: t for t in tables}
     plots = st.columns(len(PLOTS), gap="large")
-    for column, (name, (prefix, title)) in zip(plots, PLOTS.items()):
+    for column, (name, (prefix, title)) in zip(plots, PLOTS.items(), strict=False):
         table = by_name.get(name)
         if table is None or f"{prefix}_pts" not in table.frame.columns or table.frame.height == 0:
             continue

@@ -6,11 +6,22 @@ import streamlit as st
 
 from app.charts import grouped_bar_chart, short_run_labels, stacked_share_chart
 from app.queries import (
-    failure_breakdown_sql, hop_breakdown_sql, run_choices_sql, type_breakdown_sql,
+    failure_breakdown_sql,
+    hop_breakdown_sql,
+    run_choices_sql,
+    type_breakdown_sql,
 )
 from app.ui import (
-    fetch, figure_panel, not_available, page_header, require_warehouse, set_url, table_exports,
-    table_panel, url_list, url_value,
+    fetch,
+    figure_panel,
+    not_available,
+    page_header,
+    require_warehouse,
+    set_url,
+    table_exports,
+    table_panel,
+    url_list,
+    url_value,
 )
 
 page_header("Breakdowns", "Why answers were wrong, sliced by hop count and by question type, under "

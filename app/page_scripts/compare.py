@@ -8,12 +8,26 @@ import streamlit as st
 from app.access import read_connection
 from app.queries import run_choices_sql, transition_questions_sql
 from app.ui import (
-    app_config, warehouse_stamp, fetch, page_header, require_warehouse, set_url, sql_expander,
-    table_exports, table_panel, url_value,
+    app_config,
+    fetch,
+    page_header,
+    require_warehouse,
+    set_url,
+    sql_expander,
+    table_exports,
+    table_panel,
+    url_value,
+    warehouse_stamp,
 )
 from warehouse import WarehouseBusy
 from warehouse.queries import (
-    DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, compare_runs, comparison_frame, post_read_odds_ratio,
+    DEFAULT_COMPARE_METRIC,
+    METRICS,
+    STRATA,
+    QueryError,
+    compare_runs,
+    comparison_frame,
+    post_read_odds_ratio,
 )
 from warehouse.stats import UnpairedComparison
 
@@ -93,7 +107,8 @@ if state:
             m[4].metric("McNemar exact p", f"{overall.mcnemar.exact_p:.3g}" if overall.mcnemar else "n/a (not 0/1)")
             frame = comparison_frame(comparison)
             st.dataframe(frame, hide_index=True, key="compare-frame", column_config={
-                c: st.column_config.NumberColumn(format="percent") for c in ("acc_a", "acc_b", "delta", "ci_low", "ci_high")})
+                c: st.column_config.NumberColumn(format="percent")
+                for c in ("acc_a", "acc_b", "delta", "ci_low", "ci_high")})
             with st.expander("Show SQL"):
                 st.code(comparison.sql, language="sql")
                 st.caption(f"with $run_a = '{run_a}', $run_b = '{run_b}'; statistics by "

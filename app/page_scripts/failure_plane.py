@@ -8,8 +8,19 @@ from app.access import read_connection
 from app.charts import failure_plane_chart
 from app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
 from app.ui import (
-    app_config, fetch, figure_panel, not_available, page_header, require_warehouse, set_url, sql_expander,
-    table_exports, table_panel, url_list, url_value, warehouse_stamp,
+    app_config,
+    fetch,
+    figure_panel,
+    not_available,
+    page_header,
+    require_warehouse,
+    set_url,
+    sql_expander,
+    table_exports,
+    table_panel,
+    url_list,
+    url_value,
+    warehouse_stamp,
 )
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
 from warehouse.queries import extractor_agreement, judge_agreements, pooled_cooccurrence
@@ -35,7 +46,7 @@ def _agreement_section(run_ids: list[str]) -> None:
     st.subheader("Agreement over the runs shown")
     rows = [extractors, *judges]
     columns = st.columns(max(1, len(rows)))
-    for column, item in zip(columns, rows):
+    for column, item in zip(columns, rows, strict=False):
         value = "—" if item.agreement is None else f"{item.agreement.kappa:.3f}"
         column.metric(f"κ {item.what}", value,
                       help=None if item.agreement is None else f"n = {item.agreement.n:,}, observed agreement "

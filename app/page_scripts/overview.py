@@ -4,7 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from app.queries import (
-    overview_contents_sql, overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql,
+    overview_contents_sql,
+    overview_gate_rejections_sql,
+    overview_pairs_sql,
+    overview_plane_moves_sql,
 )
 from app.ui import fetch_many, page_header, require_warehouse
 
@@ -45,7 +48,8 @@ if state:
         if gates.height:
             for row in gates.iter_rows(named=True):
                 st.page_link(
-                    "page_scripts/replay.py", icon=":material/replay:", query_params={"trajectory": row["first_trajectory"]},
+                    "page_scripts/replay.py", icon=":material/replay:",
+                    query_params={"trajectory": row["first_trajectory"]},
                     label=(f"The gates of `{row['run_id']}` ({row['controller']}/{row['condition']}) rejected "
                            f"{row['rejections']} final(s) in {row['trajectories']} trajectories: open a replay"),
                 )
@@ -62,7 +66,8 @@ if state:
                     query_params={"run": row["to_run"], "dataset": row["dataset"]},
                     label=(f"`{row['from_run']}` → `{row['to_run']}` ({row['condition']}): P_disc "
                            f"{_percent(row['p_disc_from'])} → {_percent(row['p_disc_to'])}, P_post "
-                           f"{_percent(row['p_post_from'])} → {_percent(row['p_post_to'])}: this movement on the plane"),
+                           f"{_percent(row['p_post_from'])} → {_percent(row['p_post_to'])}: "
+                           "this movement on the plane"),
                 )
         else:
             st.caption("No baseline with an intervention of the same dataset and model to draw an arrow between.")

@@ -25,7 +25,7 @@ if state:
             choices = fetch(question_choices_sql(run_id))
             if choices is not None and choices.df.height:
                 ids = choices.df["trajectory_id"].to_list()
-                labels = dict(zip(ids, choices.df["question_id"].to_list()))
+                labels = dict(zip(ids, choices.df["question_id"].to_list(), strict=False))
                 index = ids.index(trajectory_id) if trajectory_id in ids else None
                 picked = st.selectbox("Question", ids, index=index, key="replay-question",
                                       format_func=lambda t: labels[t], placeholder="Choose a question")

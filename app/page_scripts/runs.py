@@ -4,11 +4,23 @@ from __future__ import annotations
 import streamlit as st
 
 from app.queries import (
-    CAPABILITIES, RunFilters, run_capabilities_sql, run_filter_options_sql, run_trajectories_sql, runs_sql,
+    CAPABILITIES,
+    RunFilters,
+    run_capabilities_sql,
+    run_filter_options_sql,
+    run_trajectories_sql,
+    runs_sql,
     schema_columns_sql,
 )
 from app.ui import (
-    fetch, page_header, require_warehouse, set_url, sql_expander, table_exports, table_panel, url_list,
+    fetch,
+    page_header,
+    require_warehouse,
+    set_url,
+    sql_expander,
+    table_exports,
+    table_panel,
+    url_list,
     url_value,
 )
 
@@ -25,7 +37,8 @@ def _capability_section(run_ids: list[str]) -> None:
     if profile is None:
         return
     # Each column's tooltip is the warehouse's own description of it (COMMENT ON), not a copy kept here.
-    helps = dict(zip(described.df["column"], described.df["description"])) if described is not None else {}
+    helps = (dict(zip(described.df["column"], described.df["description"], strict=False))
+             if described is not None else {})
     st.markdown("**What each run can be measured on** (from the log, inferred, or *(declared)*)")
     cells = profile.df.select("run_id", *CAPABILITIES, "profile_source")
     st.dataframe(cells, hide_index=True, key="runs-capabilities",
@@ -43,7 +56,7 @@ if require_warehouse():
         row = options.df.row(0, named=True)
         chosen: dict[str, list[str]] = {}
         columns = st.columns(4)
-        for column, name in zip(columns, ("dataset", "controller", "condition", "model")):
+        for column, name in zip(columns, ("dataset", "controller", "condition", "model"), strict=False):
             values = row[name] or []
             default = [v for v in url_list(name) if v in values]
             chosen[name] = column.multiselect(name.capitalize(), values, default=default,

@@ -6,7 +6,14 @@ import streamlit as st
 from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_console_query
 from app.queries import schema_columns_sql, schema_relations_sql
 from app.ui import (
-    app_config, fetch, page_header, require_warehouse, set_url, sql_expander, table_exports, url_value,
+    app_config,
+    fetch,
+    page_header,
+    require_warehouse,
+    set_url,
+    sql_expander,
+    table_exports,
+    url_value,
 )
 from warehouse import WarehouseBusy, WarehouseMissing
 

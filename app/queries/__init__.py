@@ -1,7 +1,10 @@
 """The SQL text of every page's tables and figures, built from warehouse views with literal values."""
 from ._breakdowns import failure_breakdown_sql, hop_breakdown_sql, type_breakdown_sql
 from ._overview import (
-    overview_contents_sql, overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql,
+    overview_contents_sql,
+    overview_gate_rejections_sql,
+    overview_pairs_sql,
+    overview_plane_moves_sql,
 )
 from ._plane import failure_plane_sql, plane_arrows_sql, plane_failures_sql
 from ._replay import (
@@ -17,16 +20,23 @@ from ._replay import (
     replay_steps_sql,
     run_choices_sql,
 )
-from ._schema import schema_columns_sql, schema_relations_sql
 from ._runs import (
-    CAPABILITIES, RunFilters, run_capabilities_sql, run_filter_options_sql, run_trajectories_sql, runs_sql, transition_questions_sql,
+    CAPABILITIES,
+    RunFilters,
+    run_capabilities_sql,
+    run_filter_options_sql,
+    run_trajectories_sql,
+    runs_sql,
+    transition_questions_sql,
 )
+from ._schema import schema_columns_sql, schema_relations_sql
 
 __all__ = [
     "CAPABILITIES", "RunFilters", "failure_breakdown_sql", "failure_plane_sql", "hop_breakdown_sql",
     "overview_contents_sql", "overview_gate_rejections_sql", "overview_pairs_sql", "overview_plane_moves_sql",
-    "plane_arrows_sql", "plane_failures_sql", "question_choices_sql", "replay_candidates_sql", "replay_evidence_sql", "replay_header_sql",
-    "replay_judgments_sql", "replay_labels_sql", "replay_peers_sql", "replay_reads_sql",
-    "replay_register_sql", "replay_steps_sql", "run_capabilities_sql", "run_choices_sql", "run_filter_options_sql", "run_trajectories_sql",
+    "plane_arrows_sql", "plane_failures_sql", "question_choices_sql", "replay_candidates_sql", "replay_evidence_sql",
+    "replay_header_sql", "replay_judgments_sql", "replay_labels_sql", "replay_peers_sql", "replay_reads_sql",
+    "replay_register_sql", "replay_steps_sql", "run_capabilities_sql", "run_choices_sql", "run_filter_options_sql",
+    "run_trajectories_sql",
     "runs_sql", "schema_columns_sql", "schema_relations_sql", "transition_questions_sql", "type_breakdown_sql",
 ]

@@ -94,7 +94,8 @@ UNION ALL
 SELECT 'execution_rag', label, reasoning_subtype,
        'abstained=' || coalesce(CAST(abstained AS VARCHAR), 'n/a') || ', end_reason=' || coalesce(end_reason, 'n/a')
        || ', gold reached=' || n_gold_reached || '/' || n_gold
-       || ', register_complete=' || register_complete || ', false_resolution=' || coalesce(CAST(false_resolution AS VARCHAR), 'n/a')
+       || ', register_complete=' || register_complete
+       || ', false_resolution=' || coalesce(CAST(false_resolution AS VARCHAR), 'n/a')
 FROM failure_erag
 WHERE trajectory_id = {_tid(trajectory_id)}
 ORDER BY taxonomy"""

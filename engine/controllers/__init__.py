@@ -7,8 +7,8 @@ from ._context import EpisodeContext
 from ._execution_rag import ExecutionRAGController
 from ._gates import GATE_SETS, EvidenceState, GateDecision, low_evidence_gate, read_gate, snippet_only_gate
 from ._read_gate import ReadGateController
-from ._register_agent import RegisterAgentLoop
 from ._register import Proposal, Register, RegisterItem, apply_update, compose_query, select_active
+from ._register_agent import RegisterAgentLoop
 from ._registry import CONTROLLERS, ControllerSpec, get_controller, list_controllers
 
 __all__ = [

@@ -185,7 +185,7 @@ class ToolCallProtocol:
             ],
         }
         replies = [{"role": "tool", "tool_call_id": a.call_id, "content": obs}
-                   for a, obs in zip(with_ids, observations)]
+                   for a, obs in zip(with_ids, observations, strict=False)]
         return [assistant, *replies]
 
     def answer_request(self, space: ActionSpace | None = None) -> tuple[str, dict[str, Any]]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from trajscope.format import Question, Trajectory
-
 from engine.llm import ModelError
+from trajscope.format import Question, Trajectory
 
 from ._actions import ActionProtocol, make_protocol
 from ._context import EpisodeContext

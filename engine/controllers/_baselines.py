@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trajscope.format import Candidate, ContextInjectionStep, FinalStep, Passage, Question, SearchStep
-
 from engine.prompts import render_prompt
+from trajscope.format import Candidate, ContextInjectionStep, FinalStep, Passage, Question, SearchStep
 
 from ._base import ControllerBase, EpisodeResult, decoding_overrides, resolve_protocol
 from ._context import EpisodeContext

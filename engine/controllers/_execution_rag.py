@@ -4,9 +4,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from trajscope.format import BudgetNudgeStep, Question, RegisterUpdateStep
-
 from engine.prompts import render_prompt
+from trajscope.format import BudgetNudgeStep, Question, RegisterUpdateStep
 
 from ._base import ControllerBase, EpisodeResult
 from ._context import EpisodeContext

@@ -59,7 +59,8 @@ def low_evidence_gate(answer: str, state: EvidenceState) -> GateDecision | None:
 def snippet_only_gate(answer: str, state: EvidenceState) -> GateDecision | None:
     """Reject an answer found in search snippets but in no read passage."""
     # The snippet-only label's test (answer_checks): the answer in a snippet and in no read passage.
-    if mentions(passage_haystack(state.snippet_texts), answer) and not mentions(passage_haystack(state.read_texts), answer):
+    in_snippet = mentions(passage_haystack(state.snippet_texts), answer)
+    if in_snippet and not mentions(passage_haystack(state.read_texts), answer):
         return GateDecision(
             "snippet_only",
             "answer appears only in search snippets",

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trajscope.format import Question
-
 from engine.prompts import load_prompt, render_prompt
+from trajscope.format import Question
 
 from ._actions import ActionSpace
 from ._base import (

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from trajscope.format import (
@@ -18,7 +18,7 @@ from trajscope.format import (
 
 def utc_now_iso() -> str:
     """The current time as ISO 8601 UTC with a trailing Z."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def completion_raw_text(completion: Any) -> str:

@@ -4,9 +4,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from trajscope.format import BudgetNudgeStep, ReadStep, RegisterUpdateStep, SearchStep, StepBase
-
 from engine.prompts import render_prompt
+from trajscope.format import BudgetNudgeStep, ReadStep, RegisterUpdateStep, SearchStep, StepBase
 
 from ._actions import Action, ActionSpace
 from ._base import EpisodeResult, decoding_overrides, history_limit, output_limit, resolve_protocol

@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.environment import estimate_tokens
+from engine.prompts import load_prompt, render_prompt
 from trajscope.format import (
     Chunk,
     FinalStep,
@@ -13,9 +15,6 @@ from trajscope.format import (
     RegisterUpdateStep,
     SearchStep,
 )
-
-from engine.environment import estimate_tokens
-from engine.prompts import load_prompt, render_prompt
 
 from ._actions import ActionProtocol, parse_json_object
 from ._base import EpisodeResult, decoding_overrides, open_environment, output_limit, resolve_protocol
@@ -30,7 +29,6 @@ from ._register import (
     parse_sub_questions,
     parse_update,
 )
-
 
 # Length caps keep a small model from pasting whole passages into the register and running out of tokens.
 SUB_QUESTION_CHARS = 150

@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine.prompts import render_prompt
 from trajscope.format import (
     Chunk,
     ErrorStep,
@@ -14,7 +15,6 @@ from trajscope.format import (
     ReadStep,
     SearchStep,
 )
-from engine.prompts import render_prompt
 
 from ._actions import Action, ActionProtocol, ActionSpace, ParsedTurn
 from ._base import EpisodeResult

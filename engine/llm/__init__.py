@@ -5,8 +5,15 @@ from ._completion import Completion, ToolCall, parse_json_object, parse_tool_cal
 from ._config import DEFAULT_PRICES, ModelConfig, default_prices, load_price_table
 from ._errors import ModelError
 from ._local_server import (
-    LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModel, LocalModelError, LocalModelServer, find_local_gguf, free_port,
-    local_model, omp_wait_policy,
+    LOCAL_MODEL_NAME,
+    LOCAL_MODELS,
+    LocalModel,
+    LocalModelError,
+    LocalModelServer,
+    find_local_gguf,
+    free_port,
+    local_model,
+    omp_wait_policy,
 )
 from ._resolve import resolve_model
 

@@ -5,10 +5,12 @@ import os
 from typing import Any
 
 from ._config import ModelConfig, default_prices
-from ._local_server import LOCAL_MODELS, LOCAL_MODEL_NAME
+from ._local_server import LOCAL_MODEL_NAME, LOCAL_MODELS
 
 
-def resolve_model(spec: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", **settings: Any) -> ModelConfig:
+def resolve_model(
+    spec: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", **settings: Any
+) -> ModelConfig:
     """"local[:NAME]" (an embedded model, JSON protocol), "mock:<url>" (a loopback mock), else an endpoint."""
     settings = {k: v for k, v in settings.items() if v is not None}
     prices = settings.pop("prices", None) or default_prices()

@@ -1,7 +1,7 @@
 """Loading and filling prompt templates; `$name` placeholders, so JSON braces need no escaping."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from string import Template
 
@@ -13,7 +13,7 @@ def available_prompts() -> list[str]:
     return sorted(p.stem for p in PROMPT_DIR.glob("*.txt"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(name: str) -> str:
     """The text of prompt `name` (without the `.txt`), trailing whitespace stripped."""
     path = PROMPT_DIR / f"{name}.txt"

@@ -4,9 +4,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from trajscope.format import Chunk, Question
-
 from ingest.datasets import Dataset, write_dataset
+from trajscope.format import Chunk, Question
 
 from ._passages import (
     Passage,

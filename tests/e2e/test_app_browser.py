@@ -10,10 +10,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "app"))
 
 from app_fixture_records import app_trajectories, upload_trajectories  # noqa: E402
-from browser_support import (  # noqa: E402
-    PAGES, assert_no_exception as _no_exception, headless_chromium, open_page as _open, serve_dashboard,
-    settle as _settle,
-)
+from browser_support import PAGES, headless_chromium, serve_dashboard  # noqa: E402
+from browser_support import assert_no_exception as _no_exception  # noqa: E402
+from browser_support import open_page as _open  # noqa: E402
+from browser_support import settle as _settle  # noqa: E402
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 

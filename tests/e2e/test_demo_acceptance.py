@@ -9,7 +9,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from browser_support import PAGES, ROOT, assert_no_exception, headless_chromium, open_page, serve_dashboard, settle
 
 # The build runs the embedded model for real: minutes on 2 idle cores, far more on a loaded machine.

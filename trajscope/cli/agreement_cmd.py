@@ -1,4 +1,5 @@
-"""`trajscope agreement`: Cohen's kappa between entity extractors and between judges, and the pooled co-occurrence table."""
+"""`trajscope agreement`: Cohen's kappa between entity extractors and between judges, and the pooled
+co-occurrence table."""
 from __future__ import annotations
 
 import click
@@ -59,7 +60,7 @@ def command(run_ids, robustness, fmt, db_path) -> None:
               "accuracy_b_reweighted": r.accuracy_b_reweighted, "difference": r.difference} for r in robust.runs],
             schema={"run_id": pl.Utf8, "n_population": pl.Int64, "n_sample": pl.Int64, "accuracy_a": pl.Float64,
                     "accuracy_b_reweighted": pl.Float64, "difference": pl.Float64}))
-    for k, (note, table) in enumerate(zip(notes, tables)):
+    for k, (note, table) in enumerate(zip(notes, tables, strict=False)):
         if fmt == "csv":
             click.echo(note, err=True)
             click.echo(to_csv(table), nl=False)

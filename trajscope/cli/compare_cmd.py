@@ -48,8 +48,8 @@ def command(run_a, run_b, metric, strata, zero_read, margin, table4, resamples, 
     """
     import duckdb
 
-    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
     from trajscope.format import GATE_EXTRACTOR
+    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
     from warehouse.export import to_csv, to_latex, to_markdown
     from warehouse.queries import QueryError, compare_runs, comparison_frame, post_read_odds_ratio, table4_frame
     from warehouse.stats import UnpairedComparison

@@ -40,7 +40,8 @@ def _conditions(text: str) -> list[tuple[str, str]]:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the question sample.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
               help="Dashboard port on 127.0.0.1.")
-@click.option("--no-app", is_flag=True, help="Build the warehouse and print the run summary; do not serve the dashboard.")
+@click.option("--no-app", is_flag=True,
+              help="Build the warehouse and print the run summary; do not serve the dashboard.")
 @click.pass_context
 def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens: int, audit_n: int, db_path: str,
             out_dir: str, seed: int, port: int, no_app: bool) -> None:
@@ -75,7 +76,8 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
     click.echo(f"runs done in {(time.perf_counter() - started) / 60:.1f} min "
                f"({sum(s.n_selected for s in summaries)} trajectories, {failed} recorded errors)")
     if any(s.ingest_error for s in summaries):
-        raise click.ClickException(f"warehouse ingest failed: {next(s.ingest_error for s in summaries if s.ingest_error)}")
+        first_error = next(s.ingest_error for s in summaries if s.ingest_error)
+        raise click.ClickException(f"warehouse ingest failed: {first_error}")
     _judge(Path(db_path), [s.run_id for s in summaries])
     if audit_n:
         _audit(Path(db_path), Path(out_dir), model, audit_n, seed)
@@ -150,7 +152,8 @@ def _print_guide(db: Path, port: int, *, serving: bool) -> None:
         gate = con.execute(overview_gate_rejections_sql()).fetchone()
         move = con.execute(overview_plane_moves_sql()).fetchone()
         pair = con.execute(overview_pairs_sql()).fetchone()
-    where = f"The dashboard {'is starting on' if serving else 'serves with `trajscope app --db ' + str(db) + '` on'} {root}"
+    how = "is starting on" if serving else f"serves with `trajscope app --db {db}` on"
+    where = f"The dashboard {how} {root}"
     lines = [f"{where} (the Overview page lists every finding). Look first at:"]
     if gate:
         run_id, controller, condition, rejections, trajectories, first = gate

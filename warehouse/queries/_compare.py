@@ -20,7 +20,14 @@ from warehouse.stats import (
     transition_table,
 )
 
-from ._outcomes import DEFAULT_COMPARE_METRIC, STRATA, QueryError, paired_outcomes_sql, require_run, run_question_ids_sql
+from ._outcomes import (
+    DEFAULT_COMPARE_METRIC,
+    STRATA,
+    QueryError,
+    paired_outcomes_sql,
+    require_run,
+    run_question_ids_sql,
+)
 
 
 @dataclass(frozen=True)
@@ -102,7 +109,7 @@ def compare_runs(
         sql = f"SELECT * FROM ({sql}) WHERE a_zero_read"
     cursor = con.execute(sql, {"run_a": run_a, "run_b": run_b})
     names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    rows = [dict(zip(names, r, strict=False)) for r in cursor.fetchall()]
     ids_a = {r[0] for r in con.execute(run_question_ids_sql(), {"run": run_a}).fetchall()}
     ids_b = {r[0] for r in con.execute(run_question_ids_sql(), {"run": run_b}).fetchall()}
     scored = [r for r in rows if r["outcome_a"] is not None and r["outcome_b"] is not None]
@@ -130,11 +137,14 @@ def compare_runs(
         keys = np.array(["(none)" if r[strata] is None else str(r[strata]) for r in scored], dtype=object)
         for key in sorted(set(keys.tolist()), key=lambda k: (len(k), k)):
             mask = keys == key
-            sliced.append(_statistics(key, [i for i, m in zip(ids, mask) if m], a[mask], b[mask], **options))
+            key_ids = [i for i, m in zip(ids, mask, strict=False) if m]
+            sliced.append(_statistics(key, key_ids, a[mask], b[mask], **options))
     return Comparison(run_a, run_b, metric, note, only_a, only_b, overall, strata, sliced, sql)
 
 
-def zero_read_rescue(con: Any, run_a: str, run_b: str, *, metric: str = DEFAULT_COMPARE_METRIC, **options: Any) -> Comparison:
+def zero_read_rescue(
+    con: Any, run_a: str, run_b: str, *, metric: str = DEFAULT_COMPARE_METRIC, **options: Any
+) -> Comparison:
     """Read-Gate's rescue analysis: B against A on the questions where A finalised with no read.
 
     A self-selected subset: its delta is the rescue capacity, not a population effect.

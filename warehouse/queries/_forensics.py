@@ -336,7 +336,7 @@ def efficiency_frontier(con: Any, run_ids: list[str] | None = None) -> Efficienc
     """Every run's accuracy vs retrieved tokens per question, flagging the Pareto-optimal runs."""
     cursor = con.execute(EFFICIENCY_SQL, {"runs": run_ids})
     names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, r)) for r in cursor.fetchall()]
+    rows = [dict(zip(names, r, strict=False)) for r in cursor.fetchall()]
     if run_ids and len(rows) < len(set(run_ids)):
         missing = sorted(set(run_ids) - {r["run_id"] for r in rows})
         raise QueryError(f"no trajectories for run(s) {', '.join(missing)}")
@@ -345,7 +345,7 @@ def efficiency_frontier(con: Any, run_ids: list[str] | None = None) -> Efficienc
         np.array([r["retrieved_tokens"] for r in usable], dtype=float),
         np.array([r["accuracy"] for r in usable], dtype=float),
     ) if usable else np.array([], dtype=bool)
-    frontier = {r["run_id"] for r, m in zip(usable, mask) if m}
+    frontier = {r["run_id"] for r, m in zip(usable, mask, strict=False) if m}
     points = [
         EfficiencyPoint(r["run_id"], int(r["n"]), r["accuracy"], r["retrieved_tokens"],
                         r["tokens_per_question"], r["cost_per_question"], r["run_id"] in frontier)

@@ -66,5 +66,5 @@ def require_run(con: Any, run_id: str) -> None:
         raise QueryError(f"no trajectories for run {run_id!r} in the warehouse")
 
 
-__all__ = ["DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "QueryError", "metric_expression", "paired_outcomes_sql", "require_run",
-           "run_question_ids_sql"]
+__all__ = ["DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "QueryError", "metric_expression", "paired_outcomes_sql",
+           "require_run", "run_question_ids_sql"]
