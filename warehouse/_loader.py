@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import os
 import shutil
 import tempfile
@@ -16,9 +17,19 @@ from typing import Literal
 import duckdb
 import msgspec
 import pyarrow as pa
+import pyarrow.compute as pc
 from tqdm import tqdm
 
-from trajscope.format import Chunk, Question, RecordError, Trajectory, decode_trajectory, encode, redact_bytes
+from trajscope.format import (
+    Chunk,
+    Question,
+    RecordError,
+    Trajectory,
+    decode_trajectory,
+    encode,
+    redact_bytes,
+    redaction_prefilter,
+)
 
 from ._connection import default_db_path, open_warehouse, transaction
 from ._duckdb_types import read_json_columns
@@ -105,6 +116,38 @@ class _Slice:
     name: str | None = None  # what source_file records when the log stands in for another file
 
 
+@dataclass
+class _StoredLines:
+    """Hashes of the lines the warehouse holds (hash -> trajectory id), and which of them a log repeats."""
+
+    ids: dict[str, str]
+    unchanged: dict[str, str] = field(default_factory=dict)  # trajectory id -> hash, filled while splitting
+    # Ids some batch of this ingest holds: a later file's stored copy must be loaded again over them.
+    written: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, con: duckdb.DuckDBPyConnection) -> _StoredLines:
+        return cls(dict(con.execute("SELECT record_hash, trajectory_id FROM trajectories").fetchall()))
+
+
+_REDACT_CHUNK_LINES = 512
+
+
+def _redacted_lines(fh, prefilter: str | None) -> Iterator[tuple[bytes, bytes]]:
+    """(line as read, line with secrets redacted) for every line of fh.
+
+    RE2 (Arrow's regex kernel) finds the few lines a redaction could change in one pass over a
+    chunk; only those go through redact_bytes, so a clean log pays one scan, not one per marker.
+    """
+    while chunk := list(itertools.islice(fh, _REDACT_CHUNK_LINES)):
+        if prefilter is None:
+            flagged = [True] * len(chunk)
+        else:
+            flagged = pc.match_substring_regex(pa.array(chunk, pa.binary()), prefilter).to_pylist()
+        for raw, hit in zip(chunk, flagged, strict=True):
+            yield raw, redact_bytes(raw) if hit else raw
+
+
 def _line_hash(raw: bytes) -> str:
     # Hash of the line as written: identical records hash alike, so a re-ingest is detected as
     # unchanged without re-encoding every record.
@@ -132,13 +175,16 @@ def validate_log(
 
 def _split_log(
     source: _Slice, *, progress: bool | None, workdir: str | Path | None, batch_bytes: int | None,
-    on_duplicate: OnDuplicate | None, report: IngestReport,
+    on_duplicate: OnDuplicate | None, report: IngestReport, stored: _StoredLines | None = None,
 ) -> Iterator[tuple[_Batch | None, int]]:
     """Validate a log line by line, yielding (batch, records in it) as each batch file is complete.
 
     An id seen twice in the file is an error unless both lines are identical (counted, loaded
     once) or on_duplicate says which copy to keep. A batch keeps the last copy of an id it holds
-    twice; a copy in a later batch replaces it at load time. Without a workdir the batch is None.
+    twice; a copy in a later batch replaces it at load time. Without a workdir the batch is None,
+    and a final (None, records) carries the count of records no batch holds. A line the warehouse
+    already holds byte for byte (`stored`) is the first copy of its id: it was validated when it
+    was loaded, so it is counted unchanged without decoding it again.
     """
     path = source.path
     batch_bytes = batch_bytes or _BATCH_BYTES
@@ -158,15 +204,23 @@ def _split_log(
             disable=not show, leave=False,
         ) as bar:
             fh.seek(source.start)
-            for lineno, raw in enumerate(fh, start=source.first_line):
-                if source.complete_lines_only and not raw.endswith(b"\n"):
+            prefilter = redaction_prefilter()
+            for lineno, (as_read, raw) in enumerate(_redacted_lines(fh, prefilter), start=source.first_line):
+                if source.complete_lines_only and not as_read.endswith(b"\n"):
                     break  # a slice stops at the last complete line; the rest is still being written
-                bar.update(len(raw))
-                offset += len(raw)
+                bar.update(len(as_read))
+                offset += len(as_read)
                 source.lines += 1
                 if not raw.strip():
                     continue
-                raw = redact_bytes(raw)  # no key or key fragment reaches the warehouse
+                if stored is not None and raw is as_read:  # nothing was redacted: the hash is the stored one's
+                    digest = _line_hash(raw)
+                    known_id = stored.ids.get(digest)
+                    if known_id is not None and known_id not in seen and known_id not in stored.written:
+                        seen[known_id] = (lineno, digest)
+                        stored.unchanged[known_id] = digest
+                        records += 1
+                        continue
                 trajectory = decode_trajectory(raw, path=path, line=lineno)
                 tid = trajectory.trajectory_id
                 if not tid.strip():
@@ -203,6 +257,8 @@ def _split_log(
                     written = 0
                 latest[tid] = (len(batch.line_ids), digest)
                 batch.line_ids.append(tid)
+                if stored is not None:
+                    stored.written.add(tid)
                 out.write(raw.rstrip(b"\r\n") + b"\n")
                 written += len(raw)
     finally:
@@ -211,7 +267,7 @@ def _split_log(
     source.end = offset
     if out is not None:
         yield _finish_batch(batch, latest), records
-    elif workdir is None:
+    elif workdir is None or records:
         yield None, records
 
 
@@ -328,12 +384,13 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
 
 
 def _batches(sources: Sequence[_Slice], workdir: str, progress: bool | None, report: IngestReport,
-             on_duplicate: OnDuplicate | None) -> Iterator[tuple[_Batch, Path]]:
+             on_duplicate: OnDuplicate | None, stored: _StoredLines | None) -> Iterator[tuple[_Batch, Path]]:
     for source in sources:
         for batch, records in _split_log(source, progress=progress, workdir=workdir, batch_bytes=None,
-                                         on_duplicate=on_duplicate, report=report):
+                                         on_duplicate=on_duplicate, report=report, stored=stored):
             report.records += records
-            yield batch, Path(source.name) if source.name else source.path
+            if batch is not None:
+                yield batch, Path(source.name) if source.name else source.path
 
 
 def _pid_alive(pid: int) -> bool:
@@ -373,7 +430,7 @@ def _reclaim_after_rollback(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: bool | None,
-            on_duplicate: OnDuplicate | None, per_run_questions: bool) -> IngestReport:
+            on_duplicate: OnDuplicate | None, per_run_questions: bool, skip_stored: bool = True) -> IngestReport:
     start = time.perf_counter()
     report = IngestReport(files=[str(s.path) for s in sources])
     target = Path(db_path) if db_path else default_db_path()
@@ -388,13 +445,17 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
                     with transaction(con):
                         size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
                         show = bool(progress) or (progress is None and size > _BATCH_BYTES)
+                        stored = _StoredLines.of(con) if skip_stored else None
                         with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
                             for batch, source in prefetched(_batches(sources, workdir, progress, report,
-                                                                     on_duplicate)):
+                                                                     on_duplicate, stored)):
                                 _load_batch(con, batch, source, before, per_run_questions)
                                 final.update(zip(batch.ids, batch.hashes, strict=False))
                                 batch.path.unlink()
                                 bar.update()
+                        for tid, digest in (stored.unchanged.items() if stored else ()):
+                            before.setdefault(tid, digest)
+                            final.setdefault(tid, digest)
                 except BaseException:
                     if not created:
                         _reclaim_after_rollback(con)
@@ -446,7 +507,9 @@ def ingest_log_slice(db_path: str | Path | None, path: str | Path, *, start: int
                      first_line: int = 1) -> LogSliceLoad:
     """Load the complete lines a log holds from byte offset `start` on (a live run's new records)."""
     source = _Slice(Path(path), start=start, first_line=first_line, complete_lines_only=True)
-    report = _ingest(db_path, [source], progress=False, on_duplicate=None, per_run_questions=False)
+    # A live log's new lines are new: reading every stored hash for each slice would cost more than it saves.
+    report = _ingest(db_path, [source], progress=False, on_duplicate=None, per_run_questions=False,
+                     skip_stored=False)
     return LogSliceLoad(report, next_offset=source.end or start, next_line=first_line + source.lines)
 
 

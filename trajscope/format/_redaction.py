@@ -120,7 +120,25 @@ def redact_bytes(data: bytes) -> bytes:
     return data if cleaned == text else cleaned.encode("utf-8", "surrogateescape")
 
 
+def redaction_prefilter(secrets: frozenset[str] | None = None) -> str | None:
+    """An RE2 pattern that matches every text redact() could change (key markers, key fragments).
+
+    Bulk readers run it over many lines at once and call redact only on the lines it matches;
+    None when no such pattern can be written (a non-ASCII key), so every line goes through redact.
+    """
+    secrets = configured_secrets() if secrets is None else secrets
+    if any(not s.isascii() for s in secrets):
+        return None
+    grams = {s[i:i + MIN_FRAGMENT] for s in secrets for i in range(len(s) - MIN_FRAGMENT + 1)}
+    return "|".join(_re2_literal(literal) for literal in sorted(set(KEY_MARKERS) | grams))
+
+
+def _re2_literal(text: str) -> str:
+    # \xHH for every character that is not a letter or digit: valid in RE2 and Python alike.
+    return "".join(c if c.isalnum() else f"\\x{ord(c):02x}" for c in text)
+
+
 __all__ = [
     "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_value",
-    "register_secret",
+    "redaction_prefilter", "register_secret",
 ]
