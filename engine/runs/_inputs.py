@@ -8,6 +8,10 @@ from typing import Any
 
 import msgspec
 
+from engine.controllers import get_controller
+from engine.environment import ToolEnvironment
+from engine.retrieval import build_retriever
+from ingest.datasets import load_dataset
 from trajscope.format import Chunk, Question
 
 from ._context import Controller
@@ -31,9 +35,6 @@ class RunInputs:
 def _dataset_and_retriever(dataset: str, kind: str, top_k: int,
                            embedding_model: str | None = None) -> tuple[Any, dict[str, Chunk], Any]:
     # Shared across the runs of one matrix: loading the corpus and the encoder once is what matters.
-    from engine.retrieval import build_retriever
-    from ingest.datasets import load_dataset
-
     loaded = load_dataset(dataset)  # a path, or a known name such as "demo"
     corpus = {c.chunk_id: c for c in loaded.chunks}
     return loaded, corpus, build_retriever(loaded.chunks, kind=kind, top_k=top_k,  # type: ignore[arg-type]
@@ -49,9 +50,6 @@ def _retriever_settings(spec: RunSpec, retriever: Any) -> dict[str, Any]:
 
 def prepare_inputs(spec: RunSpec) -> RunInputs:
     """Load the dataset, build the retriever and the environment factory, and get the controller."""
-    from engine.controllers import get_controller
-    from engine.environment import ToolEnvironment
-
     dataset, corpus, retriever = _dataset_and_retriever(spec.dataset, spec.retriever, spec.top_k,
                                                         spec.embedding_model)
     env_defaults = {"top_k": spec.top_k}
