@@ -5,7 +5,7 @@ import json
 from typing import Any
 
 import pytest
-from test_controllers_register import R1, R2
+from test_controllers_register import R1, R2, RegisterModel
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
 
 from engine.controllers import get_controller
@@ -19,29 +19,20 @@ RESOLVE_R2 = {"updates": [{"id": "R2", "status": "resolved", "note": "he married
                            "supporting_chunk_ids": ["c2"]}]}
 
 
-class AgentModel:
-    """Scripted model: register prompts get JSON replies, agent turns (system prompt first) the agent script."""
+class AgentModel(RegisterModel):
+    """Scripted model: agent turns (system prompt first) follow the agent script; the rest as RegisterModel."""
 
     def __init__(self, agent: list[Any], updates: list[dict[str, Any]], *, items: list[str] = (R1, R2),
                  answer: str = "Helen Pitts Douglass", json_answers: bool = False):
-        self.agent, self.updates, self.items = list(agent), list(updates), list(items)
-        self.answer, self.json_answers = answer, json_answers
+        super().__init__(list(items), updates, answer=answer, json_answers=json_answers)
+        self.agent = list(agent)
         self.agent_requests: list[Any] = []
-        self.update_prompts: list[str] = []
-        self.answer_prompts: list[str] = []
 
     def __call__(self, request: Any) -> Any:
         if request.messages and request.messages[0]["role"] == "system":
             self.agent_requests.append(request)
             return self.agent.pop(0)
-        text = request.text()
-        if text.startswith("List the sub-questions"):
-            return reply_json({"items": [{"sub_question": q} for q in self.items]})
-        if text.startswith("You keep a register"):
-            self.update_prompts.append(text)
-            return reply_json(self.updates.pop(0) if self.updates else {"updates": []})
-        self.answer_prompts.append(text)
-        return reply_json({"answer": self.answer}) if self.json_answers else reply_text(self.answer)
+        return super().__call__(request)
 
 
 def routes(table: dict[str, list[str]], seed: list[str]):
