@@ -3,6 +3,7 @@ import subprocess
 import sys
 import textwrap
 
+import duckdb
 import pytest
 from foundation_records import fixture_trajectories
 
@@ -92,3 +93,17 @@ def test_a_long_export_filter_is_stopped_at_its_time_limit_so_an_ingest_gets_the
     assert refused and "time limit of 1 s" in str(refused[0])
     with open_readonly(db) as con:
         assert con.execute("SELECT count(*) FROM trajectories").fetchall() == [(4,)]
+
+
+def test_no_connection_draws_duckdbs_progress_bar_on_stdout(tmp_path):
+    # The bar would corrupt a CSV or JSON that `trajscope sql` / `export` writes to stdout.
+    from warehouse import open_read, open_warehouse
+
+    db = tmp_path / "w.duckdb"
+    with open_warehouse(db) as con:
+        assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+    with open_read(db) as con:
+        assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False
+        assert con.execute("SELECT current_setting('lock_configuration')").fetchone()[0] is True
+        with pytest.raises(duckdb.Error, match="locked"):
+            con.execute("SET enable_progress_bar = true")

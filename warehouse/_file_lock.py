@@ -35,9 +35,11 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
     # for the holder's single operation to finish rather than failing at once.
     deadline = time.monotonic() + timeout_s
     delay = 0.05
+    config = dict(kwargs.pop("config", None) or {})
+    lock = config.pop("lock_configuration", False)
     while True:
         try:
-            return duckdb.connect(str(path), **kwargs)
+            con = duckdb.connect(str(path), config=config, **kwargs)
         except duckdb.IOException as exc:
             if not _is_lock_error(exc):
                 raise
@@ -48,6 +50,18 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
                 ) from None
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
+            continue
+        try:
+            # DuckDB draws a progress bar on stdout for queries over 2 s: it would land inside a CSV
+            # or JSON that `trajscope sql` / `export` writes there. It is a session setting, so it
+            # is set before the configuration is locked, with no statement of the caller's between.
+            con.execute("SET enable_progress_bar = false")
+            if lock:
+                con.execute("SET lock_configuration = true")
+        except BaseException:
+            con.close()
+            raise
+        return con
 
 
 SANDBOX_CONFIG = {
