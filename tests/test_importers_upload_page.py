@@ -31,3 +31,79 @@ def test_upload_page_shows_the_import_report_and_ingests_a_declared_profile(tmp_
         rows = con.execute("SELECT DISTINCT t.source_file, c.judgments, c.declared FROM trajectories t "
                            "JOIN run_capabilities c USING (run_id)").fetchall()
     assert rows == [("upload:trials.txt", False, ["judgments"])]
+
+
+F = ROOT / "tests" / "fixtures" / "importers"
+
+
+def _open_upload_page(tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    return db, AppTest.from_file(str(ROOT / "app" / "page_scripts" / "upload.py"), default_timeout=60).run()
+
+
+def test_upload_page_reads_a_log_of_any_shape_through_a_mapping_file(tmp_path, monkeypatch):
+    db, at = _open_upload_page(tmp_path, monkeypatch)
+    at.file_uploader(key="upload-mapping").set_value(("mapped.yaml", (F / "mapped.yaml").read_bytes(), "text/yaml"))
+    log = (F / "mapped.jsonl").read_bytes()
+    at.file_uploader(key="upload-file").set_value(("agent.jsonl", log, "application/json")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    expected = sum(1 for line in log.splitlines() if line.strip())
+    assert {m.label: m.value for m in at.metric} == {"Format": "mapped", "Valid records": str(expected), "Errors": "0"}
+    at.button(key="upload-ingest").click().run()
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT t.question_id, q.gold_answer FROM trajectories t JOIN questions q "
+                           "USING (dataset, question_id) ORDER BY 1").fetchall()
+    assert len(rows) == expected and ("m-1", "Lima") in rows
+
+
+def test_upload_page_names_the_mapping_file_when_the_mapping_is_wrong(tmp_path, monkeypatch):
+    _, at = _open_upload_page(tmp_path, monkeypatch)
+    bad = (F / "mapped.yaml").read_text().replace("question_id: meta.uid", "question_idd: meta.uid")
+    at.file_uploader(key="upload-mapping").set_value(("my-mapping.yaml", bad.encode(), "text/yaml"))
+    at.file_uploader(key="upload-file").set_value(
+        ("agent.jsonl", (F / "mapped.jsonl").read_bytes(), "application/json")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    prepared = at.session_state["upload-prepared"]
+    assert [(e.path, e.field) for e in prepared.errors] == [("my-mapping.yaml", "question_idd")]
+    assert not prepared.folder.exists()
+
+
+def test_upload_page_joins_a_questions_file_and_applies_a_patterns_file(tmp_path, monkeypatch):
+    db, at = _open_upload_page(tmp_path, monkeypatch)
+    text = "Question: Where is the Louvre?\nAction 1: Finish[Lyon]\nObservation 1: WRONG\nGold: Paris, France\n"
+    patterns = b'gold: "^Gold: (?P<gold>.*)$"\nverdict_correct: "RIGHT"\nverdict_incorrect: "WRONG"\n'
+    at.file_uploader(key="upload-patterns").set_value(("p.yaml", patterns, "text/yaml"))
+    at.file_uploader(key="upload-questions").set_value(
+        ("q.json", (F / "react_questions.json").read_bytes(), "application/json"))
+    at.file_uploader(key="upload-file").set_value(("t.txt", text.encode(), "text/plain")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    (t,) = at.session_state["upload-prepared"].preview
+    assert t.question.gold_answer == "Paris, France" and t.question.question_type == "bridge"
+    assert [j.score for j in t.judgments] == [0.0]  # the verdict came from the patterns file's wording
+
+
+def test_upload_page_keeps_runs_apart_that_disagree_on_a_gold_when_asked(tmp_path, monkeypatch):
+    import msgspec
+    from foundation_records import fixture_trajectories
+
+    from trajscope.format import encode
+    from warehouse import ingest_trajectories
+
+    db, at = _open_upload_page(tmp_path, monkeypatch)
+    stored = fixture_trajectories()[0]
+    ingest_trajectories(db, [stored])
+    other = msgspec.structs.replace(
+        stored, trajectory_id="other-run-q", run=msgspec.structs.replace(stored.run, run_id="other-run"),
+        question=msgspec.structs.replace(stored.question, gold_answer="a different gold"))
+    at.file_uploader(key="upload-file").set_value(("other.jsonl", encode(other) + b"\n", "application/json")).run()
+    at.button(key="upload-ingest").click().run()
+    assert any("conflicting gold_answer" in e.value for e in at.error), [e.value for e in at.error]
+    at.run()  # the same upload again: converted afresh, so it can be ingested once the cause is fixed
+    assert at.button(key="upload-ingest") is not None and not at.exception
+    at.checkbox(key="upload-per-run-questions").check().run()
+    at.button(key="upload-ingest").click().run()
+    assert any("1 new" in s.value for s in at.success), [s.value for s in at.success]
+    with open_readonly(db) as con:
+        golds = con.execute("SELECT dataset, gold_answer FROM questions ORDER BY 1").fetchall()
+    assert len(golds) == 2 and {g for _, g in golds} == {stored.question.gold_answer, "a different gold"}

@@ -33,6 +33,24 @@ with st.expander("Capabilities of this log (override what the importer infers)")
         if value != "inferred":
             declared[name] = value == "yes"
 
+with st.expander("Mapping, questions and patterns files (as `trajscope ingest` takes them)"):
+    st.caption("A **mapping** (YAML/JSON) reads a JSON/JSONL log of any shape; a **questions** file (JSON/JSONL "
+               "with question ids, gold answers and golds) fills what a log lacks; a **patterns** file replaces "
+               "the text-log patterns. See docs/importers.md.")
+    side_columns = st.columns(3)
+    sides = {
+        role: side_columns[i].file_uploader(label, key=f"upload-{role}", type=types)
+        for i, (role, label, types) in enumerate((
+            ("mapping", "Mapping file", ["yaml", "yml", "json"]),
+            ("questions", "Questions file", ["json", "jsonl", "ndjson"]),
+            ("patterns", "Patterns file", ["yaml", "yml", "json", "txt"]),
+        ))
+    }
+    per_run_questions = st.checkbox(
+        "Keep each run's questions apart (--per-run-questions)", key="upload-per-run-questions",
+        help="When runs state different golds for one question id, the import is refused; this stores them apart.")
+side_files = {role: (f.name, f.getvalue()) for role, f in sides.items() if f is not None}
+
 if uploaded is not None:
     data = uploaded.getvalue()
     if len(data) > config.max_upload_mb * 1024 * 1024:
@@ -41,14 +59,17 @@ if uploaded is not None:
                  icon=":material/block:")
     else:
         # One conversion per upload and settings: a rerun (e.g. the ingest click) reuses it.
-        key = (hashlib.sha256(data).hexdigest(), uploaded.name, chosen, run_id, tuple(sorted(declared.items())))
+        key = (hashlib.sha256(data).hexdigest(), uploaded.name, chosen, run_id, tuple(sorted(declared.items())),
+               tuple((role, name, hashlib.sha256(body).hexdigest()) for role, (name, body) in side_files.items()),
+               per_run_questions)
         prepared = st.session_state.get("upload-prepared")
         if prepared is None or st.session_state.get("upload-prepared-key") != key:
             if prepared is not None:
                 discard_upload(prepared)
             with st.spinner("Converting and validating every record…"):
                 prepared = prepare_upload(uploaded.name, data, format=None if chosen == "auto" else chosen,
-                                          run_id=run_id, declare=declared)
+                                          run_id=run_id, declare=declared, per_run_questions=per_run_questions,
+                                          **side_files)
             st.session_state["upload-prepared"], st.session_state["upload-prepared-key"] = prepared, key
         st.subheader("Validation report")
         a, b, c = st.columns(3)
@@ -78,6 +99,9 @@ if uploaded is not None:
                 with st.spinner("Ingesting (one transaction)…"):
                     report = ingest_upload(config.db_path, prepared)
             except (RecordError, WarehouseBusy) as exc:
+                # ingest_upload deleted the converted log: the next rerun converts the file again.
+                st.session_state.pop("upload-prepared", None)
+                st.session_state.pop("upload-prepared-key", None)
                 st.error(f"Not ingested: {exc}", icon=":material/block:")
             else:
                 st.session_state.pop("upload-prepared", None)

@@ -20,6 +20,7 @@ from trajscope.format import RecordError, Trajectory, decode_trajectory
 from warehouse import IngestReport, ingest_paths
 
 CANONICAL = "canonical"
+SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file
 _UPLOAD_DIR = Path(tempfile.gettempdir()) / "trajscope-uploads"
 
 
@@ -34,6 +35,7 @@ class PreparedUpload:
     canonical: Path | None = None
     errors: list[RecordError] = field(default_factory=list)
     preview: list[Trajectory] = field(default_factory=list)
+    per_run_questions: bool = False  # ingest keys every question by its run (runs that disagree on gold)
 
     @property
     def records(self) -> int:
@@ -64,24 +66,35 @@ class PreparedUpload:
 
 
 def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id: str | None = None,
-                   declare: Mapping[str, bool] | None = None, preview_rows: int = 20) -> PreparedUpload:
-    """Save, detect (unless given), convert and report; nothing is written to the warehouse."""
+                   declare: Mapping[str, bool] | None = None, preview_rows: int = 20,
+                   mapping: SideFile | None = None, questions: SideFile | None = None,
+                   patterns: SideFile | None = None, per_run_questions: bool = False) -> PreparedUpload:
+    """Save, detect (unless given), convert and report; nothing is written to the warehouse.
+
+    mapping / questions / patterns are the files `trajscope ingest --mapping / --questions /
+    --patterns` takes, as (file name, bytes); per_run_questions is kept for the ingest.
+    """
     declare = dict(declare or {})
     _UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="upload-", dir=_UPLOAD_DIR))  # private to this upload
     display = Path(name).name or "upload.jsonl"
     path = folder / display
     path.write_bytes(data)
-    prepared = PreparedUpload(name=display, folder=folder)
+    prepared = PreparedUpload(name=display, folder=folder, per_run_questions=per_run_questions)
+    sides = {role: _save_side(folder, role, part) for role, part in
+             (("mapping", mapping), ("questions", questions), ("patterns", patterns)) if part is not None}
     try:
-        prepared.format = resolve_format(path, format, None)
+        prepared.format = resolve_format(path, format, sides.get("mapping"))
         out = folder / "canonical.jsonl"
         prepared.report = convert_file(path, out, ImportOptions(
-            format=prepared.format, run_id=run_id or None, declare=declare,
+            format=prepared.format, run_id=run_id or None, declare=declare, mapping=sides.get("mapping"),
+            questions=sides.get("questions"), patterns=sides.get("patterns"),
             declare_source="the Upload page", source_name=display))
         prepared.canonical = prepared.report.output
     except RecordError as exc:
-        prepared.errors.append(RecordError(display, exc.line, exc.field, exc.message))
+        # An error in a side file names that file, one in the log the log's original name.
+        where = next((p.name for p in sides.values() if str(exc.path) == str(p)), display)
+        prepared.errors.append(RecordError(where, exc.line, exc.field, exc.message))
         discard_upload(prepared)
         return prepared
     with open(prepared.canonical, "rb") as fh:
@@ -90,6 +103,15 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
                 break
             prepared.preview.append(decode_trajectory(raw, path=display, line=lineno))
     return prepared
+
+
+def _save_side(folder: Path, role: str, part: SideFile) -> Path:
+    # Each side file gets its own sub-folder, so its name can never replace the log or another one.
+    name, data = part
+    (folder / role).mkdir()
+    path = folder / role / (Path(name).name or role)
+    path.write_bytes(data)
+    return path
 
 
 def discard_upload(prepared: PreparedUpload) -> None:
@@ -105,6 +127,7 @@ def ingest_upload(db_path: str | Path, prepared: PreparedUpload) -> IngestReport
     try:
         with write_lock():
             return ingest_paths(db_path, [prepared.canonical], progress=False,
-                                source_names=[f"upload:{prepared.name}"])
+                                source_names=[f"upload:{prepared.name}"],
+                                per_run_questions=prepared.per_run_questions)
     finally:
         discard_upload(prepared)
