@@ -23,6 +23,7 @@ from trajscope.format import (
     SemanticSearchStep,
     ToolStep,
     Trajectory,
+    step_kind,
     to_builtins,
 )
 
@@ -266,3 +267,28 @@ def test_imported_records_round_trip_through_the_canonical_codec():
 
     for t in import_file(F / "atif_trajectory.json"):
         assert to_builtins(decode_trajectory(encode(t))) == to_builtins(t)
+
+
+def test_a_jsonl_of_react_chat_lists_is_detected_and_imported(tmp_path):
+    # The FireAct chat shape, one record per line under "messages" (as many fine-tuned ReAct agents log).
+    records = [
+        {"id": "q1", "answer": "Paris", "messages": [
+            {"role": "user", "content": "Question: Where is the Louvre?"},
+            {"role": "assistant", "content": "Thought: search it.\nAction 1: Search[Louvre]"},
+            {"role": "user", "content": "Observation 1: The Louvre is a museum in Paris."},
+            {"role": "assistant", "content": "Thought: done.\nAction 2: Finish[Paris]"}]},
+        {"id": "q2", "answer": "Oder", "messages": [
+            {"role": "user", "content": "Question: Which river flows through Frankfurt (Oder)?"},
+            {"role": "assistant", "content": "Action 1: Finish[Oder]"}]},
+    ]
+    log = tmp_path / "chats.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert detect_format(log) == "react"
+    got = list(import_file(log))
+    assert [(t.question.question_id, t.question.gold_answer, t.final_answer) for t in got] == [
+        ("q1", "Paris", "Paris"), ("q2", "Oder", "Oder")]
+    assert [step_kind(s) for s in got[0].steps] == ["search", "final"]
+    plain_chat = tmp_path / "finetune.jsonl"  # chat lists without ReAct actions are no trajectory log
+    plain_chat.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"},
+                                                   {"role": "assistant", "content": "hello"}]}) + "\n")
+    assert detect_format(plain_chat) is None

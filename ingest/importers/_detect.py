@@ -11,6 +11,7 @@ _HEAD_BYTES = 65536
 _REACT_TEXT = re.compile(r"^\s*(Thought|Action|Question)(\s*\d+)?\s*:", re.M)
 _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
 _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
+_MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
 
 
 def _zip_is_inspect(path: Path) -> bool:
@@ -58,6 +59,10 @@ def detect_format(path: Path) -> str | None:
     if '"trajectory"' in text and '"environment"' in text and '"action"' in text and '"observation"' in text:
         return "swe_agent"
     if '"traj"' in text or (_TRANSCRIPT_KEY.search(text) and _REACT_ACTION.search(text)):
+        return "react"
+    # Chat lists (`messages`) whose assistant turns write ReAct actions; without them a chat log is
+    # not a trajectory any importer understands (a fine-tuning set, say), so it stays unknown.
+    if _MESSAGES_KEY.search(text) and _REACT_ACTION.search(text):
         return "react"
     if '"trajectory"' in text and '"tool_name"' in text:
         return "arag"
