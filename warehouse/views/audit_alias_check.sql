@@ -49,3 +49,21 @@ SELECT cell, audit_id, record_id, question_id, baseline, gold,
          OR coalesce(contains(masked_lower, variant_year), false) AS flagged,
        f1_masked, f1_b1, f1_base
 FROM variants;
+COMMENT ON COLUMN audit_alias_check.cell IS 'Audit cell: the (reader, compiler, dataset) suite, e.g. S1; the audit id when the log names none.';
+COMMENT ON COLUMN audit_alias_check.audit_id IS 'The audit run the record belongs to.';
+COMMENT ON COLUMN audit_alias_check.record_id IS 'Audit record key; only [MASK] remove outputs on contexts that contained the gold.';
+COMMENT ON COLUMN audit_alias_check.question_id IS 'Question id: the pairing key across baselines and interventions.';
+COMMENT ON COLUMN audit_alias_check.baseline IS 'Compiled setting: b2 MA compile, b3 MB compile, b4 MA compile + MB verify (b4s, b4lr: other verify modes).';
+COMMENT ON COLUMN audit_alias_check.gold IS 'The trimmed gold answer.';
+COMMENT ON COLUMN audit_alias_check.variant_the IS 'The lower-cased gold without a leading the (NULL: no leading the, or shorter than 3 characters).';
+COMMENT ON COLUMN audit_alias_check.variant_last_token IS 'Last word of a multi-word gold, trailing punctuation stripped (NULL: one word, equal to the gold, or under 3 characters).';
+COMMENT ON COLUMN audit_alias_check.variant_acronym IS 'Acronym of the gold''s capitalised words (NULL: one word, equal to the gold, or under 3 characters).';
+COMMENT ON COLUMN audit_alias_check.variant_year IS 'The 4-digit year of a date-form gold (NULL: not a date, or no year).';
+COMMENT ON COLUMN audit_alias_check.fired_the IS 'variant_the occurs case-insensitively in the masked context (false when the variant is NULL).';
+COMMENT ON COLUMN audit_alias_check.fired_last_token IS 'variant_last_token occurs in the masked context (false when NULL).';
+COMMENT ON COLUMN audit_alias_check.fired_acronym IS 'variant_acronym occurs in the masked context (false when NULL).';
+COMMENT ON COLUMN audit_alias_check.fired_year IS 'variant_year occurs in the masked context (false when NULL).';
+COMMENT ON COLUMN audit_alias_check.flagged IS 'Any variant survives the mask: a heuristic alias leak (an upper bound; last-token fires include false positives).';
+COMMENT ON COLUMN audit_alias_check.f1_masked IS 'Reader F1 with the gold replaced by [MASK], in [0, 1].';
+COMMENT ON COLUMN audit_alias_check.f1_b1 IS 'Reader token F1 on the b1 raw-retrieval context, in [0, 1] (NULL: no scored b1 output).';
+COMMENT ON COLUMN audit_alias_check.f1_base IS 'Reader token F1 on the same baseline''s unperturbed context, in [0, 1].';

@@ -14,3 +14,15 @@ SELECT cell, baseline,
 FROM audit_alias_check
 GROUP BY cell, baseline
 ORDER BY cell, baseline;
+COMMENT ON COLUMN audit_alias_summary.cell IS 'Audit cell: the (reader, compiler, dataset) suite, e.g. S1; the audit id when the log names none.';
+COMMENT ON COLUMN audit_alias_summary.baseline IS 'Compiled setting (b2, b3, b4, ...).';
+COMMENT ON COLUMN audit_alias_summary.n IS '[MASK] remove outputs on contexts that contained the gold.';
+COMMENT ON COLUMN audit_alias_summary.n_flagged IS 'Of those, flagged by the alias detector.';
+COMMENT ON COLUMN audit_alias_summary.flagged_rate IS 'n_flagged / n.';
+COMMENT ON COLUMN audit_alias_summary.n_fired_the IS 'Records where the leading-the variant survived.';
+COMMENT ON COLUMN audit_alias_summary.n_fired_last_token IS 'Records where the last-token variant survived.';
+COMMENT ON COLUMN audit_alias_summary.n_fired_acronym IS 'Records where the acronym variant survived.';
+COMMENT ON COLUMN audit_alias_summary.n_fired_year IS 'Records where the year variant survived.';
+COMMENT ON COLUMN audit_alias_summary.lift_vs_b1_all_pts IS 'Mean masked - b1 F1 over all records, in points (NULL: no b1 F1).';
+COMMENT ON COLUMN audit_alias_summary.lift_vs_b1_clean_pts IS 'Mean masked - b1 F1 over records not flagged, in points (NULL: none).';
+COMMENT ON COLUMN audit_alias_summary.lift_vs_b1_flagged_pts IS 'Mean masked - b1 F1 over flagged records, in points (NULL: none flagged).';

@@ -13,3 +13,13 @@ SELECT cell,
 FROM audit_record_status
 GROUP BY cell
 ORDER BY cell;
+COMMENT ON COLUMN audit_cells.cell IS 'Audit cell: the (reader, compiler, dataset) suite, e.g. S1; the audit id when the log names none.';
+COMMENT ON COLUMN audit_cells.audit_ids IS 'Audit ids in the cell, comma-separated.';
+COMMENT ON COLUMN audit_cells.dataset IS 'Datasets in the cell, comma-separated (NULL: none recorded).';
+COMMENT ON COLUMN audit_cells.reader_model IS 'Reader models in the cell, comma-separated (NULL: none recorded).';
+COMMENT ON COLUMN audit_cells.compiler_a IS 'MA compilers in the cell, comma-separated (NULL: none recorded).';
+COMMENT ON COLUMN audit_cells.compiler_b IS 'MB compilers in the cell, comma-separated (NULL: none recorded).';
+COMMENT ON COLUMN audit_cells.n_records IS 'Audit records in the cell.';
+COMMENT ON COLUMN audit_cells.n_excluded_short_gold IS 'Records excluded for a trimmed gold under 2 characters.';
+COMMENT ON COLUMN audit_cells.n_failed IS 'Records not excluded whose pipeline or any call failed.';
+COMMENT ON COLUMN audit_cells.n_analysable IS 'Records that enter the analysis (not excluded, no failure, a b1 context).';

@@ -19,3 +19,22 @@ JOIN audit_outputs base
 LEFT JOIN audit_outputs raw
   ON raw.record_id = b.record_id AND raw.baseline = 'b1' AND raw.intervention = 'none'
 WHERE b.analysable;
+COMMENT ON COLUMN audit_paired.cell IS 'Audit cell: the (reader, compiler, dataset) suite, e.g. S1; the audit id when the log names none.';
+COMMENT ON COLUMN audit_paired.audit_id IS 'The audit run the record belongs to.';
+COMMENT ON COLUMN audit_paired.record_id IS 'Audit record key audit_id::question_id (analysable records only).';
+COMMENT ON COLUMN audit_paired.question_id IS 'Question id: the pairing key across baselines and interventions.';
+COMMENT ON COLUMN audit_paired.baseline IS 'Compiled setting: b2 MA compile, b3 MB compile, b4 MA compile + MB verify (b4s, b4lr: other verify modes).';
+COMMENT ON COLUMN audit_paired.intervention IS 'Edit of the context: remove, placebo, insert_prepend, insert_mid or identity (unchanged rerun).';
+COMMENT ON COLUMN audit_paired.sentinel IS 'Replacement text of remove / placebo ([MASK], [REMOVED], ...; NULL for the other edits).';
+COMMENT ON COLUMN audit_paired.sentinel_label IS 'Sentinel of remove / placebo: MASK, REMOVED, NATURAL, WORD, SYMBOL, or the raw text for another; NULL for the other edits.';
+COMMENT ON COLUMN audit_paired.bucket IS 'Transition bucket ans_in_b1->ans_in_compile: 0->0, 0->1, 1->1 or 1->0; NULL when either flag is NULL.';
+COMMENT ON COLUMN audit_paired.ans_in_b1 IS 'The gold occurs in the b1 raw-retrieval context; NULL when the gold is excluded (excluded_short_gold) or there is no b1 context.';
+COMMENT ON COLUMN audit_paired.ans_in_compile IS 'The gold occurs in this baseline''s compiled context; NULL when the gold is excluded (excluded_short_gold).';
+COMMENT ON COLUMN audit_paired.on_target IS 'The edit applies to this context: remove / placebo where the compile contains the gold, inserts and identity where it does not.';
+COMMENT ON COLUMN audit_paired.f1 IS 'Reader token F1 against the original gold under the intervention, in [0, 1].';
+COMMENT ON COLUMN audit_paired.f1_base IS 'Reader token F1 on the same baseline''s unperturbed context, in [0, 1]; an output without one is not in this view.';
+COMMENT ON COLUMN audit_paired.f1_b1 IS 'Reader token F1 on the b1 raw-retrieval context, in [0, 1] (NULL: no scored b1 output).';
+COMMENT ON COLUMN audit_paired.delta IS 'Paired delta f1 - f1_base, in F1 units in [-1, 1] (views ending _pts show 100 x).';
+COMMENT ON COLUMN audit_paired.answer IS 'The reader''s answer under the intervention.';
+COMMENT ON COLUMN audit_paired.answer_base IS 'The reader''s answer on the unperturbed context.';
+COMMENT ON COLUMN audit_paired.context IS 'The edited context the reader saw (NULL: the baseline''s own, for identity, or not logged).';

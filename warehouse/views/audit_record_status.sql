@@ -24,3 +24,18 @@ SELECT rec.record_id, rec.audit_id, rec.cell, rec.dataset, rec.question_id, rec.
        rec.gold_regex
 FROM flagged rec
 LEFT JOIN audit_contexts raw ON raw.record_id = rec.record_id AND raw.baseline = 'b1';
+COMMENT ON COLUMN audit_record_status.record_id IS 'Audit record key audit_id::question_id.';
+COMMENT ON COLUMN audit_record_status.audit_id IS 'The audit run the record belongs to.';
+COMMENT ON COLUMN audit_record_status.cell IS 'Audit cell: the (reader, compiler, dataset) suite, e.g. S1; the audit id when the log names none.';
+COMMENT ON COLUMN audit_record_status.dataset IS 'Dataset of the question (NULL: not recorded).';
+COMMENT ON COLUMN audit_record_status.question_id IS 'Question id: the pairing key across baselines and interventions.';
+COMMENT ON COLUMN audit_record_status.gold IS 'The original gold answer.';
+COMMENT ON COLUMN audit_record_status.gold_trimmed IS 'The gold with leading and trailing whitespace removed: the string the presence tests look for.';
+COMMENT ON COLUMN audit_record_status.reader_model IS 'Reader model (NULL: not recorded).';
+COMMENT ON COLUMN audit_record_status.compiler_a IS 'Compiler MA: writes the b2 compile that b4 verifies (NULL: not recorded).';
+COMMENT ON COLUMN audit_record_status.compiler_b IS 'Compiler MB, another model family: writes b3 and the b4 verify (NULL: not recorded).';
+COMMENT ON COLUMN audit_record_status.excluded_short_gold IS 'The trimmed gold is shorter than 2 characters: excluded from the audit, as in the paper.';
+COMMENT ON COLUMN audit_record_status.has_error IS 'The record or any of its reader / compile / verify calls failed.';
+COMMENT ON COLUMN audit_record_status.analysable IS 'Not excluded, no failure, and a b1 raw context exists: only these records enter the analysis.';
+COMMENT ON COLUMN audit_record_status.ans_in_b1 IS 'The gold occurs in the b1 raw-retrieval context; NULL when the gold is excluded (excluded_short_gold) or there is no b1 context.';
+COMMENT ON COLUMN audit_record_status.gold_regex IS 'The presence test: a case-insensitive occurrence of the literal trimmed gold, as the engine''s edits use it.';

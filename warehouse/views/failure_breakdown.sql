@@ -27,3 +27,12 @@ SELECT run_id, dataset, taxonomy, slice, slice_value, label,
        count(*) / sum(count(*)) OVER (PARTITION BY run_id, dataset, taxonomy, slice, slice_value) AS share
 FROM sliced
 GROUP BY run_id, dataset, taxonomy, slice, slice_value, label;
+COMMENT ON COLUMN failure_breakdown.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN failure_breakdown.dataset IS 'Dataset key of the failures (trajectories.dataset).';
+COMMENT ON COLUMN failure_breakdown.taxonomy IS 'read_gate:regex, read_gate:spacy (Read-Gate labels by entity extractor) or execution_rag.';
+COMMENT ON COLUMN failure_breakdown.slice IS 'all, question_type or hop_count.';
+COMMENT ON COLUMN failure_breakdown.slice_value IS 'The slice''s value: all, the question type or hop count, or (none) when the dataset gives none.';
+COMMENT ON COLUMN failure_breakdown.label IS 'The failure label of that taxonomy (failure_rg.label or failure_erag.label; NULL: a Read-Gate failure without gold passages, see failure_rg.label_reason).';
+COMMENT ON COLUMN failure_breakdown.n IS 'Failures with this label in the slice.';
+COMMENT ON COLUMN failure_breakdown.n_failures IS 'All failures of the taxonomy in the slice (wrong trajectories, every label): the denominator of share.';
+COMMENT ON COLUMN failure_breakdown.share IS 'n / n_failures.';

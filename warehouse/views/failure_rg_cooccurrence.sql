@@ -24,3 +24,15 @@ SELECT run_id, extractor, n_wrong,
        CASE WHEN n_discipline_known > 0 THEN neither / n_wrong END             AS neither_share,
        CASE WHEN n_discipline_known = 0 THEN coalesce(does_not_apply, 'no wrong final answer the discipline test applies to') END AS does_not_apply
 FROM cells;
+COMMENT ON COLUMN failure_rg_cooccurrence.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN failure_rg_cooccurrence.extractor IS 'Entity extractor of the low-evidence test: regex or spacy (Read-Gate reports both).';
+COMMENT ON COLUMN failure_rg_cooccurrence.n_wrong IS 'Wrong trajectories of the run (rows of failure_rg for this extractor): the denominator of the shares.';
+COMMENT ON COLUMN failure_rg_cooccurrence.discipline_only IS 'Wrong trajectories that are discipline failures and did not read a gold passage; NULL when no discipline test applies in the run (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.post_only IS 'Wrong trajectories that read a gold passage and are no discipline failure; NULL when no discipline test applies (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.discipline_and_post IS 'Wrong trajectories that are both a discipline failure and post-gold-read; NULL when no discipline test applies (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.neither IS 'Wrong trajectories that are neither; NULL when no discipline test applies (see does_not_apply). One with a NULL test is in no cell.';
+COMMENT ON COLUMN failure_rg_cooccurrence.discipline_only_share IS 'discipline_only / n_wrong; NULL when no discipline test applies (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.post_only_share IS 'post_only / n_wrong; NULL when no discipline test applies (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.discipline_and_post_share IS 'discipline_and_post / n_wrong; NULL when no discipline test applies (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.neither_share IS 'neither / n_wrong; NULL when no discipline test applies (see does_not_apply).';
+COMMENT ON COLUMN failure_rg_cooccurrence.does_not_apply IS 'Why the cells are NULL: no read action in the log, or no wrong final answer the discipline test applies to.';

@@ -16,3 +16,18 @@ SELECT run_id, dataset, hop_count,
        count(*) FILTER (label = 'no_gold_evidence')          AS no_gold_evidence
 FROM trajectory_erag_label
 GROUP BY ALL;
+COMMENT ON COLUMN hop_breakdown.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN hop_breakdown.dataset IS 'Dataset key (trajectories.dataset).';
+COMMENT ON COLUMN hop_breakdown.hop_count IS 'Reasoning hops the dataset assigns (NULL: the source gives none).';
+COMMENT ON COLUMN hop_breakdown.n IS 'Trajectories in the group.';
+COMMENT ON COLUMN hop_breakdown.accuracy IS 'Share correct by the papers'' criterion (LLM verdict, else Contain-Acc) over judged trajectories; NULL: none judged.';
+COMMENT ON COLUMN hop_breakdown.contain_acc IS 'Mean Contain-Acc over trajectories with a contain verdict; NULL: none.';
+COMMENT ON COLUMN hop_breakdown.llm_acc IS 'Share of LLM verdicts >= 0.5 (averaged over judge models) over trajectories with one; NULL: none.';
+COMMENT ON COLUMN hop_breakdown.n_llm_judged IS 'Trajectories with an LLM verdict: the denominator of llm_acc.';
+COMMENT ON COLUMN hop_breakdown.hop_evidence_recall IS 'Mean hop-level evidence recall over trajectories where it is defined (gold reached / supporting paragraphs); NULL: no question with gold passages.';
+COMMENT ON COLUMN hop_breakdown.n_failures IS 'Wrong trajectories (correct = false).';
+COMMENT ON COLUMN hop_breakdown.judge_error IS 'Failures labelled judge_error (LLM says wrong, Contain-Acc right).';
+COMMENT ON COLUMN hop_breakdown.gave_up IS 'Failures labelled gave_up (abstained, budget or forced answer).';
+COMMENT ON COLUMN hop_breakdown.reasoning_error IS 'Failures labelled reasoning_error (all gold reached, or a false resolution).';
+COMMENT ON COLUMN hop_breakdown.missing_evidence IS 'Failures labelled missing_evidence (a gold passage never reached the agent).';
+COMMENT ON COLUMN hop_breakdown.no_gold_evidence IS 'Failures labelled no_gold_evidence (the question has no gold passages).';

@@ -41,3 +41,8 @@ SELECT coalesce(o.trajectory_id, m.trajectory_id) AS trajectory_id,
        coalesce(o.llm, m.llm)         AS llm
 FROM one_model o
 FULL JOIN many_models m ON m.trajectory_id = o.trajectory_id;
+COMMENT ON COLUMN judgment_scores.trajectory_id IS 'Trajectory id; only judged trajectories have a row.';
+COMMENT ON COLUMN judgment_scores.em IS 'Newest exact-match verdict in {0, 1} (NULL: no em verdict).';
+COMMENT ON COLUMN judgment_scores.f1 IS 'Newest token-F1 verdict in [0, 1] (NULL: no f1 verdict).';
+COMMENT ON COLUMN judgment_scores.contain IS 'Newest Contain-Acc verdict in {0, 1} (NULL: no contain verdict).';
+COMMENT ON COLUMN judgment_scores.llm IS 'LLM-judge verdict in [0, 1]: the newest per judge model, averaged over models (NULL: no LLM verdict).';

@@ -28,3 +28,11 @@ SELECT i.trajectory_id, t.run_id, i.item_id, i.sub_question, i.status, i.support
 FROM items i
 JOIN trajectories t USING (trajectory_id)
 LEFT JOIN cited_gold c USING (trajectory_id, item_id);
+COMMENT ON COLUMN register_item_resolution.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
+COMMENT ON COLUMN register_item_resolution.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN register_item_resolution.item_id IS 'Register item (one sub-question / requirement, e.g. R1).';
+COMMENT ON COLUMN register_item_resolution.sub_question IS 'The item''s latest stated sub-question (NULL: never stated).';
+COMMENT ON COLUMN register_item_resolution.status IS 'The item''s last status: pending, active, resolved or retired (NULL: no event set one).';
+COMMENT ON COLUMN register_item_resolution.supporting_chunk_ids IS 'Every chunk id cited for the item over all its events, distinct.';
+COMMENT ON COLUMN register_item_resolution.n_gold_cited IS 'Cited chunks that are gold passages the agent retrieved, read or was given.';
+COMMENT ON COLUMN register_item_resolution.false_resolution IS 'Resolved with no cited gold passage that reached the agent (ExecutionRAG App. E, per item); NULL when the question has no gold passages (trajectory_evidence.evidence_reason).';

@@ -90,3 +90,9 @@ COMMENT ON COLUMN run_capabilities.read_action_reason IS 'Why read_action holds 
 COMMENT ON COLUMN run_capabilities.declared IS 'Capabilities a user, mapping or writer stated.';
 COMMENT ON COLUMN run_capabilities.inferred IS 'Capabilities the log left unset, inferred here from the run''s stored trajectories.';
 COMMENT ON COLUMN run_capabilities.profile_source IS 'Whether the profile was recorded by the log, partly inferred, or inferred at load.';
+COMMENT ON COLUMN run_capabilities.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN run_capabilities.search_candidates_reason IS 'Why search_candidates holds or not: the log''s recorded reason, or inferred: and the evidence.';
+COMMENT ON COLUMN run_capabilities.snippets_reason IS 'Why snippets holds or not: the log''s recorded reason, or inferred: and the evidence.';
+COMMENT ON COLUMN run_capabilities.gold_answers_reason IS 'Why gold_answers holds or not; the reason shown beside a NULL correctness, EM or F1.';
+COMMENT ON COLUMN run_capabilities.gold_passages_reason IS 'Why gold_passages holds or not; the reason shown beside a NULL gold-evidence or post-gold-read measure.';
+COMMENT ON COLUMN run_capabilities.judgments_reason IS 'Why judgments holds or not: the log''s recorded reason, or inferred: and the evidence.';

@@ -24,3 +24,12 @@ FROM trajectory_forensics f
 LEFT JOIN read_chars rc USING (trajectory_id)
 LEFT JOIN snippet_chars sc USING (trajectory_id)
 GROUP BY f.run_id;
+COMMENT ON COLUMN run_efficiency.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN run_efficiency.n IS 'Trajectories of the run.';
+COMMENT ON COLUMN run_efficiency.accuracy IS 'Share correct by the papers'' criterion (LLM verdict, else Contain-Acc) over judged trajectories; NULL: none judged (see trajectory_correctness.correct_reason).';
+COMMENT ON COLUMN run_efficiency.contain_acc IS 'Mean Contain-Acc over trajectories with a contain verdict; NULL: none.';
+COMMENT ON COLUMN run_efficiency.llm_acc IS 'Mean LLM verdict (averaged over judge models) over trajectories with one; NULL: none.';
+COMMENT ON COLUMN run_efficiency.retrieved_tokens IS 'Mean retrieved tokens per trajectory: characters of newly read or injected passages plus all snippets, / 4 (about 4 characters a token).';
+COMMENT ON COLUMN run_efficiency.tokens_per_question IS 'Mean model prompt + completion tokens per trajectory (an unreported count counts 0).';
+COMMENT ON COLUMN run_efficiency.cost_per_question IS 'Mean cost in USD over trajectories that report a cost (NULL: none does).';
+COMMENT ON COLUMN run_efficiency.total_cost_usd IS 'Cost in USD summed over the run''s trajectories (NULL: none reported).';

@@ -15,3 +15,12 @@ SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
 FROM trajectories t
 LEFT JOIN trajectory_scores s USING (trajectory_id)
 LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id;
+COMMENT ON COLUMN trajectory_correctness.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
+COMMENT ON COLUMN trajectory_correctness.run_id IS 'Run id (runs.run_id).';
+COMMENT ON COLUMN trajectory_correctness.question_id IS 'Question id: the pairing key across runs.';
+COMMENT ON COLUMN trajectory_correctness.dataset IS 'Dataset key of the trajectory (trajectories.dataset: the question''s or run''s dataset, '''' when neither says).';
+COMMENT ON COLUMN trajectory_correctness.contain IS 'Contain-Acc in {0, 1}: the normalised gold (or an alias) occurs in the normalised answer (NULL: not judged).';
+COMMENT ON COLUMN trajectory_correctness.llm IS 'LLM-judge verdict in [0, 1], the newest per judge model averaged over models (NULL: no LLM verdict).';
+COMMENT ON COLUMN trajectory_correctness.correct IS 'Correct by the papers'' criterion: LLM verdict >= 0.5 when one exists, else Contain-Acc >= 0.5; NULL without a verdict (see correct_reason).';
+COMMENT ON COLUMN trajectory_correctness.correct_by IS 'Which verdict decided correct: llm or contain (NULL: unjudged).';
+COMMENT ON COLUMN trajectory_correctness.correct_reason IS 'Why correct is NULL: no gold answer for the question, or not judged yet.';

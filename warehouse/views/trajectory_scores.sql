@@ -3,3 +3,8 @@ CREATE OR REPLACE VIEW trajectory_scores AS
 SELECT t.trajectory_id, s.em, s.f1, s.contain, s.llm
 FROM trajectories t
 LEFT JOIN judgment_scores s USING (trajectory_id);
+COMMENT ON COLUMN trajectory_scores.trajectory_id IS 'Trajectory id; every trajectory has a row, with NULL scores when unjudged.';
+COMMENT ON COLUMN trajectory_scores.em IS 'Exact match in {0, 1}, the newest verdict (trajscope judge: best over gold answer and aliases); NULL: not judged.';
+COMMENT ON COLUMN trajectory_scores.f1 IS 'Token F1 in [0, 1], the newest verdict (trajscope judge: best over gold answer and aliases); NULL: not judged.';
+COMMENT ON COLUMN trajectory_scores.contain IS 'Contain-Acc in {0, 1}: the normalised gold (or an alias) occurs in the normalised answer (NULL: not judged).';
+COMMENT ON COLUMN trajectory_scores.llm IS 'LLM-judge verdict in [0, 1], the newest per judge model averaged over models (NULL: no LLM verdict).';
