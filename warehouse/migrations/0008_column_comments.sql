@@ -70,7 +70,7 @@ COMMENT ON COLUMN steps.query IS 'Search query (search kinds only; NULL otherwis
 COMMENT ON COLUMN steps.deduplicated IS 'The repeated-query cache answered this search (search kinds only; NULL otherwise).';
 COMMENT ON COLUMN steps.chunk_ids IS 'Chunk ids a read asked for (read only; NULL otherwise); the passages returned are in reads.';
 COMMENT ON COLUMN steps.answer IS 'Answer of a final or forced_answer step (NULL otherwise).';
-COMMENT ON COLUMN steps.gate IS 'Gate test that refused a final: read_gate (searched but never read), lowev (entity coverage < 0.8), snippet_only, or an importer''s own name (gate_rejection only; NULL otherwise).';
+COMMENT ON COLUMN steps.gate IS 'Gate test that refused a final: read_gate (searched but never read), lowev (entity coverage below low_evidence_threshold()), snippet_only, or an importer''s own name (gate_rejection only; NULL otherwise).';
 COMMENT ON COLUMN steps.rejected_answer IS 'The final answer the gate refused (gate_rejection only; NULL otherwise).';
 COMMENT ON COLUMN steps.reason IS 'Why the gate refused the final (gate_rejection only; NULL otherwise).';
 COMMENT ON COLUMN steps.phase IS 'Register phase of a register_update step (NULL otherwise); the transitions are in register_events.';
@@ -123,7 +123,7 @@ COMMENT ON COLUMN entity_coverage.record_hash IS 'record_hash of the trajectory 
 COMMENT ON COLUMN entity_coverage.extractor IS 'Entity extractor of the question: regex or spacy (Read-Gate reports both).';
 COMMENT ON COLUMN entity_coverage.n_entities IS 'Named entities extracted from the question.';
 COMMENT ON COLUMN entity_coverage.n_covered IS 'Of those, entities found as whole words in passages opened by read steps.';
-COMMENT ON COLUMN entity_coverage.coverage IS 'n_covered / n_entities in [0, 1]; low-evidence below 0.8 (Read-Gate); NULL when the question has no entities.';
+COMMENT ON COLUMN entity_coverage.coverage IS 'n_covered / n_entities in [0, 1]; low-evidence below low_evidence_threshold() (Read-Gate §3); NULL when the question has no entities.';
 COMMENT ON COLUMN entity_coverage.entities IS 'The entities extracted from the question.';
 COMMENT ON COLUMN entity_coverage.missing IS 'Entities not found in any read passage.';
 COMMENT ON COLUMN entity_coverage.computed_at IS 'When trajscope judge computed the row.';

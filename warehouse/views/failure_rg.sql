@@ -67,7 +67,7 @@ COMMENT ON COLUMN failure_rg.extractor IS 'Entity extractor of the low-evidence 
 COMMENT ON COLUMN failure_rg.end_reason IS 'How the trajectory ended: final, budget, forced_answer or error.';
 COMMENT ON COLUMN failure_rg.no_read IS 'No-read final: the agent could read but answered with no read step that returned a passage; NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.snippet_only IS 'Snippet-only final: the answer occurs in a snippet and in no read passage (false when the answer is unchecked, see answer_checked); NULL where discipline does not apply (see does_not_apply).';
-COMMENT ON COLUMN failure_rg.low_evidence IS 'Low-evidence final: read passages cover < 0.8 of the question''s entities (false when coverage is unknown, see coverage_computed); NULL where discipline does not apply (see does_not_apply).';
+COMMENT ON COLUMN failure_rg.low_evidence IS 'Low-evidence final: read passages cover less than low_evidence_threshold() of the question''s entities (false when coverage is unknown, see coverage_computed); NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.read_action IS 'The run''s agent has a read action (run_capabilities.read_action; NULL: unknown).';
 COMMENT ON COLUMN failure_rg.entity_coverage IS 'Share of the question''s entities found in read passages by this extractor, in [0, 1] (NULL: not computed, see coverage_computed, or the question has no entities).';
 COMMENT ON COLUMN failure_rg.n_entities IS 'Entities this extractor found in the question (NULL: not computed, see coverage_computed).';
