@@ -1,4 +1,4 @@
--- Per run, dataset and hop count: accuracy (the papers' rule, and Contain-Acc and LLM-Acc separately), hop-level evidence recall (share of gold passages ever retrieved) and ExecutionRAG failure counts.
+-- Per run, dataset and hop count: accuracy (the papers' rule, and Contain-Acc and LLM-Acc separately), hop-level evidence recall (share of supporting paragraphs whose gold passage reached the agent: retrieved, read or injected) and ExecutionRAG failure counts.
 CREATE OR REPLACE VIEW hop_breakdown AS
 -- One pass: trajectory_erag_label carries every trajectory with its label (NULL unless wrong).
 SELECT run_id, dataset, hop_count,
