@@ -18,7 +18,7 @@ from engine.judge_pass import judge_run
 from trajscope.cli import main
 from trajscope.format import ReadStep
 from warehouse import ingest_trajectories, open_readonly
-from warehouse.report import Interval, WithDelta, build_report
+from warehouse.report import Interval, WithDelta, build_report, report_figures
 from warehouse.stats import cluster_bootstrap_delta, paired_bootstrap_delta
 
 TOL = 1e-9
@@ -330,3 +330,51 @@ def test_csv_interval_columns_carry_full_precision(fixture):
     for row in rows:
         assert float(row["delta_low"]) == expected[row["dataset"]]["delta"].low
         assert isinstance(expected[row["dataset"]]["delta"], Interval)
+
+
+def test_failure_plane_points_and_figure(fixture, tmp_path):
+    # Figure 7: one point per (dataset, condition, reasoning effort); seeds pool, efforts stay apart.
+    path, built, tables = fixture
+    recs = _records(built)
+    table = tables["rg_plane"]
+    got = {(r[0], r[1], r[2]): dict(zip([c.key for c in table.columns], r, strict=True)) for r in table.rows}
+    expected = {}
+    for spec in RUNS:
+        dataset, condition, _, effort = spec[:4]
+        expected.setdefault((dataset, condition, effort), []).extend(
+            recs[run_id(*spec[:4])].values())
+    assert set(got) == set(expected)
+    for key, trajectories in expected.items():
+        assert got[key]["n"] == len(trajectories)
+        assert got[key]["p_disc"] == pytest.approx(100 * np.mean([t.discipline for t in trajectories]), abs=TOL)
+        assert got[key]["p_post"] == pytest.approx(100 * np.mean([t.post for t in trajectories]), abs=TOL)
+    figure = next(f for f in report_figures(list(tables.values())) if f.name == "rg_plane")
+    values = {(v["dataset"], v["label"]): v for v in figure.spec["data"]["values"]}
+    gate = values[("hotpotqa", "read_gate (minimal)")]
+    base = got[("hotpotqa", "baseline", "minimal")]
+    assert (gate["base_disc"], gate["base_post"]) == (base["p_disc"], base["p_post"])  # the arrow's origin
+    for dataset, condition, effort in got:  # every arrow starts at the same regime's baseline
+        v = values[(dataset, f"{condition} ({effort})")]
+        origin = got[(dataset, "baseline", effort)]
+        assert (v["base_disc"], v["base_post"]) == (origin["p_disc"], origin["p_post"])
+    out = tmp_path / "rg"
+    result = CliRunner().invoke(main, ["report", "read-gate", *ALL_RUNS, "--format", "markdown", "--out", str(out),
+                                       "--db", str(path)])
+    assert result.exit_code == 0, result.output
+    assert (out / "rg_plane.svg").read_text().startswith("<svg")
+    assert (out / "rg_plane.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_run_without_a_read_action_is_named_off_the_plane(tmp_path):
+    import msgspec
+
+    built = build()
+    rid = run_id("hotpotqa", "baseline", 0, "minimal")
+    no_read = [msgspec.structs.replace(t, run=msgspec.structs.replace(t.run, config={"read_action": False}),
+                                       steps=[s for s in t.steps if not isinstance(s, ReadStep)])
+               for t in built.records if t.run.run_id == rid]
+    path = tmp_path / "w.duckdb"
+    ingest_trajectories(path, no_read)
+    with open_readonly(path) as con:
+        (table,) = [t for t in build_report(con, "read-gate", [rid], db_path=path) if t.name == "rg_plane"]
+    assert table.rows == () and "no read action" in table.not_applicable and rid in table.not_applicable

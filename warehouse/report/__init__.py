@@ -21,7 +21,7 @@ from ._context import (
     sql_file,
 )
 from ._execution_rag import ReportFigure, execution_rag_report, method_name, pareto_figure
-from ._read_gate import read_gate_report
+from ._read_gate import failure_plane_figure, failure_plane_points, read_gate_report
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
 from ._table import KINDS, Column, Interval, ReportTable, WithDelta, csv_cells, does_not_apply, format_cell
 
@@ -33,8 +33,9 @@ PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]] | None
 
 
 def report_figures(tables: list[ReportTable]) -> list[ReportFigure]:
-    """The figures drawn from a report's tables (ExecutionRAG: the Pareto frontier)."""
-    figures = [pareto_figure(t) for t in tables if t.name == "er_pareto"]
+    """The figures drawn from a report's tables (Read-Gate: the failure plane; ExecutionRAG: the Pareto frontier)."""
+    drawers = {"rg_plane": failure_plane_figure, "er_pareto": pareto_figure}
+    figures = [drawers[t.name](t) for t in tables if t.name in drawers]
     return [f for f in figures if f is not None]
 
 
@@ -68,6 +69,8 @@ __all__ = [
     "ReportContext",
     "ReportError",
     "ReportFigure",
+    "failure_plane_figure",
+    "failure_plane_points",
     "ReportTable",
     "RunInfo",
     "WithDelta",

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from warehouse.stats import pareto_frontier
 
 from ._context import ReportContext, RunInfo, sql_file
-from ._table import Column, ReportTable, does_not_apply
+from ._table import Column, ReportFigure, ReportTable, does_not_apply
 
 PTS = 100.0
 REGISTER = ("execution_rag", "register")
@@ -537,17 +537,6 @@ def failures_by_hop(ctx: ReportContext) -> list[ReportTable]:
             )
         )
     return tables
-
-
-@dataclass(frozen=True)
-class ReportFigure:
-    """A figure of a report: a Vega-Lite spec (rendered to PNG / SVG by vl-convert) and the SQL behind it."""
-
-    name: str
-    title: str
-    caption: str
-    spec: dict
-    sql: str
 
 
 def pareto_points(ctx: ReportContext) -> ReportTable:

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from trajscope.format import GATE_EXTRACTOR
 from warehouse.queries import (
     EXTRACTOR_AGREEMENT_SQL,
     JUDGE_ROBUSTNESS_SQL,
@@ -26,7 +27,7 @@ from warehouse.stats import (
 
 from ._context import ReportContext, RunInfo, frame, sql_file
 from ._paired import paired_comparison
-from ._table import Column, Interval, ReportTable, WithDelta, does_not_apply
+from ._table import Column, Interval, ReportFigure, ReportTable, WithDelta, does_not_apply
 
 PTS = 100.0
 BASELINE, GATE, INJECTION, STRICT = "baseline", "read_gate", "context_injection", "strict_prompt"
@@ -616,6 +617,93 @@ def judge_error_correction(ctx: ReportContext) -> ReportTable:
     )
 
 
+def failure_plane_points(ctx: ReportContext) -> ReportTable:
+    """Figure 7's data: each condition's position on the failure plane (P_disc, P_post), per dataset."""
+    columns = (
+        DATASET,
+        Column("condition", "Condition", "text"),
+        Column("effort", "Reasoning", "text"),
+        Column("p_disc", "P_disc"),
+        Column("p_post", "P_post"),
+        Column("n", "n", "int"),
+    )
+    caption = (
+        "The failure plane: discipline failures (P_disc) against post-gold-read failures (P_post), % of all "
+        f"trajectories, per condition and reasoning effort (primary labels, {GATE_EXTRACTOR} extractor)."
+    )
+    sql = sql_file("rg_plane")
+    points = {r["run_id"]: r for r in ctx.query("rg_plane", extractor=GATE_EXTRACTOR).iter_rows(named=True)}
+    rows, used, notes, n_total = [], [], [], 0
+    for key, runs in ctx.groups().items():
+        cells: dict[tuple[str, str], list[RunInfo]] = defaultdict(list)
+        for r in runs:  # one point per regime: seeds pool, reasoning efforts do not (Figure 7)
+            cells[(r.condition or "?", r.reasoning_effort or "")].append(r)
+        for (condition, effort), members in cells.items():
+            placed = [r for r in members if r.run_id in points
+                      and points[r.run_id]["p_disc"] is not None and points[r.run_id]["p_post"] is not None]
+            for r in members:
+                if r not in placed and r.run_id in points:
+                    reason = points[r.run_id]["p_disc_reason"] or points[r.run_id]["p_post_reason"]
+                    notes.append(f"{r.run_id} is not on the plane: {reason}.")
+            if not placed:
+                continue
+            n = sum(points[r.run_id]["n_trajectories"] for r in placed)
+            # The shares are counts over all trajectories, so seeds pool weighted by their trajectories.
+            p_disc = sum(points[r.run_id]["p_disc"] * points[r.run_id]["n_trajectories"] for r in placed) / n
+            p_post = sum(points[r.run_id]["p_post"] * points[r.run_id]["n_trajectories"] for r in placed) / n
+            rows.append((key, condition, effort, PTS * p_disc, PTS * p_post, n))
+            used += placed
+            n_total += n
+    if not rows:
+        return does_not_apply("rg_plane", "Figure 7", caption, columns,
+                              "no chosen run has both a read action and gold passages"
+                              + (f" ({' '.join(notes)})" if notes else ""), sql)
+    return ReportTable("rg_plane", "Figure 7", caption, columns, tuple(rows), ctx.footnote(used, n_total), sql,
+                       notes=tuple(notes))
+
+
+def failure_plane_figure(table: ReportTable) -> ReportFigure | None:
+    """The plane as Vega-Lite: one point per condition, an arrow-like rule from the baseline to each other
+    condition, one panel per dataset."""
+    if table.not_applicable:
+        return None
+    values = [dict(zip([c.key for c in table.columns], row, strict=True)) for row in table.rows]
+    base = {(v["dataset"], v["effort"]): v for v in values if v["condition"] == BASELINE}
+    for v in values:  # a facet's layers share one dataset: each point carries its baseline's position
+        origin = base.get((v["dataset"], v["effort"]))  # the baseline of the same reasoning effort
+        v["base_disc"] = origin["p_disc"] if origin else None
+        v["base_post"] = origin["p_post"] if origin else None
+        v["label"] = v["condition"] + (f" ({v['effort']})" if v["effort"] else "")
+    axis_x = {"field": "p_disc", "type": "quantitative", "title": "P_disc (% discipline failures)",
+              "scale": {"domainMin": 0}}
+    axis_y = {"field": "p_post", "type": "quantitative", "title": "P_post (% post-gold-read failures)",
+              "scale": {"domainMin": 0}}
+    layers = [
+        {
+            "transform": [{"filter": f"datum.condition != '{BASELINE}' && datum.base_disc != null"}],
+            "mark": {"type": "rule", "color": "#999", "strokeDash": [4, 3]},
+            "encoding": {"x": {"field": "base_disc", "type": "quantitative"},
+                         "y": {"field": "base_post", "type": "quantitative"},
+                         "x2": {"field": "p_disc"}, "y2": {"field": "p_post"}},
+        },
+        {
+            "mark": {"type": "point", "filled": True, "size": 80},
+            "encoding": {"x": axis_x, "y": axis_y,
+                         "color": {"field": "label", "type": "nominal", "title": "Condition"},
+                         "tooltip": [{"field": "label"}, {"field": "p_disc", "format": ".1f"},
+                                     {"field": "p_post", "format": ".1f"}, {"field": "n"}]},
+        },
+    ]
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "title": "Movement across the failure plane",
+        "data": {"values": values},
+        "facet": {"column": {"field": "dataset", "type": "nominal", "title": None}},
+        "spec": {"width": 240, "height": 220, "layer": layers},
+    }
+    return ReportFigure("rg_plane", "Figure 7", table.caption, spec, table.sql)
+
+
 TABLES = (
     zero_read_rescue,
     mechanism_ablation,
@@ -626,6 +714,7 @@ TABLES = (
     strict_prompt,
     judge_robustness,
     judge_error_correction,
+    failure_plane_points,
 )
 
 
@@ -637,6 +726,8 @@ def read_gate_report(ctx: ReportContext) -> list[ReportTable]:
 __all__ = [
     "TABLES",
     "cooccurrence",
+    "failure_plane_figure",
+    "failure_plane_points",
     "judge_error_correction",
     "judge_robustness",
     "mechanism_ablation",

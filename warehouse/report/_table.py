@@ -75,6 +75,17 @@ class ReportTable:
         )
 
 
+@dataclass(frozen=True)
+class ReportFigure:
+    """A figure of a report: a Vega-Lite spec (rendered to PNG / SVG by vl-convert) and the SQL behind it."""
+
+    name: str
+    title: str
+    caption: str
+    spec: dict
+    sql: str
+
+
 def does_not_apply(
     name: str, title: str, caption: str, columns: tuple[Column, ...], reason: str, sql: str = ""
 ) -> ReportTable:
