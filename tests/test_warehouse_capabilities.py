@@ -171,3 +171,31 @@ def test_failed_reads_are_counted_apart_from_reads_that_returned_a_passage(tmp_p
     ingest_trajectories(db, [trajectory(run, "q", Q, "Denver", [search(G1), missing, read(G1), missing,
                                                                 final("Denver")])])
     assert _query(db, "SELECT read_count, failed_read_count FROM trajectory_facts") == [(1, 2)]
+
+
+def test_type_breakdown_zero_read_rate_applies_only_to_runs_with_a_read_action(db):
+    rows = _query(db, "SELECT run_id, zero_read_rate, zero_read_reason FROM type_breakdown ORDER BY run_id")
+    got = {r[0]: r[1:] for r in rows}
+    assert got["reader"] == (0.5, None)  # one of its two trajectories read nothing
+    for run_id in ("web", "declared", "vrag"):
+        rate, reason = got[run_id]
+        assert rate is None and reason, run_id
+    (summary_reason,) = _query(db, "SELECT zero_read_reason FROM run_summary WHERE run_id = 'declared'")[0]
+    assert got["declared"][1] == summary_reason == "declared by the user: its search returns whole pages"
+
+
+def test_llm_acc_is_one_definition_in_every_view(tmp_path):
+    # Two judge models disagree on q2: its mean verdict 0.5 says correct (a tie is right), as `correct` reads it.
+    run = Run(run_id="two_judges", dataset="fx")
+
+    def judged(qid, verdicts):
+        return trajectory(run, qid, Q, "Denver", [search(G1), read(G1), final("Denver")], gold_chunks=(G1[0],),
+                          judgments=tuple(Judgment(judge="llm", score=v, judge_model=f"j{i}")
+                                          for i, v in enumerate(verdicts)), hop_count=2)
+
+    path = tmp_path / "w.duckdb"
+    ingest_trajectories(path, [judged("q1", (1.0, 1.0)), judged("q2", (1.0, 0.0)), judged("q3", (0.0, 0.0))])
+    values = [_query(path, f"SELECT llm_acc FROM {view} WHERE run_id = 'two_judges'")[0][0]
+              for view in ("run_summary", "run_efficiency", "type_breakdown", "hop_breakdown")]
+    (accuracy,) = _query(path, "SELECT avg(CAST(correct AS DOUBLE)) FROM trajectory_correctness")[0]
+    assert values == [pytest.approx(2 / 3)] * 4 and accuracy == pytest.approx(2 / 3)

@@ -9,6 +9,9 @@ CREATE OR REPLACE MACRO says_correct(verdict) AS verdict >= ${correct_at};
 CREATE OR REPLACE MACRO answer_correct(llm, contain) AS
     CASE WHEN llm IS NOT NULL THEN says_correct(llm)
          WHEN contain IS NOT NULL THEN says_correct(contain) END;
+-- LLM-Acc (an aggregate): the share of LLM-judged trajectories whose verdict (averaged over judge models) says correct; NULL when none is judged.
+CREATE OR REPLACE MACRO llm_acc(llm) AS
+    avg(CASE WHEN says_correct(llm) THEN 1.0 WHEN NOT says_correct(llm) THEN 0.0 END);
 -- Which verdict answer_correct used: 'llm', 'contain', or NULL when the trajectory is unjudged.
 CREATE OR REPLACE MACRO answer_correct_by(llm, contain) AS
     CASE WHEN llm IS NOT NULL THEN 'llm' WHEN contain IS NOT NULL THEN 'contain' END;

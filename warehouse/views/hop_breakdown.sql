@@ -5,7 +5,7 @@ SELECT run_id, dataset, hop_count,
        count(*)                                              AS n,
        avg(CASE WHEN correct THEN 1.0 WHEN NOT correct THEN 0.0 END) AS accuracy,
        avg(contain)                                          AS contain_acc,
-       avg(CASE WHEN says_correct(llm) THEN 1.0 WHEN NOT says_correct(llm) THEN 0.0 END) AS llm_acc,
+       llm_acc(llm)                                          AS llm_acc,
        count(llm)                                            AS n_llm_judged,
        avg(hop_evidence_recall)                              AS hop_evidence_recall,
        count(*) FILTER (correct = false)                     AS n_failures,
@@ -22,7 +22,7 @@ COMMENT ON COLUMN hop_breakdown.hop_count IS 'Reasoning hops the dataset assigns
 COMMENT ON COLUMN hop_breakdown.n IS 'Trajectories in the group.';
 COMMENT ON COLUMN hop_breakdown.accuracy IS 'Share correct by the papers'' criterion (LLM verdict, else Contain-Acc) over judged trajectories; NULL: none judged.';
 COMMENT ON COLUMN hop_breakdown.contain_acc IS 'Mean Contain-Acc over trajectories with a contain verdict; NULL: none.';
-COMMENT ON COLUMN hop_breakdown.llm_acc IS 'Share of LLM verdicts >= 0.5 (averaged over judge models) over trajectories with one; NULL: none.';
+COMMENT ON COLUMN hop_breakdown.llm_acc IS 'LLM-Acc (macro llm_acc): share of LLM-judged trajectories whose verdict, averaged over judge models, says correct (says_correct); NULL: none judged.';
 COMMENT ON COLUMN hop_breakdown.n_llm_judged IS 'Trajectories with an LLM verdict: the denominator of llm_acc.';
 COMMENT ON COLUMN hop_breakdown.hop_evidence_recall IS 'Mean hop-level evidence recall over trajectories where it is defined (gold reached / supporting paragraphs); NULL: no question with gold passages.';
 COMMENT ON COLUMN hop_breakdown.n_failures IS 'Wrong trajectories (correct = false).';

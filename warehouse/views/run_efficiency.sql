@@ -15,7 +15,7 @@ SELECT f.run_id,
        count(*)                                                          AS n,
        avg(CASE WHEN f.correct THEN 1.0 WHEN NOT f.correct THEN 0.0 END) AS accuracy,
        avg(f.contain)                                                    AS contain_acc,
-       avg(f.llm)                                                        AS llm_acc,
+       llm_acc(f.llm)                                                    AS llm_acc,
        avg(coalesce(rc.n_chars, 0) + coalesce(sc.n_chars, 0)) / 4.0      AS retrieved_tokens,
        avg(coalesce(f.tokens_in, 0) + coalesce(f.tokens_out, 0))         AS tokens_per_question,
        avg(f.cost_usd)                                                   AS cost_per_question,
@@ -28,7 +28,7 @@ COMMENT ON COLUMN run_efficiency.run_id IS 'Run id (runs.run_id).';
 COMMENT ON COLUMN run_efficiency.n IS 'Trajectories of the run.';
 COMMENT ON COLUMN run_efficiency.accuracy IS 'Share correct by the papers'' criterion (LLM verdict, else Contain-Acc) over judged trajectories; NULL: none judged (see trajectory_correctness.correct_reason).';
 COMMENT ON COLUMN run_efficiency.contain_acc IS 'Mean Contain-Acc over trajectories with a contain verdict; NULL: none.';
-COMMENT ON COLUMN run_efficiency.llm_acc IS 'Mean LLM verdict (averaged over judge models) over trajectories with one; NULL: none.';
+COMMENT ON COLUMN run_efficiency.llm_acc IS 'LLM-Acc (macro llm_acc): share of LLM-judged trajectories whose verdict, averaged over judge models, says correct (says_correct); NULL: none judged.';
 COMMENT ON COLUMN run_efficiency.retrieved_tokens IS 'Mean retrieved tokens per trajectory: characters of newly read or injected passages plus all snippets, / 4 (about 4 characters a token).';
 COMMENT ON COLUMN run_efficiency.tokens_per_question IS 'Mean model prompt + completion tokens per trajectory (an unreported count counts 0).';
 COMMENT ON COLUMN run_efficiency.cost_per_question IS 'Mean cost in USD over trajectories that report a cost (NULL: none does).';

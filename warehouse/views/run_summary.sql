@@ -6,7 +6,7 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
        avg(f.em)                                      AS em,
        avg(f.f1)                                      AS f1,
        avg(f.contain)                                 AS contain_acc,
-       avg(f.llm)                                     AS llm_acc,
+       llm_acc(f.llm)                                 AS llm_acc,
        count(f.llm)                                   AS n_llm_judged,
        avg(f.search_count)                            AS mean_searches,
        avg(f.read_count)                              AS mean_reads,
@@ -58,7 +58,7 @@ COMMENT ON COLUMN run_summary.started_at IS 'When the run started, as the log wr
 COMMENT ON COLUMN run_summary.n_trajectories IS 'Trajectories of the run (0 for a run loaded without any).';
 COMMENT ON COLUMN run_summary.f1 IS 'Mean token F1 over trajectories with an f1 verdict, in [0, 1]; NULL without gold answers or verdicts (see scores_reason).';
 COMMENT ON COLUMN run_summary.contain_acc IS 'Contain-Acc: mean contain verdict over trajectories with one, in [0, 1]; NULL without gold answers or verdicts (see scores_reason).';
-COMMENT ON COLUMN run_summary.llm_acc IS 'LLM-Acc: mean LLM verdict (each averaged over judge models) over trajectories with one; NULL: no LLM verdict (see scores_reason when no score at all).';
+COMMENT ON COLUMN run_summary.llm_acc IS 'LLM-Acc (macro llm_acc): share of LLM-judged trajectories whose verdict, averaged over judge models, says correct (says_correct); NULL: none judged (see scores_reason when no score at all).';
 COMMENT ON COLUMN run_summary.n_llm_judged IS 'Trajectories with an LLM verdict: the denominator of llm_acc.';
 COMMENT ON COLUMN run_summary.mean_searches IS 'Mean search steps per trajectory.';
 COMMENT ON COLUMN run_summary.mean_turns IS 'Mean turns per trajectory: the agent''s own actions plus the finals a gate refused.';
