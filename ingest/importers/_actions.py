@@ -17,6 +17,7 @@ from trajscope.format import (
     SemanticSearchStep,
     Step,
     ToolStep,
+    loads_bounded,
 )
 
 from ._fields import Where
@@ -149,7 +150,7 @@ def parse_arguments(value: Any, where: Where) -> dict[str, Any]:
         return {}
     if isinstance(value, str):  # OpenAI-style JSON-encoded arguments, or a bare string argument
         try:
-            parsed = json.loads(value)
+            parsed = loads_bounded(value, path=where.path, line=where.line, field=where.prefix or None)
         except json.JSONDecodeError:
             return {"input": value}
         return parsed if isinstance(parsed, dict) else {"input": parsed}

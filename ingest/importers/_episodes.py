@@ -13,6 +13,8 @@ import yaml
 
 from trajscope.format import RecordError
 
+from ._yaml_nesting import check_yaml_nesting
+
 
 def _compile(pattern: str, where: str, path: Path | None, line: int = 1) -> re.Pattern[str]:
     try:
@@ -51,6 +53,7 @@ _JUDGES = ("em", "f1", "contain", "llm")
 def load_patterns(path: Path) -> TextPatterns:
     """A YAML/JSON patterns file overriding some of the defaults; errors name the file, line and key."""
     text = Path(path).read_text(encoding="utf-8")
+    check_yaml_nesting(text, path)
     try:
         node = yaml.compose(text)
         spec = yaml.safe_load(text)

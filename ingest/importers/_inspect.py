@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from trajscope.format import Judgment, RecordError, Step, Trajectory
+from trajscope.format import Judgment, RecordError, Step, Trajectory, loads_bounded
 
 from ._actions import make_step, parse_arguments
 from ._context import ImportContext, assemble
@@ -148,7 +148,7 @@ def _zip_member(ctx: ImportContext, archive: zipfile.ZipFile, info: zipfile.ZipI
     if info.file_size > MAX_RECORD_BYTES:
         raise RecordError(where, 1, None, f"archive member of {info.file_size // 2**20} MB exceeds the limit")
     try:
-        return json.loads(archive.read(info).decode("utf-8"))
+        return loads_bounded(archive.read(info).decode("utf-8"), path=where, line=1)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RecordError(where, getattr(exc, "lineno", 1), None, f"malformed JSON in archive member: {exc}") from None
     except (zipfile.BadZipFile, OSError, EOFError) as exc:

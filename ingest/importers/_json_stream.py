@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import codecs
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from trajscope.format import RecordError, nesting_of
+from trajscope.format import RecordError, check_nesting, loads_bounded, too_deep
 
 # One record (a JSONL line, or one item of a document) may not exceed this; memory stays bounded.
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -29,13 +28,6 @@ def check_text(path: Path, head: bytes) -> None:
                           f"not UTF-8 text (byte {exc.start}): binary or wrongly encoded file") from None
 
 
-def _too_deep(path: Path, lineno: int, text: str) -> RecordError:
-    # The nesting limit is the JSON decoder's (Python's recursion limit): a stated limit, not a traceback.
-    depth, field = nesting_of(text)
-    return RecordError(path, lineno, field or None, f"nested {depth} levels deep, past the decoder's nesting "
-                       f"limit (Python's recursion limit of {sys.getrecursionlimit()} levels, less the reader's stack)")
-
-
 def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8")
@@ -43,9 +35,7 @@ def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
         raise RecordError(path, lineno, None,
                           f"not UTF-8 text at byte {exc.start} of the line (binary data?)") from None
     try:
-        return json.loads(text)
-    except RecursionError:
-        raise _too_deep(path, lineno, text) from None
+        return loads_bounded(text, path=path, line=lineno)
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(text.rstrip()) - 1 or exc.msg.startswith("Unterminated string")
         raise RecordError(path, lineno, None, f"{'truncated' if cut else 'malformed'} JSON: {exc.msg} "
@@ -136,6 +126,8 @@ class _DocumentScanner:
         while True:
             try:
                 value, end = _decoder.raw_decode(self.buf, self.pos)
+            except RecursionError:
+                raise too_deep(self.buf[self.pos:], path=self.path, line=self.line, field=context) from None
             except json.JSONDecodeError as exc:
                 near_end = exc.pos >= len(self.buf) - 64 or exc.msg.startswith("Unterminated string")
                 if near_end and not self.eof:
@@ -149,6 +141,7 @@ class _DocumentScanner:
                 what = "truncated JSON document" if self.eof and near_end else "malformed JSON"
                 raise RecordError(self.path, line, context, f"{what}: {exc.msg}") from None
             start_line = self.line
+            check_nesting(self.buf[self.pos:end], path=self.path, line=start_line, field=context)
             self._advance(end)
             return start_line, value
 
@@ -213,8 +206,8 @@ def _first_line_is_json(path: Path) -> bool:
             if not first:
                 return False
     try:
-        json.loads(first)
-    except RecursionError:
+        loads_bounded(first, path=path, line=1)
+    except RecordError:
         return True  # JSON nested past the limit: the line reader reports it with its line and field
     except (json.JSONDecodeError, UnicodeDecodeError):
         return False
@@ -262,9 +255,7 @@ def iter_whole_documents(path: Path) -> Iterator[tuple[int, Any]]:
                           f"{MAX_RECORD_BYTES // 2**20} MB limit; export it as JSONL (one record per line)")
     text = path.read_bytes().decode("utf-8", errors="strict")
     try:
-        document = json.loads(text)
-    except RecursionError:
-        raise _too_deep(path, 1, text) from None
+        document = loads_bounded(text, path=path, line=1)
     except json.JSONDecodeError as exc:
         what = "truncated JSON document" if exc.pos >= len(text.rstrip()) - 1 else "malformed JSON"
         raise RecordError(path, exc.lineno, None, f"{what}: {exc.msg}") from None

@@ -12,9 +12,10 @@ from typing import Any
 
 import yaml
 
-from trajscope.format import CAPABILITY_NAMES, RecordError
+from trajscope.format import CAPABILITY_NAMES, RecordError, loads_bounded
 
 from ._actions import CANONICAL_ACTIONS
+from ._yaml_nesting import check_yaml_nesting
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,10 @@ def mapping_from_dict(spec: Any, path: Path, text: str = "") -> Mapping:
 
 def _parse(path: Path, text: str, what: str) -> Any:
     try:
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        if path.suffix == ".json":
+            return loads_bounded(text, path=path, line=1)
+        check_yaml_nesting(text, path)
+        return yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         mark = getattr(exc, "problem_mark", None)
         line = getattr(exc, "lineno", None) or (mark.line + 1 if mark is not None else 1)

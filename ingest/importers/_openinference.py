@@ -9,7 +9,7 @@ from trajscope.format import Trajectory
 from ._context import ImportContext
 from ._fields import as_text
 from ._span_source import RawSpan
-from ._trace_assembly import Document, SpanView, import_traces, json_value
+from ._trace_assembly import Document, SpanView, import_traces, json_attribute
 
 _ROLES = {"LLM": "llm", "RETRIEVER": "retriever", "TOOL": "tool", "AGENT": "agent", "CHAIN": "agent"}
 
@@ -39,7 +39,7 @@ def interpret(span: RawSpan) -> SpanView:
     a = span.attributes
     kind = str(a.get("openinference.span.kind") or span.kind or "").upper()
     view = SpanView(raw=span, role=_ROLES.get(kind, "other"))
-    meta = json_value(a.get("metadata"))
+    meta = json_attribute(span, "metadata")
     if isinstance(meta, dict):
         view.metadata = {k: meta[k] for k in ("question_id", "gold_answer") if meta.get(k) is not None}
     for key in ("question_id", "gold_answer"):  # Phoenix exports metadata as an object: flattened keys
@@ -65,7 +65,7 @@ def interpret(span: RawSpan) -> SpanView:
                           for d in _indexed(a, "retrieval.documents")]
     elif view.role == "tool":
         view.tool_name = a.get("tool.name") if isinstance(a.get("tool.name"), str) else (span.name or None)
-        args = json_value(a.get("input.value"))
+        args = json_attribute(span, "input.value")
         view.args = args if isinstance(args, dict) else ({} if args is None else {"input": args})
         view.result = as_text(a.get("output.value"))
     elif view.role == "agent":

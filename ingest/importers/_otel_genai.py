@@ -9,7 +9,7 @@ from trajscope.format import Trajectory
 from ._context import ImportContext
 from ._fields import as_text
 from ._span_source import RawSpan
-from ._trace_assembly import Document, SpanView, import_traces, json_value
+from ._trace_assembly import Document, SpanView, import_traces, json_attribute
 
 _ROLES = {"chat": "llm", "text_completion": "llm", "generate_content": "llm", "execute_tool": "tool",
           "retrieval": "retriever", "invoke_agent": "agent"}
@@ -39,8 +39,8 @@ def _has_tool_call(message: Any) -> bool:
     return isinstance(parts, list) and any(isinstance(p, dict) and p.get("type") == "tool_call" for p in parts)
 
 
-def _documents(value: Any) -> list[Document]:
-    docs = json_value(value)
+def _documents(span: RawSpan) -> list[Document]:
+    docs = json_attribute(span, "gen_ai.retrieval.documents")
     if not isinstance(docs, list):
         return []
     out = []
@@ -61,8 +61,8 @@ def interpret(span: RawSpan) -> SpanView:
         value = next((a[p + key] for p in _CUSTOM_PREFIXES if a.get(p + key) is not None), None)
         if value is not None:
             view.metadata[key] = value
-    inputs = json_value(a.get("gen_ai.input.messages"))
-    outputs = json_value(a.get("gen_ai.output.messages"))
+    inputs = json_attribute(span, "gen_ai.input.messages")
+    outputs = json_attribute(span, "gen_ai.output.messages")
     first_user = next((m for m in inputs if isinstance(m, dict) and m.get("role") == "user"), None) \
         if isinstance(inputs, list) else None
     last_out = outputs[-1] if isinstance(outputs, list) and outputs else None
@@ -77,12 +77,12 @@ def interpret(span: RawSpan) -> SpanView:
     elif view.role == "tool":
         name = a.get("gen_ai.tool.name")
         view.tool_name = name if isinstance(name, str) else (span.name or None)
-        args = json_value(a.get("gen_ai.tool.call.arguments"))
+        args = json_attribute(span, "gen_ai.tool.call.arguments")
         view.args = args if isinstance(args, dict) else ({} if args is None else {"input": args})
-        view.result = as_text(json_value(a.get("gen_ai.tool.call.result")))
+        view.result = as_text(json_attribute(span, "gen_ai.tool.call.result"))
     elif view.role == "retriever":
         view.query = as_text(a.get("gen_ai.retrieval.query.text"))
-        view.documents = _documents(a.get("gen_ai.retrieval.documents"))
+        view.documents = _documents(span)
     elif view.role == "agent":
         view.input_text = _message_text(first_user)
         view.output_text = _message_text(last_out)

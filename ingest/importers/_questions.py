@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trajscope.format import Question, RecordError
+from trajscope.format import Question, RecordError, loads_bounded
 
 from ._fields import Where, need_object
 from ._json_stream import check_text, iter_jsonl
@@ -119,7 +119,7 @@ def _records(path: Path):
         yield from ((line, None, value) for line, value in iter_jsonl(path))
         return
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_bounded(path.read_text(encoding="utf-8"), path=path, line=1)
     except json.JSONDecodeError as exc:
         raise RecordError(path, exc.lineno, None, f"questions file is not valid JSON: {exc.msg}") from None
     if isinstance(data, dict):

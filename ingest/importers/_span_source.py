@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from trajscope.format import loads_bounded
+
 from ._context import ImportContext
 from ._fields import Where, need_list, need_object, opt_list, opt_object
 from ._json_stream import iter_records
@@ -128,7 +130,7 @@ def _flat_span(span: Any, at: Where) -> RawSpan:
     raw_attrs = span.get("attributes") or {}
     if isinstance(raw_attrs, str):
         try:
-            raw_attrs = json.loads(raw_attrs)
+            raw_attrs = loads_bounded(raw_attrs, path=at.path, line=at.line, field=at.at("attributes").prefix)
         except json.JSONDecodeError:
             raise at.error("attributes is a string that is not JSON", "attributes") from None
     attrs = flatten(need_object(raw_attrs, at.at("attributes")))

@@ -5,7 +5,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import Passage, Step, Trajectory
+from trajscope.format import Passage, Step, Trajectory, loads_bounded
 
 from ._actions import make_step
 from ._context import ImportContext, assemble
@@ -58,7 +58,7 @@ def import_swe_agent(ctx: ImportContext) -> Iterator[Trajectory]:
     if ctx.path.stat().st_size > MAX_RECORD_BYTES:
         raise where.error(f"a .traj file larger than {MAX_RECORD_BYTES // 2**20} MB")
     try:
-        data = json.loads(ctx.path.read_text(encoding="utf-8"))
+        data = loads_bounded(ctx.path.read_text(encoding="utf-8"), path=ctx.path, line=1)
     except json.JSONDecodeError as exc:
         raise ctx.where(exc.lineno).error(f"not valid JSON: {exc.msg}") from None
     data = need_object(data, where)

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import Candidate, ErrorStep, FinalStep, Passage, Step, Trajectory
+from trajscope.format import Candidate, ErrorStep, FinalStep, Passage, Step, Trajectory, loads_bounded
 
 from ._actions import SEARCH_ACTIONS, make_step
 from ._context import ImportContext, assemble
@@ -46,11 +46,13 @@ class SpanView:
     metadata: dict[str, Any] = field(default_factory=dict)
 
 
-def json_value(value: Any) -> Any:
-    """A JSON-encoded attribute decoded; other values unchanged."""
+def json_attribute(span: RawSpan, key: str) -> Any:
+    """A span attribute, decoded when it is JSON text (under the nesting limit); other values unchanged."""
+    value = span.attributes.get(key)
     if isinstance(value, str) and value[:1] in "[{":
         try:
-            return json.loads(value)
+            return loads_bounded(value, path=span.where.path, line=span.where.line,
+                                 field=span.where.at(f"attributes.{key}").prefix)
         except json.JSONDecodeError:
             return value
     return value

@@ -29,7 +29,7 @@ def test_a_record_nested_1000_levels_is_a_stated_limit_with_file_line_and_field(
     error = refused.value
     assert (error.path, error.line) == ("deep.jsonl", 3)
     assert error.field.startswith("steps[1].args.nested.a")
-    assert "levels deep, past the decoder's nesting limit" in error.message
+    assert "levels deep, past the nesting limit of 100 levels" in error.message
 
 
 def test_ingest_of_a_deeply_nested_record_is_one_line_and_writes_nothing(tmp_path):

@@ -35,7 +35,6 @@ from ._codec import (
     json_schema,
     json_schema_text,
     looks_canonical,
-    nesting_of,
     to_builtins,
     write_jsonl,
 )
@@ -50,6 +49,7 @@ from ._definitions import (
     READ_KIND,
 )
 from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
+from ._nesting import NESTING_LIMIT, check_nesting, exceeds_nesting_limit, loads_bounded, nesting_of, too_deep
 from ._records import (
     CAPABILITY_NAMES,
     SCHEMA_VERSION,
@@ -110,7 +110,8 @@ __all__ = [
     "decode_audit_record", "decode_strict", "decode_trajectory", "DecodedAuditLine", "DecodedLine", "encode",
     "encode_audit_record", "ErrorStep", "exact_match", "field_of", "FinalStep", "ForcedAnswerStep",
     "GateRejectionStep", "Intervention", "iter_audit_records", "iter_trajectories", "json_schema",
-    "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id", "nesting_of",
+    "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id",
+    "NESTING_LIMIT", "check_nesting", "exceeds_nesting_limit", "loads_bounded", "nesting_of", "too_deep",
     "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer", "Passage", "Question",
     "read_audit_records", "ReaderOutput", "ReadStep", "Record", "RecordError", "RegisterEvent",
     "RegisterUpdateStep", "RetrieverSettings", "Run", "score_answer", "SearchStep", "SemanticSearchStep",

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,6 +10,8 @@ from typing import IO, Any
 
 import msgspec
 
+from ._nesting import check_nesting, too_deep
+from ._record_error import RecordError
 from ._records import Chunk, Question
 from ._trajectory import Trajectory
 
@@ -18,17 +19,6 @@ _encoder = msgspec.json.Encoder()
 _trajectory_decoder = msgspec.json.Decoder(Trajectory)
 _PATH_RE = re.compile(r"at `\$(.*)`")
 _UNKNOWN_RE = re.compile(r"unknown field `([^`]+)`")
-
-
-class RecordError(ValueError):
-    """A record that is not valid canonical data; says which file, line and field."""
-
-    def __init__(self, path: str | Path, line: int, field: str | None, message: str):
-        self.path, self.line, self.field, self.message = str(path), line, field, message
-        where = f"{self.path}:{line}"
-        if field:
-            where += f": field {field}"
-        super().__init__(f"{where}: {message}")
 
 
 def field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str | None, str]:
@@ -43,49 +33,19 @@ def field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str 
     return (field or None), message
 
 
-def nesting_of(data: bytes | str) -> tuple[int, str]:
-    """How deep a JSON text nests, and the field path to its first deepest point (cut after 8 levels)."""
-    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
-    steps: list[str | int] = []  # per open container: the key (object) or index (array) being read
-    deepest, deepest_path = 0, []
-    i, n, last_string = 0, len(text), ""
-    while i < n:
-        ch = text[i]
-        if ch == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            last_string, i = text[i + 1:j], j
-        elif ch in "{[":
-            steps.append("" if ch == "{" else 0)
-            if len(steps) > deepest:
-                deepest, deepest_path = len(steps), list(steps[:-1])
-        elif ch in "}]" and steps:
-            steps.pop()
-        elif ch == ":" and steps and isinstance(steps[-1], str):
-            steps[-1] = last_string
-        elif ch == "," and steps and isinstance(steps[-1], int):
-            steps[-1] += 1
-        i += 1
-    shown = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in deepest_path[:8]).lstrip(".")
-    return deepest, shown + (".…" if len(deepest_path) > 8 else "")
-
-
 def decode_strict(decoder: msgspec.json.Decoder, data: bytes | str, *, path: str | Path, line: int) -> Any:
     """Decode with a typed decoder, turning any schema or syntax error into a RecordError."""
     try:
-        return decoder.decode(data)
+        value = decoder.decode(data)
     except RecursionError:
-        # The nesting limit is the decoder's (Python's recursion limit): a stated limit, not a traceback.
-        depth, field = nesting_of(data)
-        raise RecordError(path, line, field or None,
-                          f"nested {depth} levels deep, past the decoder's nesting limit (Python's recursion "
-                          f"limit of {sys.getrecursionlimit()} levels, less the reader's own stack)") from None
+        raise too_deep(data, path=path, line=line) from None
     except (msgspec.ValidationError, msgspec.DecodeError) as exc:
         field, message = field_of(exc)
         if not isinstance(exc, msgspec.ValidationError):  # a syntax error, not a schema error
             message = f"not valid JSON: {message}"
         raise RecordError(path, line, field, message) from None
+    check_nesting(data, path=path, line=line)
+    return value
 
 
 def encode(record: msgspec.Struct) -> bytes:
@@ -175,7 +135,6 @@ __all__ = [
     "json_schema",
     "json_schema_text",
     "looks_canonical",
-    "nesting_of",
     "to_builtins",
     "write_jsonl",
 ]
