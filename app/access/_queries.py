@@ -40,6 +40,7 @@ class QueryResult:
     sql: str
     df: pl.DataFrame
     seconds: float
+    truncated: bool = False  # more rows than the page row cap existed; the page says so
 
 
 def chartable(df: pl.DataFrame) -> pl.DataFrame:
@@ -73,7 +74,7 @@ def run_queries(
             start = time.perf_counter()
             fetched = fetch_bounded(con, sql, limits)
             results[name] = QueryResult(sql=sql, df=chartable(to_polars(fetched.table)),
-                                        seconds=time.perf_counter() - start)
+                                        seconds=time.perf_counter() - start, truncated=fetched.truncated)
     return results
 
 

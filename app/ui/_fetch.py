@@ -51,7 +51,12 @@ def _shown_failures(named_sql: dict[str, str], failed: str, *,
                     failed_sql: str | None = None) -> dict[str, QueryResult] | None:
     # The one place a page's query failure (missing, busy, or a DuckDB error) becomes a notice.
     try:
-        return cached_queries(named_sql)
+        results = cached_queries(named_sql)
+        for result in results.values():
+            if result.truncated:  # never a silent cut: the page's numbers cover the first rows only
+                st.warning(f"A query of this page returned more than {len(result.df):,} rows (the page row cap); "
+                           "what it shows covers the first rows only.", icon=":material/content_cut:")
+        return results
     except WarehouseMissing:
         fill_warehouse_help(app_config(), exists=False)
     except WarehouseBusy as exc:

@@ -92,9 +92,11 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
             declare_source="the Upload page", source_name=display))
         prepared.canonical = prepared.report.output
     except RecordError as exc:
-        # An error in a side file names that file, one in the log the log's original name.
-        where = next((p.name for p in sides.values() if str(exc.path) == str(p)), display)
-        prepared.errors.append(RecordError(where, exc.line, exc.field, exc.message))
+        # An error in a side file names that file, one in the log the log's original name (and an
+        # archive member's name after it); the saved files' private folder is not the user's business.
+        side = next((p.name for p in sides.values() if str(exc.path) == str(p)), None)
+        member = exc.path[len(str(path)):] if exc.path.startswith(str(path)) else ""
+        prepared.errors.append(RecordError(side or display + member, exc.line, exc.field, exc.message))
         discard_upload(prepared)
         return prepared
     with open(prepared.canonical, "rb") as fh:

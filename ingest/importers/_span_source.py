@@ -98,12 +98,16 @@ def _need_id(span: dict[str, Any], key: str, where: Where) -> str:
 def _otlp_spans(request: Any, where: Where) -> Iterator[RawSpan]:
     request = need_object(request, where)
     for r, resource_spans in enumerate(need_list(request.get("resourceSpans"), where.at("resourceSpans"))):
-        rat = where.at("resourceSpans").at(r)
-        for s, scope in enumerate(opt_list(need_object(resource_spans, rat), "scopeSpans", rat)):
-            sat = rat.at("scopeSpans").at(s)
-            for k, span in enumerate(opt_list(need_object(scope, sat), "spans", sat)):
-                at = sat.at("spans").at(k)
-                yield _otlp_span(need_object(span, at), at)
+        yield from _resource_spans(resource_spans, where.at("resourceSpans").at(r))
+
+
+def _resource_spans(resource_spans: Any, rat: Where) -> Iterator[RawSpan]:
+    """The spans of one resourceSpans item; `rat` is its location (a streamed item keeps its own index)."""
+    for s, scope in enumerate(opt_list(need_object(resource_spans, rat), "scopeSpans", rat)):
+        sat = rat.at("scopeSpans").at(s)
+        for k, span in enumerate(opt_list(need_object(scope, sat), "spans", sat)):
+            at = sat.at("spans").at(k)
+            yield _otlp_span(need_object(span, at), at)
 
 
 def _otlp_span(span: dict[str, Any], at: Where) -> RawSpan:
@@ -149,7 +153,7 @@ def iter_spans(ctx: ImportContext) -> Iterator[RawSpan]:
     for line, key, value in iter_records(ctx.path, frozenset({"resourceSpans"})):
         at = ctx.where(line, key or "")
         if key is not None and key.startswith("resourceSpans["):
-            yield from _otlp_spans({"resourceSpans": [value]}, ctx.where(line, key))
+            yield from _resource_spans(value, at)
         elif isinstance(value, dict) and "resourceSpans" in value:
             yield from _otlp_spans(value, at)
         elif isinstance(value, dict) and isinstance(value.get("data"), list):  # {"data": [span, ...]}

@@ -33,7 +33,8 @@ def _deepest(text: str) -> tuple[int, str, int]:
         elif ch in "{[":
             steps.append("" if ch == "{" else 0)
             if len(steps) > deepest:
-                deepest, deepest_path, offset = len(steps), list(steps[:-1]), i
+                # copy at most 9 levels: a full copy per new depth would be quadratic in the depth
+                deepest, deepest_path, offset = len(steps), steps[:min(len(steps) - 1, 9)], i
         elif ch in "}]" and steps:
             steps.pop()
         elif ch == ":" and steps and isinstance(steps[-1], str):
