@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from trajscope.format import RecordError, check_nesting, loads_bounded, too_deep
+
 from ._errors import DatasetError
 
 _decoder = json.JSONDecoder()
@@ -24,6 +26,11 @@ class SourceRecord:
     def error(self, message: str, field: str | None = None) -> DatasetError:
         """A DatasetError pointing at this record."""
         return DatasetError(self.path, message, line=self.line, field=field)
+
+
+def _dataset_error(exc: RecordError) -> DatasetError:
+    """The nesting limit's RecordError as this package's error (same file, line, field and message)."""
+    return DatasetError(exc.path, exc.message, line=exc.line, field=exc.field)
 
 
 def _skip_ws(text: str, pos: int) -> int:
@@ -46,6 +53,11 @@ def _json_array(path: Path, text: str) -> Iterator[SourceRecord]:
         counted = pos
         try:
             value, end = _decoder.raw_decode(text, pos)
+            check_nesting(text[pos:end], path=path, line=line)
+        except RecursionError:
+            raise _dataset_error(too_deep(text[pos:], path=path, line=line)) from None
+        except RecordError as exc:
+            raise _dataset_error(exc) from None
         except json.JSONDecodeError as exc:
             raise DatasetError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
         yield SourceRecord(path, line, value)
@@ -63,7 +75,9 @@ def _jsonl(path: Path, text: str) -> Iterator[SourceRecord]:
         if not raw.strip():
             continue
         try:
-            value = json.loads(raw)
+            value = loads_bounded(raw, path=path, line=lineno)
+        except RecordError as exc:
+            raise _dataset_error(exc) from None
         except json.JSONDecodeError as exc:
             raise DatasetError(path, f"not valid JSON ({exc.msg})", line=lineno) from None
         yield SourceRecord(path, lineno, value)

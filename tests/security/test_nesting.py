@@ -98,3 +98,29 @@ def test_upload_path_states_the_nesting_limit(name, cases, target_db):
     assert error.field.startswith(case.field), error.field
     assert LIMIT_TEXT in error.message
     assert fingerprint(db) == before
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+@pytest.mark.parametrize("fixture, name", [("musique.jsonl", "deep.jsonl"), ("hotpotqa_list.json", "deep.json")])
+def test_a_deep_dataset_record_is_a_stated_limit(fixture, name, depth, tmp_path):
+    from deep_inputs import deep_json
+
+    from ingest.datasets import DatasetError, load_dataset
+
+    source = (ROOT / "tests" / "fixtures" / "datasets" / fixture).read_text()
+    marker = '"question": '
+    line = source[:source.index(marker)].count("\n") + 1
+    path = tmp_path / name
+    path.write_text(source.replace(marker, f'"deep": {deep_json(depth)}, {marker}', 1))
+    with pytest.raises(DatasetError) as refused:
+        load_dataset(path)
+    error = refused.value
+    assert (error.path, error.line) == (str(path), line) and error.field.startswith("deep.a.a"), str(error)[:300]
+    assert LIMIT_TEXT in error.message
+    result = subprocess.run([sys.executable, "-m", "trajscope", "data", "import", str(path), "--out",
+                             str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "Traceback" not in output, output[-2000:]
+    assert f"{path}:{line}: field deep.a.a" in output and LIMIT_TEXT in output, output[-2000:]
+    assert not (tmp_path / "out").exists()
