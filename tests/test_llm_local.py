@@ -43,6 +43,7 @@ def test_server_command_names_the_model_and_its_chat_format(tmp_path):
     fake = tmp_path / "m.gguf"
     smol = LocalModelServer(fake).command()
     assert smol[smol.index("--model_alias") + 1] == LOCAL_MODEL_NAME and "--chat_format" not in smol
+    assert smol[smol.index("--logits_all") + 1] == "False"  # no per-prompt-token vocabulary logits
     gemma = LocalModelServer(fake, model="gemma3-270m").command()
     assert gemma[gemma.index("--model_alias") + 1] == "gemma3-270m"
     assert gemma[gemma.index("--chat_format") + 1] == "gemma3"

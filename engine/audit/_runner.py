@@ -102,11 +102,12 @@ class _Models:
 
 
 class _PassageSource:
-    """B1's passages: a question's own paragraphs when the dataset has them, else the retriever's top k."""
+    """B1's passages: a question's own paragraphs when the dataset has them (and the spec uses them), else
+    the retriever's top k."""
 
     def __init__(self, dataset: AuditDataset, spec: AuditSpec):
         self._chunks = {c.chunk_id: c for c in dataset.chunks}
-        self._contexts = dataset.contexts
+        self._contexts = dataset.contexts if spec.b1_source == "contexts" else {}
         self._spec = spec
         self._retriever: Any = None
 

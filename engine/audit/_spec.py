@@ -15,6 +15,7 @@ _IDENTITY_FIELDS = (
     "dataset", "compiler_a", "compiler_b", "reader", "n", "seed", "question_ids", "verify_modes",
     "sentinel_baselines", "retriever", "top_k", "compile_decoding", "reader_decoding", "placebo_seed",
 )
+B1_SOURCES = ("contexts", "retriever")
 
 
 @dataclass
@@ -36,6 +37,9 @@ class AuditSpec:
     sentinel_baselines: tuple[str, ...] = ("b2",)
     # B1 for datasets without per-question paragraphs: the top_k passages of this retriever.
     retriever: str = "bm25"
+    # "contexts": a question's own paragraphs when the dataset has them; "retriever": always the
+    # retriever's top_k, so B1 can miss the gold as a real retrieval does (the demo's 0->0 bucket).
+    b1_source: str = "contexts"
     top_k: int = 10
     compile_decoding: Decoding = COMPILE_DECODING
     reader_decoding: Decoding = READER_DECODING
@@ -60,6 +64,8 @@ class AuditSpec:
         if unknown:
             raise ValueError(f"unknown verification mode(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(VERIFY_BASELINES)}")
+        if self.b1_source not in B1_SOURCES:
+            raise ValueError(f"unknown b1_source {self.b1_source!r}; choose from {', '.join(B1_SOURCES)}")
         if self.concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if self.n is not None and self.n < 1:
@@ -73,7 +79,10 @@ class AuditSpec:
     def identity(self) -> dict[str, object]:
         """The settings that define the audit's results (what the audit id hashes)."""
         data = asdict(self)
-        return {k: data[k] for k in _IDENTITY_FIELDS}
+        identity = {k: data[k] for k in _IDENTITY_FIELDS}
+        if self.b1_source != "contexts":  # only when set, so existing audits keep their ids
+            identity["b1_source"] = self.b1_source
+        return identity
 
     def resolved_audit_id(self) -> str:
         """The explicit id, else `audit-<dataset>-<reader>-n<N>-s<seed>-<hash8>`."""

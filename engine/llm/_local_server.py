@@ -144,6 +144,9 @@ class LocalModelServer:
             "--model", str(path), "--model_alias", self.alias,
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(self.n_ctx), "--n_threads", str(threads), *chat_format,
+            # The server's default computes and copies vocabulary logits for every prompt token (for
+            # logprobs, which trajscope never asks for); off, greedy replies are the same, prompts cheaper.
+            "--logits_all", "False",
         ]
 
     def start(self) -> LocalModelServer:

@@ -8,31 +8,47 @@ from urllib.parse import urlencode
 import click
 
 # The baseline; the Read-Gate with all three gates (read_gate, snippet-only, low-evidence), which the
-# embedded model's low-evidence finals trip; the requirement register; vanilla RAG (no read action).
-DEFAULT_CONDITIONS = "read_gate/baseline,read_gate/full,execution_rag/register,vanilla_rag/k5"
+# embedded model's low-evidence finals trip; the requirement register, the slowest per question (three
+# long prompts, none sharing a prefix), on the first 6 of the same questions; vanilla RAG (no read action).
+DEFAULT_CONDITIONS = "read_gate/baseline,read_gate/full,execution_rag/register@6,vanilla_rag/k5"
 
 
-def _conditions(text: str) -> list[tuple[str, str]]:
-    pairs = []
+def _conditions(text: str) -> list[tuple[str, str, int | None]]:
+    """CONTROLLER/CONDITION[@N] items: @N runs the condition on the first N of the demo's questions."""
+    items = []
     for item in filter(None, (part.strip() for part in text.split(","))):
-        controller, sep, condition = item.partition("/")
-        if not sep or not controller or not condition:
-            raise click.BadParameter(f"{item!r}: expected CONTROLLER/CONDITION", param_hint="--conditions")
-        pairs.append((controller, condition))
-    return pairs
+        pair, at, subset = item.partition("@")
+        controller, sep, condition = pair.partition("/")
+        if not sep or not controller or not condition or (at and not (subset.isdigit() and int(subset) >= 1)):
+            raise click.BadParameter(f"{item!r}: expected CONTROLLER/CONDITION or CONTROLLER/CONDITION@N "
+                                     "(N >= 1)", param_hint="--conditions")
+        items.append((controller, condition, int(subset) if subset else None))
+    return items
+
+
+def _question_ids(n: int, seed: int, subset: int | None) -> list[str] | None:
+    # A subset is a prefix of the very questions the other conditions run, so every pair stays paired.
+    if subset is None or subset >= n:
+        return None
+    from engine.runs import select_questions
+    from ingest.datasets import load_dataset
+
+    return [q.question_id for q in select_questions(load_dataset("demo").questions, n, seed)][:subset]
 
 
 @click.command("demo")
 @click.option("--n", "n", type=click.IntRange(min=1), default=10, show_default=True,
               help="Demo questions per condition (the same ids for every condition).")
 @click.option("--conditions", default=DEFAULT_CONDITIONS, show_default=True,
-              help="Comma-separated CONTROLLER/CONDITION pairs.")
+              help="Comma-separated CONTROLLER/CONDITION pairs; CONTROLLER/CONDITION@N runs that one on the "
+                   "first N of the --n questions.")
 @click.option("--model", default="local", show_default=True,
               help="'local' (the embedded default), 'local:NAME' (another embedded model) or any "
                    "`trajscope run --model` spec.")
 @click.option("--max-tokens", type=int, default=96, show_default=True, help="Max output tokens per model call.")
-@click.option("--audit-n", type=click.IntRange(min=0), default=3, show_default=True,
-              help="Questions in the short answer-presence audit (B1/B2/B3, remove / placebo / insert); 0 skips it.")
+@click.option("--audit-n", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Questions per stratum in the short answer-presence audit (B1/B2/B3; remove / placebo where "
+                   "B1 holds the gold, insert where retrieval missed it); 0 skips it.")
 @click.option("--db", "db_path", type=click.Path(dir_okay=False), default="demo.duckdb", show_default=True,
               help="Warehouse file to build.")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="runs/demo", show_default=True,
@@ -57,19 +73,23 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
     from engine.runs import RunSpec, execute_matrix
 
     started = time.perf_counter()
-    specs = [
-        RunSpec(dataset="demo", controller=controller, condition=condition, model=model, n=n, seed=seed,
-                concurrency=1,  # one llama.cpp server: sequential requests keep its prompt-prefix cache warm
-                max_tokens=max_tokens, out_dir=Path(out_dir), db_path=Path(db_path))
-        for controller, condition in _conditions(conditions)
-    ]
+    specs = []
+    for controller, condition, subset in _conditions(conditions):
+        ids = _question_ids(n, seed, subset)
+        specs.append(RunSpec(
+            dataset="demo", controller=controller, condition=condition, model=model,
+            n=len(ids) if ids else n, seed=seed, question_ids=ids,
+            concurrency=1,  # one llama.cpp server: sequential requests keep its prompt-prefix cache warm
+            max_tokens=max_tokens, out_dir=Path(out_dir), db_path=Path(db_path)))
     try:
         _load_corpus(Path(db_path))
     except Exception as exc:  # noqa: BLE001 - any warehouse failure is one clear line, not a traceback
         raise click.ClickException(f"{db_path}: cannot load the demo corpus into the warehouse: {exc}") from None
-    click.echo(f"demo: {len(specs)} conditions x {n} questions with model {model!r} -> {db_path}")
+    sizes = ", ".join(f"{s.controller}/{s.condition} x {s.n}" for s in specs)
+    click.echo(f"demo: {sizes} questions with model {model!r} -> {db_path}")
+    click.echo(f"corpus loaded into the warehouse at {time.perf_counter() - started:.1f}s")
     try:
-        summaries = execute_matrix(specs, on_done=lambda s: click.echo(s.line()))
+        summaries = execute_matrix(specs, on_done=_timing_printer(started))
     except (LocalModelError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     failed = sum(s.n_errors for s in summaries)
@@ -92,6 +112,21 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
     ctx.invoke(app_command, db=Path(db_path), port=port)
 
 
+def _timing_printer(started: float):  # noqa: ANN202 - a RunSummary callback
+    """Each run's line with its model requests; the first also says what preceded it (index, server)."""
+    first = True
+
+    def done(summary) -> None:  # noqa: ANN001 - engine.runs.RunSummary
+        nonlocal first
+        if first:
+            first = False
+            before = time.perf_counter() - started - summary.elapsed_s
+            click.echo(f"set-up before the first run (corpus, retrieval index, model server) {before:.1f}s")
+        click.echo(f"{summary.line()} [{summary.model_requests} model requests, {summary.cache_hits} from cache]")
+
+    return done
+
+
 def _judge(db: Path, run_ids: list[str]) -> None:
     # Entity coverage and answer checks feed the snippet-only and low-evidence discipline labels;
     # without them the failure plane could only show no-read finals.
@@ -104,21 +139,33 @@ def _judge(db: Path, run_ids: list[str]) -> None:
                f"{time.perf_counter() - started:.1f}s")
 
 
-def _audit(db: Path, out_dir: Path, model: str, n: int, seed: int) -> None:
-    # A short audit so the Intervention audit page has tables: no B4 verification and the [MASK]
-    # sentinel only; compile and read budgets sized for the embedded model's 4k window.
+def _audit(db: Path, out_dir: Path, model: str, per_stratum: int, seed: int) -> None:
+    # A short audit so the Intervention audit page has both tables: B1 is the BM25 top 5 (as in a
+    # RAG pipeline, so retrieval can miss the gold), questions are picked by whether it did (see
+    # questions_by_b1_stratum); no B4 and the [MASK] sentinel only; budgets sized for the small model.
     from dataclasses import replace
 
-    from engine.audit import COMPILE_DECODING, READER_DECODING, AuditLogCorrupt, AuditSpec, run_audit
+    from engine.audit import (
+        COMPILE_DECODING,
+        READER_DECODING,
+        AuditLogCorrupt,
+        AuditSpec,
+        questions_by_b1_stratum,
+        run_audit,
+    )
     from engine.llm import LocalModelError
+    from ingest.datasets import load_dataset
 
-    spec = AuditSpec(dataset="demo", compiler_a=model, compiler_b=model, reader=model, n=n, seed=seed,
-                     cell="demo", verify_modes=(), sentinel_baselines=(),
-                     compile_decoding=replace(COMPILE_DECODING, max_tokens=256),
+    spec = AuditSpec(dataset="demo", compiler_a=model, compiler_b=model, reader=model, seed=seed,
+                     cell="demo", verify_modes=(), sentinel_baselines=(), b1_source="retriever", top_k=5,
+                     compile_decoding=replace(COMPILE_DECODING, max_tokens=160),
                      reader_decoding=replace(READER_DECODING, max_tokens=32),
                      concurrency=1, out_dir=out_dir, db_path=db, progress=False)
+    dataset = load_dataset("demo")
+    ids = questions_by_b1_stratum(dataset, spec, per_stratum)
+    spec = replace(spec, n=len(ids), question_ids=ids)
     try:
-        summary = run_audit(spec)
+        summary = run_audit(spec, dataset)
     except (ValueError, AuditLogCorrupt, LocalModelError) as exc:
         raise click.ClickException(f"demo audit: {exc}") from None
     click.echo(summary.line())
