@@ -19,21 +19,24 @@ def _gold_is_a_number(gold: str) -> bool:
 def questions_by_b1_stratum(dataset: AuditDataset, spec: AuditSpec, per_stratum: int) -> list[str]:
     """Up to per_stratum question ids of each stratum, in the spec's seeded order (no model call).
 
-    Kept: B1 holds the gold and the question itself names it (a faithful compile keeps it: 1->1, the
-    remove / placebo table) and B1 misses a gold that is no number (a compile cannot surface it:
-    0->0, the insertion table). Whether the compile really lands there is the audit's own finding.
+    Kept: B1 opens with the gold's own passage (its title) and the question names the gold, so a
+    compile that starts from the top passage keeps it (1->1: the remove / placebo table); and B1
+    misses a gold that is no number (a compile cannot surface it: 0->0, the insertion table). Where
+    the compile really lands is the audit's own finding, measured, not assumed.
     """
     source = _PassageSource(dataset, spec)
     order: Sequence[Question] = random.Random(spec.seed).sample(list(dataset.questions), len(dataset.questions))
-    kept: dict[str, list[str]] = {"named_in_b1": [], "missing_from_b1": []}
+    kept: dict[str, list[str]] = {"opens_with_gold": [], "missing_from_b1": []}
     for question in order:
         gold = question.gold_answer or ""
         if not gold_is_auditable(gold):
             continue
-        in_b1 = has_answer(raw_context(source.passages(question)), gold)
-        if in_b1 and has_answer(question.text, gold):
-            stratum = "named_in_b1"
-        elif not in_b1 and not _gold_is_a_number(gold):
+        passages = source.passages(question)
+        if not passages:
+            continue
+        if has_answer(passages[0].title, gold) and has_answer(question.text, gold):
+            stratum = "opens_with_gold"
+        elif not has_answer(raw_context(passages), gold) and not _gold_is_a_number(gold):
             stratum = "missing_from_b1"
         else:
             continue
