@@ -55,6 +55,21 @@ def test_the_gate_run_rejects_finals_and_the_guide_says_so(demo):
         assert item in printed
 
 
+def test_the_register_fires_and_vanilla_rag_answers(demo):
+    # The other two mechanisms the Overview names, counted from the JSONL logs.
+    from trajscope.format import FinalStep, ReadStep, RegisterUpdateStep, iter_trajectories
+
+    folder, _ = demo
+    (register_log,) = (folder / "runs").glob("demo-execution_rag-register-*.jsonl")
+    register = [d.trajectory for d in iter_trajectories(register_log)]
+    assert register and all(any(isinstance(s, RegisterUpdateStep) for s in t.steps) for t in register)
+    (vanilla_log,) = (folder / "runs").glob("demo-vanilla_rag-*.jsonl")
+    vanilla = [d.trajectory for d in iter_trajectories(vanilla_log)]
+    assert vanilla and all(t.final_answer for t in vanilla)  # every question answered
+    assert not any(isinstance(s, ReadStep) for t in vanilla for s in t.steps)  # and never a read action
+    assert sum(isinstance(s, FinalStep) for t in vanilla for s in t.steps) == len(vanilla)
+
+
 def _buckets_in_log(log: Path) -> Counter:
     # Recomputed from the audit JSONL the engine wrote (case-insensitive gold in B1 and in each
     # compiled context), not read from the warehouse views that the tables come from.
