@@ -13,6 +13,18 @@ SMALL = ReadLimits(timeout_s=2.0, max_rows=50, max_result_mb=2.0, memory_limit_m
                    threads=1, lock_wait_s=5.0)
 CLI_LIMITS = ["--timeout", "2", "--max-rows", "50", "--max-result-mb", "2", "--memory-limit-mb", "256",
               "--max-temp-mb", "32", "--threads", "1"]
+# The time attacks only need some limit to pass: a shorter one stops them in a quarter of the time
+# (five read paths each wait it out), and every other attack keeps the 2 s that a loaded machine needs.
+TIME_ATTACK_TIMEOUT_S = 0.5
+
+
+def limits_for(family: str) -> tuple[ReadLimits, list[str]]:
+    """The limits (as ReadLimits and as CLI flags) an attack of this family runs under."""
+    if family != "time":
+        return SMALL, CLI_LIMITS
+    flags = list(CLI_LIMITS)
+    flags[flags.index("--timeout") + 1] = str(TIME_ATTACK_TIMEOUT_S)
+    return SMALL.with_overrides(timeout_s=TIME_ATTACK_TIMEOUT_S), flags
 
 
 def file_hash(db: Path) -> str:

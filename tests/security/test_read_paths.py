@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import duckdb
 import pytest
 from click.testing import CliRunner
-from security_limits import CLI_LIMITS, SMALL, file_hash, fingerprint
+from security_limits import SMALL, file_hash, fingerprint, limits_for
 from sql_attacks import ALL, Attack
 
 from app.console import run_console_query, run_export_query
@@ -65,15 +65,16 @@ def _cli(name: str, args: list[str]) -> Outcome:
 
 def run_everywhere(attack: Attack, db, tmp_path) -> list[Outcome]:
     out = tmp_path / "export.csv"
+    limits, flags = limits_for(attack.family)
     return [
-        _python_path("query function", lambda: run_read_query(db, attack.sql, limits=SMALL)),
-        _python_path("console", lambda: run_console_query(db, attack.sql, timeout_s=SMALL.timeout_s,
-                                                          row_cap=SMALL.max_rows, limits=SMALL)),
+        _python_path("query function", lambda: run_read_query(db, attack.sql, limits=limits)),
+        _python_path("console", lambda: run_console_query(db, attack.sql, timeout_s=limits.timeout_s,
+                                                          row_cap=limits.max_rows, limits=limits)),
         _python_path("export filter", lambda: run_export_query(db, "runs", export_filter(attack.sql),
-                                                               SMALL.max_rows, limits=SMALL)),
-        _cli("trajscope sql", ["sql", attack.sql, "--db", str(db), *CLI_LIMITS]),
+                                                               limits.max_rows, limits=limits)),
+        _cli("trajscope sql", ["sql", attack.sql, "--db", str(db), *flags]),
         _cli("trajscope export", ["export", attack.sql, "--db", str(db), "--format", "csv", "--out", str(out),
-                                  *CLI_LIMITS]),
+                                  *flags]),
         _cli("trajscope compare", ["compare", attack.sql, "run_base", "--db", str(db), "--timeout", "2"]),
     ]
 
