@@ -91,7 +91,8 @@ def test_upload_validates_previews_and_ingests(server, browser):
     with open(log, "wb") as out:
         write_jsonl(upload_trajectories(), out)
     page = _open(browser, f"{url}/upload", "Upload")
-    page.locator('input[type="file"]').set_input_files(str(log))
+    # the log's own uploader: the page also has uploaders for mapping, questions and patterns files
+    page.locator('.st-key-upload-file input[type="file"]').set_input_files(str(log))
     page.get_by_text("Validation report").wait_for(timeout=60_000)
     _settle(page)
     _no_exception(page, "upload")
