@@ -117,3 +117,20 @@ def test_the_prefilter_flags_every_line_redaction_changes(secrets, monkeypatch):
 
 def test_a_non_ascii_key_has_no_prefilter():
     assert redaction_prefilter(frozenset({"clé-secrète-123"})) is None
+
+
+def test_a_batch_mixing_stored_and_new_lines_stages_only_the_new_ones(tmp_path):
+    # A live log's slice is read without the stored-line skip, so its batch holds both kinds.
+    from warehouse import ingest_log_slice
+
+    db, trajs = tmp_path / "w.duckdb", fixture_trajectories()
+    ingest_paths(db, [write_lines(tmp_path / "a.jsonl", trajs[:2])])
+    with open_readonly(db) as con:
+        before = con.execute("SELECT count(*) FROM steps").fetchone()[0]
+    loaded = ingest_log_slice(db, write_lines(tmp_path / "live.jsonl", trajs[:3]))
+    assert (loaded.report.new, loaded.report.unchanged) == (1, 2)
+    with open_readonly(db) as con:
+        steps = con.execute("SELECT count(*) FROM steps").fetchone()[0]
+        per_id = con.execute("SELECT max(n) FROM (SELECT count(*) AS n FROM trajectories "
+                             "GROUP BY trajectory_id)").fetchone()[0]
+    assert steps == before + len(trajs[2].steps) and per_id == 1

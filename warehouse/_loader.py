@@ -372,7 +372,11 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
                 f"DELETE FROM {table} WHERE trajectory_id IN "
                 "(SELECT trajectory_id FROM incoming_changed WHERE existed)"
             )
-    con.execute(_stage_sql(), {"path": str(batch.path), "per_run_questions": per_run_questions})
+    # The batch file holds one line per id (_finish_batch keeps the last copy), so when every id is
+    # new or changed the whole file is to be staged.
+    all_changed = len(changed_rows) == len(batch.ids)
+    con.execute(_stage_sql(), {"path": str(batch.path), "per_run_questions": per_run_questions,
+                               "all_changed": all_changed})
     _check_question_conflicts(con, source)
     for name, sql in _load_sql():
         try:
