@@ -83,7 +83,7 @@ def raw_swe() -> dict:
 def raw_spans(path: Path) -> dict:
     """Tool calls and retrievals of span exports (Phoenix JSONL, or OTLP requests one per line)."""
     tools: Counter[str] = Counter()
-    traces, golds = set(), {}
+    traces, golds, read_ok = set(), {}, Counter()  # read_ok: reads per trace that did not fail
     for line in path.read_text().splitlines():
         if not line.strip():
             continue
@@ -97,6 +97,8 @@ def raw_spans(path: Path) -> dict:
                 op = attrs.get("gen_ai.operation.name")
                 if op == "execute_tool":
                     tools[attrs["gen_ai.tool.name"]] += 1
+                    if attrs["gen_ai.tool.name"] == "read" and span.get("status", {}).get("code") != 2:
+                        read_ok[span["traceId"]] += 1
                 if attrs.get("rag.gold_answer"):
                     golds[attrs["rag.question_id"]] = attrs["rag.gold_answer"]
             else:
@@ -104,10 +106,12 @@ def raw_spans(path: Path) -> dict:
                 traces.add(span["context"]["trace_id"])
                 if span["span_kind"] == "TOOL":
                     tools[attrs["tool"]["name"]] += 1
+                    if attrs["tool"]["name"] == "read" and span.get("status_code") != "ERROR":
+                        read_ok[span["context"]["trace_id"]] += 1
                 meta = attrs.get("metadata") or {}
                 if isinstance(meta, dict) and meta.get("gold_answer"):
                     golds[meta["question_id"]] = meta["gold_answer"]
-    return {"trajectories": len(traces), "tools": dict(tools), "golds": golds}
+    return {"trajectories": len(traces), "tools": dict(tools), "golds": golds, "read_ok": read_ok}
 
 
 # --- the warehouse after `trajscope ingest` ---------------------------------------------------------
@@ -147,7 +151,9 @@ def stored(db: Path, run: str) -> dict:
                           "WHERE t.run_id = ? AND t.final_answer = qq.gold_answer")[0][0]
         discipline = q("SELECT count(*) FROM failure_rg WHERE run_id = ? AND label = 'discipline'")[0][0]
         wrong = q("SELECT count(DISTINCT trajectory_id) FROM failure_rg WHERE run_id = ?")[0][0]
-    return {"trajectories": n, "kinds": kinds, "tools": tools, "finals": finals, "gold": with_gold,
+        reads = q("SELECT sum(read_count), sum(failed_read_count), count(*) FILTER (WHERE zero_read_final) "
+                  "FROM trajectory_facts WHERE run_id = ?")[0]
+    return {"reads": reads, "trajectories": n, "kinds": kinds, "tools": tools, "finals": finals, "gold": with_gold,
             "judgments": judgments, "ends": ends, "discipline": discipline, "wrong": wrong,
             "candidates": candidates, "answered_gold": answered_gold}
 
@@ -207,6 +213,9 @@ def test_span_exports(warehouse, name, path):
     assert got["finals"] == 5 and got["gold"] == len(raw["golds"]) == 5
     # six retrievals with three documents each; four answers equal their gold (q5 answers 1790, gold 1802)
     assert got["candidates"] == 18 and got["answered_gold"] == 4
+    # every read that did not fail returned its passage (the tool's output), and every trace read
+    assert sum(raw["read_ok"].values()) == 8 and len(raw["read_ok"]) == 5
+    assert got["reads"] == (8, 0, 0)  # read_count, failed_read_count, zero-read finals
 
 
 EXPECTED_PROFILES = {

@@ -153,6 +153,7 @@ def test_atif_trajectory():
                    observation="[d3] Vienna lies on the Danube.", thought="Need the river of Vienna.",
                    tokens_in=200, tokens_out=20, cost_usd=0.0004),
         ReadStep(tool_name="read_chunk", args={"chunk_id": "d3"}, chunk_ids=["d3"],
+                 passages=[Passage(chunk_id="d3", text="Vienna lies on the Danube river.")],
                  observation="Vienna lies on the Danube river.", tokens_in=260, tokens_out=30),
         SearchStep(tool_name="search", args={"query": "Danube length"}, query="Danube length", observation="2850 km"),
         FinalStep(answer="The Danube.", tokens_in=300, tokens_out=5),

@@ -138,6 +138,10 @@ def make_step(
                                      candidates=candidates or [])
     if action == "read":
         ids = chunk_ids if chunk_ids is not None else chunk_ids_of(args)
+        if passages is None and ids and observation and observation.strip():
+            # The tool returned text for the ids it was given: those passages entered the context (the
+            # text is theirs when there is one id). Without this a read that worked counted as failed.
+            passages = [Passage(chunk_id=i, text=observation if len(ids) == 1 else None) for i in ids]
         return ReadStep(**base, chunk_ids=ids, passages=passages or [])
     if action == "final":
         return FinalStep(**base, answer=answer if answer is not None else answer_of(args))
