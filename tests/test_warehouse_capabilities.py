@@ -199,3 +199,20 @@ def test_llm_acc_is_one_definition_in_every_view(tmp_path):
               for view in ("run_summary", "run_efficiency", "type_breakdown", "hop_breakdown")]
     (accuracy,) = _query(path, "SELECT avg(CAST(correct AS DOUBLE)) FROM trajectory_correctness")[0]
     assert values == [pytest.approx(2 / 3)] * 4 and accuracy == pytest.approx(2 / 3)
+
+
+def test_a_run_with_no_verdict_has_no_place_on_the_failure_plane(tmp_path):
+    # A failure is a wrong answer: before any verdict, the shares of failures are unknown, not 0.
+    run = Run(run_id="unjudged", dataset="fx")
+    unjudged = [trajectory(run, q, Q, "Denver", [search(G1), read(G1), final("Boulder")], gold_chunks=(G1[0],))
+                for q in ("u1", "u2")]
+    path = tmp_path / "w.duckdb"
+    ingest_trajectories(path, unjudged)
+    rows = _query(path, "SELECT n_judged, n_disc, p_disc, p_post, p_disc_reason, p_post_reason FROM failure_plane "
+                        "WHERE extractor = 'regex'")
+    assert rows == [(0, None, None, None, "no trajectory has a verdict (not judged yet: run trajscope judge)",
+                     "no trajectory has a verdict (not judged yet: run trajscope judge)")]
+    judge_run(path, "unjudged", extractors=("regex",))
+    (n_judged, n_disc, p_post) = _query(path, "SELECT n_judged, n_disc, p_post FROM failure_plane "
+                                              "WHERE extractor = 'regex'")[0]
+    assert (n_judged, n_disc, p_post) == (2, 0, 1.0)  # both read the gold passage and are wrong

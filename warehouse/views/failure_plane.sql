@@ -1,9 +1,10 @@
--- The failure plane: per run and extractor, P_disc and P_post (Read-Gate discipline and post-gold-read failures) as shares of all the run's trajectories; P_disc is NULL for runs without a read action and P_post for runs without gold passages, each with its reason.
+-- The failure plane: per run and extractor, P_disc and P_post (Read-Gate discipline and post-gold-read failures) as shares of all the run's trajectories; P_disc is NULL for runs without a read action and P_post for runs without gold passages, both when no trajectory of the run has a verdict, each with its reason.
 CREATE OR REPLACE VIEW failure_plane AS
 WITH totals AS (
     SELECT run_id, count(*) AS n_trajectories,
            count(*) FILTER (correct IS NOT NULL) AS n_judged,
-           count(*) FILTER (correct = false)     AS n_wrong
+           count(*) FILTER (correct = false)     AS n_wrong,
+           any_value(correct_reason)             AS unjudged_reason
     FROM trajectory_correctness GROUP BY run_id
 ),
 labels AS (
@@ -19,23 +20,26 @@ grid AS (
 )
 SELECT g.run_id, r.condition, r.controller, r.model, r.dataset, g.extractor,
        g.n_trajectories, g.n_judged, g.n_wrong,
-       CASE WHEN c.read_action THEN coalesce(l.n_disc, 0) END                          AS n_disc,
-       CASE WHEN c.gold_passages THEN coalesce(l.n_post, 0) END                        AS n_post,
-       CASE WHEN c.read_action THEN coalesce(l.n_disc, 0) / g.n_trajectories END       AS p_disc,
-       CASE WHEN c.gold_passages THEN coalesce(l.n_post, 0) / g.n_trajectories END     AS p_post,
-       CASE WHEN c.read_action THEN coalesce(l.n_disc_any, 0) / g.n_trajectories END   AS p_disc_any,
-       CASE WHEN c.gold_passages THEN coalesce(l.n_post_any, 0) / g.n_trajectories END AS p_post_any,
+       -- a failure is a wrong answer: with no verdict at all, no share of failures is known
+       CASE WHEN c.read_action AND g.n_judged > 0 THEN coalesce(l.n_disc, 0) END                          AS n_disc,
+       CASE WHEN c.gold_passages AND g.n_judged > 0 THEN coalesce(l.n_post, 0) END                        AS n_post,
+       CASE WHEN c.read_action AND g.n_judged > 0 THEN coalesce(l.n_disc, 0) / g.n_trajectories END       AS p_disc,
+       CASE WHEN c.gold_passages AND g.n_judged > 0 THEN coalesce(l.n_post, 0) / g.n_trajectories END     AS p_post,
+       CASE WHEN c.read_action AND g.n_judged > 0 THEN coalesce(l.n_disc_any, 0) / g.n_trajectories END   AS p_disc_any,
+       CASE WHEN c.gold_passages AND g.n_judged > 0 THEN coalesce(l.n_post_any, 0) / g.n_trajectories END AS p_post_any,
        c.read_action,
-       CASE WHEN c.read_action IS NOT TRUE THEN 'no read action in this log: discipline metrics do not apply' END AS p_disc_reason,
-       CASE WHEN c.gold_passages IS NOT TRUE THEN c.gold_passages_reason END             AS p_post_reason
+       CASE WHEN c.read_action IS NOT TRUE THEN 'no read action in this log: discipline metrics do not apply'
+            WHEN g.n_judged = 0 THEN 'no trajectory has a verdict (' || g.unjudged_reason || ')' END AS p_disc_reason,
+       CASE WHEN c.gold_passages IS NOT TRUE THEN c.gold_passages_reason
+            WHEN g.n_judged = 0 THEN 'no trajectory has a verdict (' || g.unjudged_reason || ')' END AS p_post_reason
 FROM grid g
 LEFT JOIN labels l USING (run_id, extractor)
 LEFT JOIN runs r USING (run_id)
 LEFT JOIN run_capabilities c USING (run_id);
-COMMENT ON COLUMN failure_plane.p_disc IS 'Discipline failures (primary label) over all the run''s trajectories; NULL without a read action (see p_disc_reason).';
-COMMENT ON COLUMN failure_plane.p_post IS 'Post-gold-read failures (primary label) over all the run''s trajectories; NULL without gold passages (see p_post_reason).';
-COMMENT ON COLUMN failure_plane.p_disc_any IS 'Trajectories where any discipline test fires, multi-label, over all trajectories; NULL without a read action (see p_disc_reason).';
-COMMENT ON COLUMN failure_plane.p_post_any IS 'Wrong trajectories that read a gold passage (without a read action: were given one), multi-label, over all trajectories; NULL without gold passages (see p_post_reason).';
+COMMENT ON COLUMN failure_plane.p_disc IS 'Discipline failures (primary label) over all the run''s trajectories; NULL without a read action or with no verdict in the run (see p_disc_reason).';
+COMMENT ON COLUMN failure_plane.p_post IS 'Post-gold-read failures (primary label) over all the run''s trajectories; NULL without gold passages or with no verdict in the run (see p_post_reason).';
+COMMENT ON COLUMN failure_plane.p_disc_any IS 'Trajectories where any discipline test fires, multi-label, over all trajectories; NULL without a read action or with no verdict in the run (see p_disc_reason).';
+COMMENT ON COLUMN failure_plane.p_post_any IS 'Wrong trajectories that read a gold passage (without a read action: were given one), multi-label, over all trajectories; NULL without gold passages or with no verdict in the run (see p_post_reason).';
 COMMENT ON COLUMN failure_plane.p_disc_reason IS 'Why p_disc is NULL.';
 COMMENT ON COLUMN failure_plane.p_post_reason IS 'Why p_post is NULL.';
 COMMENT ON COLUMN failure_plane.run_id IS 'Run id (runs.run_id).';
@@ -47,6 +51,6 @@ COMMENT ON COLUMN failure_plane.extractor IS 'Entity extractor of the low-eviden
 COMMENT ON COLUMN failure_plane.n_trajectories IS 'All the run''s trajectories: the denominator of p_disc and p_post.';
 COMMENT ON COLUMN failure_plane.n_judged IS 'Trajectories with a verdict (correct not NULL).';
 COMMENT ON COLUMN failure_plane.n_wrong IS 'Wrong trajectories (correct = false).';
-COMMENT ON COLUMN failure_plane.n_disc IS 'Wrong trajectories whose primary Read-Gate label is discipline; NULL without a read action (see p_disc_reason).';
-COMMENT ON COLUMN failure_plane.n_post IS 'Wrong trajectories whose primary label is post_gold_read; NULL without gold passages (see p_post_reason).';
+COMMENT ON COLUMN failure_plane.n_disc IS 'Wrong trajectories whose primary Read-Gate label is discipline; NULL without a read action or with no verdict in the run (see p_disc_reason).';
+COMMENT ON COLUMN failure_plane.n_post IS 'Wrong trajectories whose primary label is post_gold_read; NULL without gold passages or with no verdict in the run (see p_post_reason).';
 COMMENT ON COLUMN failure_plane.read_action IS 'The run''s agent has a read action (run_capabilities.read_action; NULL: unknown).';
