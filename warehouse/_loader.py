@@ -213,8 +213,8 @@ def _split_log(
                 source.lines += 1
                 if not raw.strip():
                     continue
-                if stored is not None and raw is as_read:  # nothing was redacted: the hash is the stored one's
-                    digest = _line_hash(raw)
+                digest = _line_hash(raw)  # of the redacted line, as the stored hashes are
+                if stored is not None:
                     known_id = stored.ids.get(digest)
                     if known_id is not None and known_id not in seen and known_id not in stored.written:
                         seen[known_id] = (lineno, digest)
@@ -225,7 +225,6 @@ def _split_log(
                 tid = trajectory.trajectory_id
                 if not tid.strip():
                     raise RecordError(path, lineno, "trajectory_id", "empty trajectory id: every trajectory needs one")
-                digest = _line_hash(raw)
                 if tid in seen:
                     first_line, first_digest = seen[tid]
                     if first_digest == digest:
