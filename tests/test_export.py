@@ -120,3 +120,16 @@ def test_cli_sql_table_keeps_wide_results_readable(db):
     # Every column as wide as its name: nothing squeezed into a few characters or elided.
     assert all(f"a_rather_long_column_name_{i}" in header for i in range(14))
     assert row.count("value ") == 14 and "…" not in row
+
+
+@pytest.mark.parametrize("configured", [False, True])
+def test_parquet_redacts_keys_and_key_fragments_and_keeps_the_rest(monkeypatch, configured):
+    key = "zq9Xw7Lp3Vt8Rm2K"  # no well-known shape: only a configured key finds its fragments
+    if configured:
+        monkeypatch.setenv("TRAJSCOPE_TEST_API_KEY", key)
+    df = pl.DataFrame({"text": [f"echoed {key[3:13]}", "Authorization: Bearer abcdefghijkl12", "plain", None],
+                       "n": [1, 2, 3, 4]})
+    got = pl.read_parquet(io.BytesIO(export_table(df, "parquet")))
+    assert got["text"].to_list() == [f"echoed {key[3:13]}" if not configured else "echoed [REDACTED]",
+                                     "Authorization: Bearer [REDACTED]", "plain", None]
+    assert got["n"].to_list() == [1, 2, 3, 4]

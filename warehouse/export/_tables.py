@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from trajscope.format import KEY_MARKERS, configured_secrets, redact
+from trajscope.format import redact, redaction_prefilter
 
 FORMATS = ("csv", "parquet", "latex", "markdown")
 
@@ -57,14 +57,19 @@ def _flat(df: pl.DataFrame) -> pl.DataFrame:
 
 
 def _redacted_strings(df: pl.DataFrame) -> pl.DataFrame:
-    # Parquet keeps values typed, so its text columns are redacted one value at a time; a column with
-    # no key-like marker is skipped when no key is configured.
-    secrets = configured_secrets()
+    # Parquet keeps values typed, so its text columns are redacted one value at a time: only the values
+    # the redaction prefilter matches (every value redact could change), or all when it has no pattern.
+    pattern = redaction_prefilter()
     casts = []
     for name, dtype in df.schema.items():
-        if dtype != pl.String or (not secrets and not df[name].str.contains_any(list(KEY_MARKERS)).any()):
+        if dtype != pl.String:
             continue
-        casts.append(pl.Series(name, [redact(v) if v is not None else None for v in df[name].to_list()],
+        hits = df[name].str.contains(pattern).fill_null(False) if pattern is not None else None
+        if hits is not None and not hits.any():
+            continue
+        values = df[name].to_list()
+        hits = hits.to_list() if hits is not None else [True] * len(values)
+        casts.append(pl.Series(name, [redact(v) if hit else v for v, hit in zip(values, hits, strict=True)],
                                dtype=pl.String))
     return df.with_columns(casts) if casts else df
 
