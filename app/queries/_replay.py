@@ -15,11 +15,17 @@ def replay_header_sql(trajectory_id: str) -> str:
        q.gold_chunk_ids, t.final_answer, t.end_reason, t.error, t.started_at, t.finished_at,
        f.search_count, f.read_count, f.turns, f.gate_rejections, f.injections,
        f.tokens_in, f.tokens_out, f.cost_usd, f.latency_ms, f.em, f.f1, f.contain, f.llm,
-       answer_correct(f.llm, f.contain) AS correct
+       answer_correct(f.llm, f.contain) AS correct,
+       -- Through to_json: a warehouse from before migration 0009 (no echoed / hedged) still opens.
+       CASE WHEN (to_json(a) ->> 'echoed') = 'true'
+            THEN 'echo: the answer repeats a controller message; abstained, 0 under every judge'
+            WHEN (to_json(a) ->> 'hedged') = 'true'
+            THEN 'hedge: the answer names every option of the comparison; 0 under every judge' END AS answer_check
 FROM trajectories t
 JOIN runs r USING (run_id)
 LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-LEFT JOIN trajectory_facts f USING (trajectory_id)
+LEFT JOIN trajectory_facts f ON f.trajectory_id = t.trajectory_id
+LEFT JOIN answer_checks a ON a.trajectory_id = t.trajectory_id AND a.record_hash = t.record_hash
 WHERE t.trajectory_id = {_tid(trajectory_id)}"""
 
 

@@ -85,6 +85,8 @@ def _render_header(row: dict, labels: QueryResult | None) -> None:
         right.success(f"**Final answer:** {answer}", icon=":material/check_circle:")
     else:
         right.error(f"**Final answer:** {answer}", icon=":material/cancel:")
+    if row.get("answer_check"):
+        right.warning(f"**Not an answer** ({row['answer_check']})", icon=":material/block:")
     metrics = st.columns(8)
     for column, (label, value) in zip(metrics, [
         ("EM", _verdict(row["em"])), ("F1", _verdict(row["f1"])), ("Contain", _verdict(row["contain"])),

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
 from engine.judges import EquivalenceItem, LLMJudge, is_abstention
-from trajscope.format import ENTITY_EXTRACTORS, has_gold_answer, score_answer
+from trajscope.format import ENTITY_EXTRACTORS, answer_invalidity, has_gold_answer, score_answer
 from warehouse import open_warehouse, transaction
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
@@ -39,6 +39,12 @@ class JudgeInput:
     llm_models: list[str]
     snippets: list[str]
     read_texts: list[str]
+    messages: list[str] = field(default_factory=list)  # the controller's own texts shown to the agent
+
+    @property
+    def invalidity(self) -> str | None:
+        """'echo' / 'hedge' when no judge may count the answer correct (trajscope.format.answer_invalidity)."""
+        return answer_invalidity(self.final_answer, self.question, self.messages)
 
 
 @dataclass
@@ -110,17 +116,21 @@ def _coverage_table(inputs: Sequence[JudgeInput], extractors: Sequence[str]) -> 
 
 
 def _answer_table(inputs: Sequence[JudgeInput]) -> pa.Table:
-    rows = [
-        (
+    rows = []
+    for i in inputs:
+        invalid = i.invalidity
+        rows.append((
             i.trajectory_id,
             i.record_hash,
-            is_abstention(i.final_answer),
+            # An echo of the controller's message is no answer: it counts as abstained (gave up).
+            is_abstention(i.final_answer) or invalid == "echo",
             mentions(passage_haystack(i.snippets), i.final_answer),
             mentions(passage_haystack(i.read_texts), i.final_answer),
-        )
-        for i in inputs
-    ]
-    names = ("trajectory_id", "record_hash", "abstained", "answer_in_snippets", "answer_in_reads")
+            invalid == "echo",
+            invalid == "hedge",
+        ))
+    names = ("trajectory_id", "record_hash", "abstained", "answer_in_snippets", "answer_in_reads",
+             "echoed", "hedged")
     return pa.table({name: [r[k] for r in rows] for k, name in enumerate(names)})
 
 
@@ -137,7 +147,8 @@ def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, 
         missing = [j for j in LEXICAL_JUDGES if j not in item.judges]
         if not missing:
             continue
-        for judgment in score_answer(item.final_answer, item.gold, item.aliases):
+        for judgment in score_answer(item.final_answer, item.gold, item.aliases,
+                                     question=item.question, messages=item.messages):
             if judgment.judge in missing:
                 rows.append((item.trajectory_id, judgment.judge, judgment.score, None, None))
     return rows
@@ -145,6 +156,10 @@ def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, 
 
 async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[tuple]:
     todo = [i for i in inputs if judge.model_name not in i.llm_models and has_gold(i)]
+    # An echo or hedge is wrong under every judge (answer_invalidity): recorded as 0, the model not asked.
+    rows = [(i.trajectory_id, "llm", 0.0, judge.model_name,
+             f"not an answer ({i.invalidity}): scored 0 without the judge") for i in todo if i.invalidity]
+    todo = [i for i in todo if not i.invalidity]
     try:
         verdicts = await judge.judge_many(
             [EquivalenceItem(i.question or "", i.gold, i.aliases, i.final_answer) for i in todo]
@@ -152,7 +167,6 @@ async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: Judge
     finally:
         # The HTTP pool belongs to this event loop, which ends with the pass.
         await judge.model.close()
-    rows = []
     for item, verdict in zip(todo, verdicts, strict=True):
         if verdict.equivalent is None:
             report.llm_failed += 1

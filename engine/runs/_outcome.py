@@ -14,6 +14,7 @@ from trajscope.format import (
     Question,
     Run,
     Trajectory,
+    controller_messages,
     has_gold_answer,
     make_trajectory_id,
     score_answer,
@@ -69,8 +70,10 @@ def with_judgments(trajectory: Trajectory) -> Trajectory:
     question = trajectory.question
     if trajectory.judgments or not has_gold_answer(question.gold_answer, question.aliases):
         return trajectory
+    # An answer echoing the controller's own message or naming every option scores 0 (score_answer).
     judgments: list[Judgment] = list(
-        score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases))
+        score_answer(trajectory.final_answer, question.gold_answer, list(question.aliases),
+                     question=question.text, messages=controller_messages(trajectory.steps))
     )
     return msgspec.structs.replace(trajectory, judgments=judgments)
 

@@ -3,7 +3,22 @@ and the shared answer-scoring vocabulary (normalisation, EM, token F1, Contain-A
 
 The bottom layer: it imports nothing of trajscope's other packages (docs/architecture.md).
 """
-from ._answers import F1_RULES, contain_match, exact_match, has_gold_answer, normalize_answer, score_answer, token_f1
+from ._answers import (
+    CONTROLLER_MESSAGE_KINDS,
+    ECHO_MIN_SHARE,
+    F1_RULES,
+    answer_invalidity,
+    comparison_options,
+    contain_match,
+    controller_messages,
+    echoes_controller,
+    exact_match,
+    has_gold_answer,
+    names_every_option,
+    normalize_answer,
+    score_answer,
+    token_f1,
+)
 from ._audit_codec import (
     DEFAULT_SENTINEL,
     DecodedAuditLine,
@@ -99,6 +114,8 @@ from ._steps import (
 from ._trajectory import Trajectory, make_trajectory_id
 
 __all__ = [
+    "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
+    "echoes_controller", "names_every_option",
     "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "has_gold_answer", "recover_log_file",
     "AGENT_ACTION_KINDS", "F1_RULES", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",

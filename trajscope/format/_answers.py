@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ._records import Judgment
+from ._steps import StepBase, step_kind
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
 _PUNCTUATION = frozenset(string.punctuation)
@@ -84,10 +85,94 @@ def has_gold_answer(gold: str | None, aliases: Iterable[str | None] = ()) -> boo
     return any((g or "").strip() for g in [gold, *aliases])
 
 
+# An answer echoes a controller message when at least this share of its normalised tokens lies in
+# word trigrams of one message the environment showed the agent (a gate rejection, a budget nudge,
+# the force-answer prompt, an error notice). A trigram, not a word: a gold entity named by the gate
+# ("missing: Stenwick") is not an echo, the gate's sentence is.
+ECHO_MIN_SHARE = 0.5
+_ECHO_N = 3
+# Step kinds whose observation / message is the environment's (controller's) text, not evidence.
+CONTROLLER_MESSAGE_KINDS = ("gate_rejection", "budget_nudge", "forced_answer", "error")
+# A comparison question's options: the clause after its last comma or colon, "A or B?" / "A, B or C?".
+_OPTIONS_RE = re.compile(r"[,:]\s*([^,:?]+(?:,\s*[^,:?]+)*?)\s+or\s+([^,:?]+?)\s*\?\s*$", re.IGNORECASE)
+_MAX_OPTION_WORDS = 8
+
+
+def controller_messages(steps: Iterable[StepBase]) -> list[str]:
+    """The texts the environment showed the agent in its own steps (CONTROLLER_MESSAGE_KINDS): the
+    observation, and a budget nudge's or error's message."""
+    out = []
+    for step in steps:
+        if step_kind(step) in CONTROLLER_MESSAGE_KINDS:
+            out += [t for t in (step.observation, getattr(step, "message", None)) if t]
+    return out
+
+
+def _trigrams(tokens: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(tokens[i:i + _ECHO_N]) for i in range(len(tokens) - _ECHO_N + 1)}
+
+
+def echoes_controller(answer: str | None, messages: Iterable[str | None]) -> bool:
+    """True when >= ECHO_MIN_SHARE of the answer's normalised tokens lie in word trigrams of one
+    controller message (the answer repeats the gate's or budget's own text)."""
+    tokens = normalize_answer(answer).split()
+    if len(tokens) < _ECHO_N:
+        return False
+    for message in messages:
+        grams = _trigrams(normalize_answer(message).split())
+        if not grams:
+            continue
+        covered = [False] * len(tokens)
+        for i in range(len(tokens) - _ECHO_N + 1):
+            if tuple(tokens[i:i + _ECHO_N]) in grams:
+                covered[i:i + _ECHO_N] = [True] * _ECHO_N
+        if sum(covered) >= ECHO_MIN_SHARE * len(tokens):
+            return True
+    return False
+
+
+def comparison_options(question: str | None) -> list[str]:
+    """The options a comparison question names ("Which is older, A or B?" -> [A, B]); [] when it names
+    none in that form."""
+    match = _OPTIONS_RE.search(question or "")
+    if not match:
+        return []
+    head = [part.strip() for part in re.split(r",\s*", match.group(1))]
+    options = [normalize_answer(o) for o in [*head, match.group(2).strip()]]
+    options = [o for o in options if o]
+    if len(options) < 2 or any(len(o.split()) > _MAX_OPTION_WORDS for o in options):
+        return []
+    return options
+
+
+def names_every_option(answer: str | None, question: str | None) -> bool:
+    """True when the question is a comparison naming options and the answer names every one (a hedge:
+    Contain-Acc finds the gold in "Stenwick or Kessbridge" whichever is right)."""
+    options = comparison_options(question)
+    if not options:
+        return False
+    padded = f" {normalize_answer(answer)} "
+    return all(f" {o} " in padded for o in options)
+
+
+def answer_invalidity(answer: str | None, question: str | None = None,
+                      messages: Iterable[str | None] = ()) -> str | None:
+    """'echo' (the answer repeats a controller message), 'hedge' (it names every option of a comparison
+    question) or None. Either way no judge counts the answer as correct (score_answer, judgment_scores)."""
+    if echoes_controller(answer, messages):
+        return "echo"
+    if names_every_option(answer, question):
+        return "hedge"
+    return None
+
+
 def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | None = None, *,
-                 f1_rule: str = "squad") -> list[Judgment]:
+                 f1_rule: str = "squad", question: str | None = None,
+                 messages: Iterable[str | None] = ()) -> list[Judgment]:
     """em, f1 and contain Judgments, each the maximum over the gold answer and its aliases; f1 under
-    `f1_rule` (token_f1's rule)."""
+    `f1_rule` (token_f1's rule). All 0 when answer_invalidity(prediction, question, messages) names one."""
+    if answer_invalidity(prediction, question, messages) is not None:
+        return [Judgment(judge=name, score=0.0) for name in ("em", "f1", "contain")]
     golds = _golds(gold, aliases or [])
     scores = {
         "em": max((exact_match(prediction, g) for g in golds), default=0.0),
@@ -98,5 +183,7 @@ def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | 
 
 
 __all__ = [
-    "F1_RULES", "contain_match", "exact_match", "has_gold_answer", "normalize_answer", "score_answer", "token_f1",
+    "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "F1_RULES", "answer_invalidity", "comparison_options",
+    "contain_match", "controller_messages", "echoes_controller", "exact_match", "has_gold_answer",
+    "names_every_option", "normalize_answer", "score_answer", "token_f1",
 ]

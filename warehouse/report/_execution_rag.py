@@ -155,7 +155,10 @@ def main_results(ctx: ReportContext) -> ReportTable:
             row += [pooled.contain, pooled.llm]
         rows.append(tuple(row))
     n = sum(r["n"] for r in stats.values())
-    note = "Seeds of a method pooled; LLM-Acc averages the LLM judges' verdicts (run_summary.llm_acc)."
+    note = (
+        "Seeds of a method pooled; LLM-Acc is the share of LLM-judged answers said correct (the llm_acc "
+        "macro, as run_summary.llm_acc; a judge tie of 0.5 counts as correct)."
+    )
     return ReportTable(
         "er_t1", "Table 1", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n, note), _accuracy_sql()
     )

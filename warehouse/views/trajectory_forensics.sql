@@ -43,6 +43,7 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
                                                                               AS evidence_reason,
        a.trajectory_id IS NOT NULL                                            AS answer_checked,
        a.abstained, a.answer_in_snippets, a.answer_in_reads,
+       a.echoed, a.hedged,
        b.n_register_items, b.n_register_resolved, b.register_complete,
        fr.n_false_resolved,
        CASE WHEN b.n_gold > 0 THEN fr.n_false_resolved > 0 END                AS false_resolution
@@ -80,7 +81,9 @@ COMMENT ON COLUMN trajectory_forensics.gold_paragraphs IS 'Supporting paragraphs
 COMMENT ON COLUMN trajectory_forensics.all_gold_reached IS 'Every gold passage reached the agent (retrieved, read or injected); NULL without gold passages (see evidence_reason).';
 COMMENT ON COLUMN trajectory_forensics.evidence_reason IS 'Why the gold-evidence measures are NULL: the question has no gold passages.';
 COMMENT ON COLUMN trajectory_forensics.answer_checked IS 'trajscope judge has checked the answer of this trajectory version (abstention, answer in snippets / reads).';
-COMMENT ON COLUMN trajectory_forensics.abstained IS 'The final answer is empty, an abstention word or a give-up phrase; NULL: answer not checked yet (see answer_checked).';
+COMMENT ON COLUMN trajectory_forensics.abstained IS 'The final answer is empty, an abstention word or a give-up phrase, or echoes a controller message (echoed); NULL: answer not checked yet (see answer_checked).';
+COMMENT ON COLUMN trajectory_forensics.echoed IS 'The final answer repeats a controller message (gate rejection, budget nudge, force-answer prompt, error notice): abstained, and 0 under every judge; NULL: not checked (see answer_checked).';
+COMMENT ON COLUMN trajectory_forensics.hedged IS 'The final answer names every option of a comparison question ("..., A or B?"): 0 under every judge; NULL: not checked (see answer_checked).';
 COMMENT ON COLUMN trajectory_forensics.answer_in_snippets IS 'The normalised final answer occurs in a search snippet; NULL: not checked yet (see answer_checked).';
 COMMENT ON COLUMN trajectory_forensics.answer_in_reads IS 'The normalised final answer occurs in a passage opened by a read step; NULL: not checked yet (see answer_checked).';
 COMMENT ON COLUMN trajectory_forensics.n_register_items IS 'Requirement-register items with any event (0: no register).';
