@@ -69,6 +69,9 @@ class ControllerBase:
     async def run(self, question: Question, ctx: EpisodeContext) -> Trajectory:
         """Run one episode; any failure becomes an error trajectory holding the steps so far."""
         recorder = TrajectoryRecorder(ctx.run, question)
+        watch = getattr(ctx, "watch_recorder", None)  # a fork follows the episode step by step (engine.forks)
+        if watch is not None:
+            watch(recorder)
         recorder.metadata["controller"] = self.name
         recorder.metadata["condition"] = self.condition
         try:

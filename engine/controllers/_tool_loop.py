@@ -109,9 +109,10 @@ class ToolLoop:
         if not answer:
             return None, self._invalid(Action("final", action.arguments, action.call_id,
                                               "final needs a non-empty \"answer\""), completion, thought)
-        decision = None
+        # An environment's own review of a final comes first and is not capped (a fork's reject_final).
+        decision = first_rejection(getattr(self.env, "final_reviews", ()), answer, self.evidence_state())
         cap = self.settings.correction_cap
-        if cap is None or self.rejections < cap:
+        if decision is None and (cap is None or self.rejections < cap):
             decision = first_rejection(self.settings.gates, answer, self.evidence_state())
         if decision is not None:
             self.rejections += 1

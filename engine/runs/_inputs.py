@@ -29,6 +29,8 @@ class RunInputs:
     retriever: Any = None
     make_environment: Callable[..., Any] = field(default=lambda **_: None)
     retriever_settings: dict[str, Any] = field(default_factory=dict)
+    # Fields of the run record set by the caller (a fork run's intervention and parent); `config` merges.
+    run_fields: dict[str, Any] = field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=4)

@@ -115,6 +115,16 @@ def run_capabilities(controller: Any, questions: list[Question]) -> Capabilities
 def _run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig, selected: list[Question]) -> Run:
     retriever = RetrieverSettings(**{k: v for k, v in inputs.retriever_settings.items()
                                      if k in RetrieverSettings.__struct_fields__})
+    run = _base_run_record(spec, inputs, config, selected, retriever)
+    if not inputs.run_fields:
+        return run
+    fields = dict(inputs.run_fields)
+    fields["config"] = {**run.config, **fields.get("config", {})}
+    return msgspec.structs.replace(run, **fields)
+
+
+def _base_run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig, selected: list[Question],
+                     retriever: RetrieverSettings) -> Run:
     return Run(
         run_id=spec.resolved_run_id(), source="engine", dataset=inputs.dataset_name,
         controller=spec.controller, condition=spec.condition, intervention=spec.condition,

@@ -15,6 +15,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "views": ("trajscope.cli.views_cmd", "List the warehouse's named views with their one-line descriptions."),
     "data": ("trajscope.cli.data_cmd", "Fetch, import and sample datasets."),
     "run": ("trajscope.cli.run_cmd", "Run an agent controller over a dataset and log every trajectory."),
+    "fork": ("trajscope.cli.fork_cmd", "Fork a logged trajectory at a step, change one thing, run the rest."),
     "judge": ("trajscope.cli.judge_cmd", "Judge the answers of a run (EM, F1, Contain-Acc, LLM judge)."),
     "compare": ("trajscope.cli.compare_cmd", "Paired statistics between two runs on the same question ids."),
     "agreement": ("trajscope.cli.agreement_cmd", "Cohen's kappa between extractors and judges; pooled co-occurrence."),

@@ -96,6 +96,9 @@ class Run(Record, kw_only=True):
     started_at: str | None = None
     config: dict[str, Any] = {}
     capabilities: Capabilities | None = None  # None: not recorded by the writer; inferred at load
+    # A fork run (trajscope fork): the run its trajectories branched off; each child's Trajectory.fork
+    # names its own parent trajectory, step and intervention.
+    forked_from: str | None = None
 
 
 class Judgment(Record, kw_only=True):

@@ -7,6 +7,23 @@ from ._records import SCHEMA_VERSION, EndReason, Judgment, Question, Record, Reg
 from ._steps import Step
 
 
+class ForkOrigin(Record, kw_only=True):
+    """Where a counterfactual re-run branched off: its parent trajectory, the step and the intervention.
+
+    Steps 0..step_index-1 of the child are the parent's (answered from the response cache); the
+    intervention applies at step_index (docs/forks.md lists the interventions)."""
+
+    parent_trajectory_id: str
+    parent_run_id: str
+    step_index: int
+    intervention: str  # inject_gold | force_read | remove_decoy | replace_query | reject_final | ...
+    argument: str | None = None  # the chunk id, query, register edit or model the intervention used
+    rule: str | None = None  # how the step was chosen: a number, "final", "first_read", ...
+    placebo: bool = False  # a control intervention (a non-gold passage of equal length)
+    prefix_model_calls: int | None = None  # model calls the prefix made that the cache did not answer
+    prefix_cache_hits: int | None = None
+
+
 class Trajectory(Record, kw_only=True):
     """One line of a trajectory log."""
 
@@ -28,6 +45,8 @@ class Trajectory(Record, kw_only=True):
     total_cost_usd: float | None = None
     total_latency_ms: float | None = None
     metadata: dict[str, Any] = {}
+    # Set on a counterfactual re-run (trajscope fork): the parent, the step and the intervention.
+    fork: ForkOrigin | None = None
 
 
 def make_trajectory_id(run_id: str, question_id: str) -> str:

@@ -1,0 +1,181 @@
+"""The documented interventions a fork can apply at its step, parsed from `NAME[:ARGUMENT]`."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from trajscope.format import (
+    SEARCH_KINDS,
+    Chunk,
+    FinalStep,
+    ReadStep,
+    RegisterUpdateStep,
+    SearchStep,
+    Trajectory,
+    step_kind,
+)
+
+# Where an intervention acts: the model reply that produced the step (rewritten or re-asked), the
+# environment's answer to the step's action, or the review of the step's final.
+Hook = Literal["reply", "environment", "review"]
+
+
+class ForkError(ValueError):
+    """A fork that cannot be made (bad step, intervention that does not apply, prefix not cached)."""
+
+
+@dataclass(frozen=True)
+class InterventionKind:
+    """One entry of the documented set: name, where it acts, what its argument is, what it changes."""
+
+    name: str
+    hook: Hook
+    argument: str  # what ARGUMENT means ("" when it takes none)
+    required: bool
+    effect: str
+
+
+INTERVENTIONS: dict[str, InterventionKind] = {k.name: k for k in (
+    InterventionKind("inject_gold", "reply", "gold chunk id (default: the first gold passage not read before the step)",
+                     False, "the agent's action at the step is replaced by a read of a gold passage"),
+    InterventionKind("placebo", "reply", "gold chunk id whose length is matched (default: as inject_gold)", False,
+                     "the control of inject_gold: a read of the non-gold passage nearest in length to that gold one"),
+    InterventionKind("force_read", "reply", "chunk id", True,
+                     "the agent's action at the step is replaced by a read of the named chunk"),
+    InterventionKind("replace_query", "reply", "the new query text", True,
+                     "the search at the step is made with this query instead of the agent's"),
+    InterventionKind("remove_decoy", "environment", "chunk id among the step's candidates", True,
+                     "the search at the step returns its candidates without this chunk (ranks close up)"),
+    InterventionKind("inject_candidate", "environment", "chunk id (default: the first gold passage not shown)", False,
+                     "the search at the step returns this chunk as its rank-1 candidate, the others one rank down"),
+    InterventionKind("reject_final", "review", "", False,
+                     "the final at the step is rejected with the Read-Gate corrective observation"),
+    InterventionKind("fix_register", "reply", "ITEM=STATUS[:note]", True,
+                     "the register update at the step sets ITEM to STATUS (and the note), the invariants still apply"),
+    InterventionKind("swap_model", "reply", "model spec (as --model of trajscope run)", True,
+                     "the step and every later model call go to this model"),
+)}
+
+
+@dataclass(frozen=True)
+class Intervention:
+    """A parsed intervention with its argument resolved against the parent trajectory."""
+
+    name: str
+    argument: str | None = None
+
+    @property
+    def kind(self) -> InterventionKind:
+        return INTERVENTIONS[self.name]
+
+    @property
+    def placebo(self) -> bool:
+        """True for a control intervention."""
+        return self.name == "placebo"
+
+    def label(self) -> str:
+        """NAME or NAME:ARGUMENT, as given on the command line."""
+        return self.name if self.argument is None else f"{self.name}:{self.argument}"
+
+
+def parse_intervention(text: str) -> Intervention:
+    """`NAME[:ARGUMENT]` from the documented set; a bad name lists the known ones."""
+    name, sep, argument = text.partition(":")
+    name = name.strip()
+    if name not in INTERVENTIONS:
+        raise ForkError(f"unknown intervention {name!r}; choose one of: {', '.join(INTERVENTIONS)}")
+    kind = INTERVENTIONS[name]
+    value = argument if sep else None
+    if kind.required and not value:
+        raise ForkError(f"intervention {name} needs an argument: {name}:<{kind.argument}>")
+    if not kind.argument and value:
+        raise ForkError(f"intervention {name} takes no argument (got {value!r})")
+    return Intervention(name, value)
+
+
+def _read_before(parent: Trajectory, k: int) -> set[str]:
+    return {p.chunk_id for s in parent.steps[:k] if isinstance(s, ReadStep) for p in s.passages}
+
+
+def _shown_before(parent: Trajectory, k: int) -> set[str]:
+    shown = _read_before(parent, k)
+    for s in parent.steps[:k]:
+        if isinstance(s, SearchStep):
+            shown.update(c.chunk_id for c in s.candidates)
+    return shown
+
+
+def _first_gold(parent: Trajectory, k: int, excluded: set[str], corpus: Mapping[str, Chunk], what: str) -> str:
+    golds = [g for g in parent.question.gold_chunk_ids if g in corpus]
+    if not golds:
+        raise ForkError(f"{parent.trajectory_id}: the question has no gold passage in the loaded corpus ({what})")
+    fresh = [g for g in golds if g not in excluded]
+    return (fresh or golds)[0]
+
+
+def placebo_chunk(gold_id: str, golds: set[str], corpus: Mapping[str, Chunk]) -> str:
+    """The non-gold passage whose length is nearest the gold one's (ties: corpus order), for the placebo."""
+    target = len(corpus[gold_id].text)
+    best: tuple[int, int, str] | None = None
+    for order, chunk in enumerate(corpus.values()):
+        if chunk.chunk_id in golds:
+            continue
+        candidate = (abs(len(chunk.text) - target), order, chunk.chunk_id)
+        best = candidate if best is None or candidate < best else best
+    if best is None:
+        raise ForkError("the corpus holds no non-gold passage for a placebo")
+    return best[2]
+
+
+def resolve(intervention: Intervention, parent: Trajectory, k: int, corpus: Mapping[str, Chunk]) -> Intervention:
+    """Check that the intervention applies at step k of the parent and fill in a default argument."""
+    if not 0 <= k < len(parent.steps):
+        raise ForkError(f"{parent.trajectory_id}: step {k} is out of range (the trajectory has "
+                        f"{len(parent.steps)} steps, 0..{len(parent.steps) - 1})")
+    step = parent.steps[k]
+    kind = step_kind(step)
+    name, arg = intervention.name, intervention.argument
+    if name in ("inject_gold", "placebo"):
+        gold = arg or _first_gold(parent, k, _read_before(parent, k), corpus, name)
+        if gold not in corpus:
+            raise ForkError(f"{name}: chunk {gold!r} is not in the loaded corpus")
+        if name == "placebo":
+            return Intervention(name, placebo_chunk(gold, set(parent.question.gold_chunk_ids), corpus))
+        return Intervention(name, gold)
+    if name == "force_read" and arg not in corpus:
+        raise ForkError(f"force_read: chunk {arg!r} is not in the loaded corpus")
+    if name in ("replace_query", "remove_decoy", "inject_candidate") and kind not in SEARCH_KINDS:
+        raise ForkError(f"{name} applies to a search step; step {k} of {parent.trajectory_id} is a {kind}")
+    if name == "remove_decoy":
+        listed = [c.chunk_id for c in step.candidates]  # type: ignore[attr-defined]
+        if arg not in listed:
+            raise ForkError(f"remove_decoy: chunk {arg!r} is not among the candidates of step {k} "
+                            f"({', '.join(listed) or 'none'})")
+    if name == "inject_candidate":
+        chunk = arg or _first_gold(parent, k, _shown_before(parent, k + 1), corpus, name)
+        if chunk not in corpus:
+            raise ForkError(f"inject_candidate: chunk {chunk!r} is not in the loaded corpus")
+        return Intervention(name, chunk)
+    if name == "reject_final" and not isinstance(step, FinalStep):
+        raise ForkError(f"reject_final applies to a final step; step {k} of {parent.trajectory_id} is a {kind}")
+    if name == "fix_register":
+        if not (isinstance(step, RegisterUpdateStep) and step.phase == "update"):
+            raise ForkError(f"fix_register applies to a register update step (phase 'update'); step {k} is a "
+                            f"{kind}" + (f" ({step.phase})" if isinstance(step, RegisterUpdateStep) else ""))
+        parse_register_fix(arg or "")
+    if intervention.kind.hook == "reply" and name != "fix_register" and step.raw is None and step.cached is None:
+        raise ForkError(f"{name} rewrites the model reply behind a step; step {k} ({kind}) is the environment's "
+                        "own move, not a model reply")
+    return intervention
+
+
+def parse_register_fix(text: str) -> tuple[str, str, str | None]:
+    """`ITEM=STATUS[:note]` -> (item, status, note)."""
+    item, sep, rest = text.partition("=")
+    status, _, note = rest.partition(":")
+    statuses = ("pending", "active", "resolved", "retired")
+    if not sep or not item.strip() or status.strip() not in statuses:
+        raise ForkError(f"fix_register needs ITEM=STATUS[:note] with STATUS one of {', '.join(statuses)} "
+                        f"(got {text!r})")
+    return item.strip(), status.strip(), (note.strip() or None)

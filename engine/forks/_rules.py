@@ -1,0 +1,58 @@
+"""Step rules: which step of a parent trajectory a batch fork branches at (`--at`)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from trajscope.format import FinalStep, ForcedAnswerStep, ReadStep, Trajectory
+
+from ._interventions import ForkError
+
+# A rule maps a parent trajectory (and, for warehouse-backed rules, the warehouse's facts about it)
+# to a step index, or None when the rule finds no such step (the parent is then skipped, with the reason).
+StepRule = Callable[[Trajectory, Mapping[str, object]], int | None]
+
+
+def _final(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
+    """The accepted final (or the forced answer) of the trajectory."""
+    for index in range(len(parent.steps) - 1, -1, -1):
+        if isinstance(parent.steps[index], (FinalStep, ForcedAnswerStep)):
+            return index
+    return None
+
+
+def _first_read(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
+    """The first read step that returned a passage (the engine's read rule)."""
+    for index, step in enumerate(parent.steps):
+        if isinstance(step, ReadStep) and step.passages:
+            return index
+    return None
+
+
+def _from_facts(column: str) -> StepRule:
+    def rule(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
+        value = facts.get(column)
+        return None if value is None else int(value)  # type: ignore[call-overload]
+    rule.__doc__ = f"The step the warehouse's {column} column names."
+    return rule
+
+
+# Extensible: a rule read from the warehouse registers a column of a view in WAREHOUSE_RULES.
+STEP_RULES: dict[str, StepRule] = {"final": _final, "first_read": _first_read}
+# rule name -> (view, step-index column); the batch reads these columns for each parent.
+WAREHOUSE_RULES: dict[str, tuple[str, str]] = {}
+
+
+def register_warehouse_rule(name: str, view: str, column: str) -> None:
+    """Make `--at NAME` take the step from `view.column` (keyed by trajectory_id)."""
+    WAREHOUSE_RULES[name] = (view, column)
+    STEP_RULES[name] = _from_facts(column)
+
+
+def step_for(rule: str, parent: Trajectory, facts: Mapping[str, object] | None = None) -> int | None:
+    """The step a rule (a number or a rule name) picks in the parent, or None when the rule finds none."""
+    if rule.lstrip("-").isdigit():
+        index = int(rule)
+        return index if index >= 0 else len(parent.steps) + index
+    if rule not in STEP_RULES:
+        raise ForkError(f"unknown step rule {rule!r}; give a step number or one of: {', '.join(STEP_RULES)}")
+    return STEP_RULES[rule](parent, facts or {})
