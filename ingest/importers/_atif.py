@@ -4,10 +4,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import Step, Trajectory
+from trajscope.format import EXPORT_KEY, Step, Trajectory
 
 from ._actions import make_step, parse_arguments
 from ._context import ImportContext, assemble
+from ._exported import restore_exported
 from ._fields import Where, as_text, need_list, need_object, opt_int, opt_list, opt_number, opt_object, opt_str
 from ._json_stream import iter_whole_documents
 
@@ -62,6 +63,9 @@ def _trajectory(ctx: ImportContext, doc: Any, where: Where) -> Trajectory:
     raw_steps = need_list(doc.get("steps"), where.at("steps"))
     extra = opt_object(doc, "extra", where)
     agent = opt_object(doc, "agent", where)
+    restored = restore_exported(ctx, extra.get(EXPORT_KEY), where.at("extra"))
+    if restored is not None:  # a trajectory trajscope exported: its attachment is the whole record
+        return restored
     question_text = None
     stamps = []
     agent_indexes = [i for i, s in enumerate(raw_steps) if isinstance(s, dict) and s.get("source") == "agent"]

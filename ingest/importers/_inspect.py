@@ -7,10 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from trajscope.format import Judgment, RecordError, Step, Trajectory, loads_bounded
+from trajscope.format import EXPORT_KEY, Judgment, RecordError, Step, Trajectory, loads_bounded
 
 from ._actions import make_step, parse_arguments
 from ._context import ImportContext, assemble
+from ._exported import restore_exported
 from ._fields import Where, as_text, need_id, need_list, need_object, opt_list, opt_number, opt_object, opt_str
 from ._json_stream import MAX_RECORD_BYTES, iter_document
 
@@ -96,6 +97,9 @@ def _judgments(scores: dict[str, Any], where: Where) -> tuple[list[Judgment], di
 def _sample(ctx: ImportContext, header: dict[str, Any], sample: Any, where: Where) -> Trajectory:
     sample = need_object(sample, where)
     sid = need_id(sample, ("id",), where)
+    restored = restore_exported(ctx, opt_object(sample, "metadata", where).get(EXPORT_KEY), where.at("metadata"))
+    if restored is not None:  # a sample trajscope exported: its attachment is the whole record
+        return restored
     epoch = sample.get("epoch", 1)
     raw_input = sample.get("input")
     if isinstance(raw_input, list):

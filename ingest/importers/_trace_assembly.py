@@ -9,10 +9,11 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import Candidate, ErrorStep, FinalStep, Passage, Step, Trajectory, loads_bounded
+from trajscope.format import EXPORT_KEY, Candidate, ErrorStep, FinalStep, Passage, Step, Trajectory, loads_bounded
 
 from ._actions import SEARCH_ACTIONS, make_step
 from ._context import ImportContext, assemble
+from ._exported import restore_exported
 from ._span_source import RawSpan, iter_spans, iter_traces
 
 
@@ -114,6 +115,9 @@ def trace_trajectory(ctx: ImportContext, views: list[SpanView]) -> Trajectory:
     by_id = {v.raw.span_id: v.raw for v in views}
     roots = [v for v in views if v.raw.parent_id is None or v.raw.parent_id not in by_id]
     root = roots[0]
+    restored = restore_exported(ctx, root.raw.attributes.get(EXPORT_KEY), root.raw.where.at("attributes"))
+    if restored is not None:  # a trace trajscope exported: its attachment is the whole record
+        return restored
     consumed: set[str] = set()
     steps: list[Step] = []
     pending: dict[str, Any] = {}

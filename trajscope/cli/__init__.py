@@ -12,6 +12,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ingest": ("trajscope.cli.ingest_cmd", "Load trajectory logs (canonical or external) into the warehouse."),
     "sql": ("trajscope.cli.sql_cmd", "Run a read-only SQL query against the warehouse."),
     "export": ("trajscope.cli.export_cmd", "Export a view or query to CSV, Parquet, LaTeX or Markdown."),
+    "export-traces": ("trajscope.cli.export_traces_cmd",
+                      "Export a run's trajectories as OpenInference / OTel GenAI spans, ATIF or an Inspect log."),
     "views": ("trajscope.cli.views_cmd", "List the warehouse's named views with their one-line descriptions."),
     "data": ("trajscope.cli.data_cmd", "Fetch, import and sample datasets."),
     "run": ("trajscope.cli.run_cmd", "Run an agent controller over a dataset and log every trajectory."),

@@ -1,6 +1,8 @@
-"""Exports of warehouse tables for papers: CSV, Parquet, LaTeX (booktabs), Markdown."""
+"""Exports: warehouse tables for papers (CSV, Parquet, LaTeX, Markdown) and a run's trajectories with their labels."""
 from ._tables import FORMATS, export_table, latex_escape, to_csv, to_latex, to_markdown, to_parquet, to_text
+from ._traces import RunNotFound, exported_trajectories, run_trajectory_ids, trajectory_labels
 
 __all__ = [
-    "FORMATS", "export_table", "latex_escape", "to_csv", "to_latex", "to_markdown", "to_parquet", "to_text",
+    "FORMATS", "RunNotFound", "export_table", "exported_trajectories", "latex_escape", "run_trajectory_ids",
+    "to_csv", "to_latex", "to_markdown", "to_parquet", "to_text", "trajectory_labels",
 ]
