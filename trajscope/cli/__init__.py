@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("trajscope.cli.audit_cmd", "Run the answer-presence intervention audit."),
     "audit-report": ("trajscope.cli.audit_report_cmd", "Print the answer-presence audit tables."),
     "report": ("trajscope.cli.report_cmd", "Print a paper's tables (read-gate, execution-rag, audit) from logs."),
+    "scan": ("trajscope.cli.scan_cmd", "Ask a model whether each trajectory of a slice matches a rubric."),
+    "attribute": ("trajscope.cli.attribute_cmd", "Ask a model for the decisive error step (Who&When protocols)."),
     "app": ("trajscope.cli.app_cmd", "Serve the dashboard on 127.0.0.1."),
     "demo": ("trajscope.cli.demo_cmd", "Build the demo warehouse with the embedded model and open the dashboard."),
 }

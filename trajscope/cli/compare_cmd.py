@@ -14,6 +14,9 @@ from ._options import db_option, read_failure, timeout_option
 @click.option("--metric", type=click.Choice(COMPARE_METRICS), default=DEFAULT_COMPARE_METRIC, show_default=True,
               help="Per-question outcome; 'correct' (the default, as on the Compare page) is the papers' "
                    "criterion: the LLM verdict, else Contain-Acc.")
+@click.option("--rubric", default=None, metavar="HASH[:MODEL]",
+              help="Outcome: matches this rubric (trajscope scan; 1 match, 0 no_match, unsure and error verdicts "
+                   "left out), instead of --metric. The hash is rubric_verdicts.rubric_hash or a prefix of it.")
 @click.option("--strata", type=click.Choice(["dataset", "question_type", "hop_count", "a_zero_read"]),
               default=None, help="Add one row per value of this question column (a_zero_read: A finalised voluntarily "
                    "without reading).")
@@ -35,7 +38,7 @@ from ._options import db_option, read_failure, timeout_option
               help="Decimal places (markdown and latex; csv prints full precision).")
 @db_option
 @timeout_option
-def command(run_a, run_b, metric, strata, zero_read, margin, table4, resamples, seed, fmt, digits, db_path,
+def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, resamples, seed, fmt, digits, db_path,
             timeout_s) -> None:
     """Compare RUN_B against RUN_A, paired by question id.
 
@@ -55,6 +58,8 @@ def command(run_a, run_b, metric, strata, zero_read, margin, table4, resamples, 
     from warehouse.stats import UnpairedComparison
 
     limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)
+    if rubric:
+        metric = f"rubric:{rubric}"
     try:
         # The read path: an old warehouse is brought up to date first, then read in the sandbox.
         with open_read(db_path, limits=limits) as con, time_limit(con, limits.timeout_s):

@@ -26,6 +26,7 @@ from ._outcomes import (
     QueryError,
     paired_outcomes_sql,
     require_run,
+    resolve_rubric_metric,
     run_question_ids_sql,
 )
 
@@ -104,6 +105,8 @@ def compare_runs(
         raise QueryError(f"unknown subset {subset!r}; the only subset is 'a_zero_read'")
     require_run(con, run_a)
     require_run(con, run_b)
+    if metric.startswith("rubric:"):
+        metric = resolve_rubric_metric(con, metric, (run_a, run_b))
     sql = paired_outcomes_sql(metric)
     if subset == "a_zero_read":
         sql = f"SELECT * FROM ({sql}) WHERE a_zero_read"

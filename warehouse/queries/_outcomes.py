@@ -1,6 +1,7 @@
 """Per-question outcomes of one run under a chosen metric, as the SQL that fetches them."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from trajscope.format import COMPARE_METRICS, DEFAULT_COMPARE_METRIC
@@ -14,9 +15,47 @@ class QueryError(ValueError):
     """A query asked for something that does not exist (run, metric, stratum column)."""
 
 
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def resolve_rubric_metric(con: Any, metric: str, runs: tuple[str, ...]) -> str:
+    """'rubric:PREFIX[:MODEL]' -> 'rubric:HASH:MODEL:PROMPT_VERSION', the one rubric scan both runs were given.
+
+    The outcome is rubric_verdicts.matches (1 match, 0 no_match; unsure and error verdicts are left out).
+    """
+    _, _, rest = metric.partition(":")
+    prefix, _, model = rest.partition(":")
+    if not re.fullmatch(r"[0-9a-f]{4,16}", prefix):
+        raise QueryError(f"rubric {prefix!r}: give the rubric's hash (4 to 16 hex digits, see rubric_verdicts)")
+    found = con.execute(
+        "SELECT rubric_hash, model, prompt_version, count(DISTINCT run_id) FROM rubric_verdicts "
+        "WHERE starts_with(rubric_hash, $p) AND ($m = '' OR model = $m) AND run_id IN (SELECT unnest($runs)) "
+        "GROUP BY ALL ORDER BY ALL", {"p": prefix, "m": model, "runs": list(runs)}).fetchall()
+    both = [r for r in found if r[3] == len(set(runs))]
+    if not both:
+        raise QueryError(f"no rubric {prefix}{':' + model if model else ''} scanned in both runs "
+                         f"(trajscope scan RUBRIC --runs {' --runs '.join(runs)})")
+    if len(both) > 1:
+        options = ", ".join(f"{h}:{m} ({v})" for h, m, v, _ in both)
+        raise QueryError(f"rubric {prefix} is ambiguous: {options}; name it as HASH:MODEL")
+    h, m, v, _ = both[0]
+    return f"rubric:{h}:{m}:{v}"
+
+
+def _rubric_join(metric: str) -> str:
+    _, h, rest = metric.split(":", 2)
+    m, v = rest.rsplit(":", 1)  # a model name may hold colons (ft:...), the prompt version never does
+    return (f"\n    LEFT JOIN rubric_verdicts rv ON rv.trajectory_id = f.trajectory_id"
+            f" AND rv.rubric_hash = {_sql_text(h)} AND rv.model = {_sql_text(m)}"
+            f" AND rv.prompt_version = {_sql_text(v)}")
+
+
 def metric_expression(metric: str, forensics: str = "f", scores: str = "s") -> str:
     """SQL for the outcome of one trajectory under metric (0/1, or F1 in [0, 1]), given table aliases
     of trajectory_forensics and trajectory_scores."""
+    if metric.startswith("rubric:") and metric.count(":") >= 3:
+        return "CAST(rv.matches AS DOUBLE)"
     if metric not in METRICS:
         raise QueryError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
     if metric == "correct":
@@ -33,6 +72,8 @@ def paired_outcomes_sql(metric: str) -> str:
     scores_join = (
         "\n    JOIN trajectory_scores s ON s.trajectory_id = f.trajectory_id" if metric in ("em", "f1") else ""
     )
+    if metric.startswith("rubric:"):
+        scores_join = _rubric_join(metric)
     return f"""WITH outcomes AS (
     SELECT f.run_id, f.question_id, f.dataset, f.question_type, f.hop_count, f.read_count, f.end_reason,
            {metric_expression(metric, "f", "s")} AS outcome
@@ -67,4 +108,4 @@ def require_run(con: Any, run_id: str) -> None:
 
 
 __all__ = ["DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "QueryError", "metric_expression", "paired_outcomes_sql",
-           "require_run", "run_question_ids_sql"]
+           "require_run", "resolve_rubric_metric", "run_question_ids_sql"]
