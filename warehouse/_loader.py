@@ -310,7 +310,7 @@ def _stage_sql() -> str:
 
 
 _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments",
-                 "gold_evidence_facts")
+                 "gold_evidence_facts", "trajectory_forks")
 _STAGE_TABLES = ("stage", "stage_steps", "stage_questions", "stage_candidates", "stage_reads", "stage_gold",
                  "stage_register", "incoming_changed")
 

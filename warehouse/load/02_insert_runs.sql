@@ -12,5 +12,6 @@ SELECT r.run_id AS run_id, r.source AS source, r.dataset AS dataset, r.controlle
        r.capabilities.search_candidates AS cap_search_candidates, r.capabilities.snippets AS cap_snippets,
        r.capabilities.read_action AS cap_read_action, r.capabilities.gold_answers AS cap_gold_answers,
        r.capabilities.gold_passages AS cap_gold_passages, r.capabilities.judgments AS cap_judgments,
-       r.capabilities.declared AS capabilities_declared, r.capabilities.reasons AS capability_reasons
+       r.capabilities.declared AS capabilities_declared, r.capabilities.reasons AS capability_reasons,
+       r.forked_from AS forked_from
 FROM (SELECT any_value(run) AS r FROM stage GROUP BY run.run_id)

@@ -16,6 +16,7 @@ from ._bootstrap import (
 )
 from ._cluster import PooledMcNemar, pooled_mcnemar
 from ._equivalence import TOSTResult, tost_paired
+from ._forks import ForkRescueStats, fork_rescue_stats, wilson_interval
 from ._judge_error import CorrectedAccuracy, JudgeErrorRates, judge_error_rates, rogan_gladen
 from ._mantel_haenszel import MantelHaenszelResult, mantel_haenszel
 from ._mcnemar import McNemarResult, TransitionTable, mcnemar_test, transition_table
@@ -37,6 +38,7 @@ from ._power import (
 )
 
 __all__ = [
+    "ForkRescueStats", "fork_rescue_stats", "wilson_interval",
     "CORRECTION_METHODS", "DEFAULT_ALPHA", "DEFAULT_CONFIDENCE", "DEFAULT_DISCORDANCE", "DEFAULT_POWER",
     "DEFAULT_RESAMPLES", "DEFAULT_SEED",
     "AdjustedPValues", "Agreement", "BootstrapCI", "ClusteredOLS", "ComparisonPlan", "CorrectedAccuracy",
