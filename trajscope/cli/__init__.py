@@ -14,6 +14,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("trajscope.cli.export_cmd", "Export a view or query to CSV, Parquet, LaTeX or Markdown."),
     "export-traces": ("trajscope.cli.export_traces_cmd",
                       "Export a run's trajectories as OpenInference / OTel GenAI spans, ATIF or an Inspect log."),
+    "bundle": ("trajscope.cli.bundle_cmd",
+               "Write one finding (a query or runs compared) as a static, self-contained HTML file."),
     "views": ("trajscope.cli.views_cmd", "List the warehouse's named views with their one-line descriptions."),
     "data": ("trajscope.cli.data_cmd", "Fetch, import and sample datasets."),
     "run": ("trajscope.cli.run_cmd", "Run an agent controller over a dataset and log every trajectory."),
