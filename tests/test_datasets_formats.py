@@ -7,24 +7,29 @@ from pathlib import Path
 import pytest
 
 from ingest.datasets import DatasetError, fingerprint, load_dataset, resolve_source
-from trajscope.format import Chunk, Question
+from trajscope.format import Chunk, GoldHop, Question
 
 FIX = Path(__file__).parent / "fixtures" / "datasets"
 
 
 def Q(qid: str, text: str, ds: str, answer: str, qtype: str | None, hops: int, golds: list[str], match: str,
-      aliases: list[str] | None = None, paragraphs: int | None = None) -> Question:
+      aliases: list[str] | None = None, paragraphs: int | None = None, order: str | None = None,
+      hop_facts: list[tuple[str | None, list[str]]] | None = None) -> Question:
     # paragraphs: supporting paragraphs the source names; by default every one matched a gold chunk.
+    # hop_facts: (bridge entity, answers) per gold chunk, in golds' order.
     return Question(question_id=qid, text=text, dataset=ds, gold_answer=answer, aliases=aliases or [],
                     question_type=qtype, hop_count=hops, gold_chunk_ids=golds, gold_match=match,
-                    gold_paragraphs=paragraphs if paragraphs is not None else (len(golds) or None))
+                    gold_paragraphs=paragraphs if paragraphs is not None else (len(golds) or None),
+                    gold_order=order,  # type: ignore[arg-type]
+                    gold_hops=[GoldHop(chunk_id=c, entity=e, answers=a)
+                               for c, (e, a) in zip(golds, hop_facts or [], strict=True)] if hop_facts else [])
 
 
 HOTPOT_QUESTIONS = [
     Q("5a0000000000000000000001", "Which river runs through the town where Ada Quill was born?", "hotpotqa",
-      "River Tamber", "bridge", 2, ["hotpotqa:0", "hotpotqa:1"], "title"),
+      "River Tamber", "bridge", 2, ["hotpotqa:0", "hotpotqa:1"], "title", order="supporting_facts"),
     Q("5a0000000000000000000002", "Who was born first, Ada Quill or Bo Lenn?", "hotpotqa", "Bo Lenn",
-      "comparison", 2, ["hotpotqa:0", "hotpotqa:3"], "title"),
+      "comparison", 2, ["hotpotqa:0", "hotpotqa:3"], "title", order="supporting_facts"),
 ]
 HOTPOT_CHUNKS = [
     Chunk(chunk_id="hotpotqa:0", text="Ada Quill was a printer. She was born in Lowbridge.", dataset="hotpotqa",
@@ -53,9 +58,13 @@ def test_2wiki_official_uses_supporting_titles_and_counts_hops_per_gold_passage(
     assert ds.source_format == "2wiki"
     assert ds.questions == [
         Q("aa000000000000000000000000000001", "Who is the mother of the director of Grey Lantern?", w, "Mina Orr",
-          "compositional", 2, [f"{w}:1", f"{w}:0"], "title"),
+          "compositional", 2, [f"{w}:1", f"{w}:0"], "title", order="evidence",
+          hop_facts=[("Grey Lantern", ["Tal Orr"]), ("Tal Orr", ["Mina Orr"])]),
+        # Supporting facts name the set; the evidence triples give the hop order (both chains interleaved).
         Q("aa000000000000000000000000000002", "Which film has the director born later, Grey Lantern or Salt Road?",
-          w, "Salt Road", "bridge_comparison", 4, [f"{w}:1", f"{w}:0", f"{w}:3", f"{w}:4"], "title"),
+          w, "Salt Road", "bridge_comparison", 4, [f"{w}:1", f"{w}:3", f"{w}:0", f"{w}:4"], "title",
+          order="evidence", hop_facts=[("Grey Lantern", ["Tal Orr"]), ("Salt Road", ["Pim Vale"]),
+                                       ("Tal Orr", ["1901"]), ("Pim Vale", ["1920"])]),
     ]
     assert [(c.chunk_id, c.title) for c in ds.chunks] == [
         (f"{w}:0", "Tal Orr"), (f"{w}:1", "Grey Lantern"), (f"{w}:2", "Tal Ore"), (f"{w}:3", "Salt Road"),
@@ -68,11 +77,12 @@ def test_2wiki_hipporag_layout_matches_evidence_subjects_to_corpus_titles() -> N
     assert ds.source_format == "2wiki"
     assert ds.questions == [
         Q("bb01", "Who is the mother of the director of Grey Lantern?", w, "Mina Orr", "compositional", 2,
-          [f"{w}:0", f"{w}:1"], "title"),
+          [f"{w}:0", f"{w}:1"], "title", order="evidence",
+          hop_facts=[("Grey Lantern", ["Tal Orr"]), ("Tal Orr", ["Mina Orr"])]),
         # "Ember Hill" is no corpus title: one of the two golds stays unmatched.
         # Two supporting paragraphs named, one matched: both stay in the recall denominator.
         Q("bb02", "Which film came out first, Salt Road or Ember Hill?", w, "Ember Hill", "comparison", 2,
-          [f"{w}:2"], "title", paragraphs=2),
+          [f"{w}:2"], "title", paragraphs=2, order="evidence", hop_facts=[("Salt Road", ["1961"])]),
     ]
     assert (ds.n_gold, ds.n_gold_matched, ds.gold_match_rate) == (4, 3, 0.75)
     assert ds.gold_counts == {"bb01": (2, 2), "bb02": (2, 1)}
@@ -83,9 +93,11 @@ def test_musique_orders_golds_by_decomposition_and_uses_fingerprints_for_repeate
     assert ds.source_format == "musique"
     assert ds.questions == [
         Q("2hop__100_200", "Where was the founder of Kelp & Co born?", "musique", "Dunmere", "2hop", 2,
-          ["musique:2", "musique:0"], "fingerprint", aliases=["Dunmere town"]),
+          ["musique:2", "musique:0"], "fingerprint", aliases=["Dunmere town"], order="decomposition",
+          hop_facts=[(None, ["Ivo Sand"]), ("Ivo Sand", ["Dunmere"])]),
         Q("3hop1__300_400_500", "What river flows through the birthplace of the founder of Kelp & Co?", "musique",
-          "Orrin", "3hop1", 3, ["musique:2", "musique:0", "musique:3"], "fingerprint"),
+          "Orrin", "3hop1", 3, ["musique:2", "musique:0", "musique:3"], "fingerprint", order="decomposition",
+          hop_facts=[(None, ["Ivo Sand"]), ("Ivo Sand", ["Dunmere"]), ("Dunmere", ["Orrin"])]),
     ]
     assert [c.text for c in ds.chunks] == [
         "Ivo Sand was born in Dunmere in 1880.", "Ivo Sand later moved to the coast and kept bees.",

@@ -555,6 +555,10 @@ def load_chunks(db_path: str | Path | None, chunks: Iterable[Chunk], dataset: st
         return _load_table(con, "chunks", ("dataset", "chunk_id"), arrow)
 
 
+_GOLD_HOPS = pa.list_(pa.struct([("chunk_id", pa.string()), ("entity", pa.string()),
+                                  ("answers", pa.list_(pa.string()))]))
+
+
 def load_questions(db_path: str | Path | None, questions: Iterable[Question], dataset: str) -> int:
     """Upsert dataset questions (so questions never run still appear in breakdowns of coverage)."""
     rows = [msgspec.structs.asdict(q) for q in questions]
@@ -570,6 +574,9 @@ def load_questions(db_path: str | Path | None, questions: Iterable[Question], da
             "gold_chunk_ids": pa.array([q["gold_chunk_ids"] for q in rows], type=pa.list_(pa.string())),
             "gold_match": [q["gold_match"] for q in rows],
             "gold_paragraphs": pa.array([q["gold_paragraphs"] for q in rows], type=pa.int32()),
+            "gold_order": pa.array([q["gold_order"] for q in rows], type=pa.string()),
+            "gold_hops": pa.array([[msgspec.structs.asdict(h) for h in q["gold_hops"]] for q in rows],
+                                  type=_GOLD_HOPS),
         }
     )
     with open_warehouse(db_path) as con:

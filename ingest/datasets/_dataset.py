@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from trajscope.format import Chunk, Question
+from trajscope.format import Chunk, GoldHop, Question
 
 from ._matching import GoldMatcher, GoldRef, match_golds
+from ._records import HopInfo
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,20 @@ class QuestionDraft:
     hop_count: int | None = None
     gold_refs: list[GoldRef] = field(default_factory=list)
     context_ids: list[str] = field(default_factory=list)
+    gold_order: str | None = None  # trajscope.format.GoldOrder of gold_refs
+    hops: list[HopInfo] = field(default_factory=list)  # parallel to gold_refs
+
+
+def _gold_hops(matcher: GoldMatcher, draft: QuestionDraft, chunk_ids: list[str]) -> list[GoldHop]:
+    """Hop facts per matched gold chunk, in gold_chunk_ids' order; [] when the source names none."""
+    if not any(h.entity or h.answers for h in draft.hops):
+        return []
+    by_chunk: dict[str, HopInfo] = {}
+    for ref, hop in zip(draft.gold_refs, draft.hops, strict=True):
+        found = matcher.match(ref).chunk_id
+        if found is not None:
+            by_chunk.setdefault(found, hop)
+    return [GoldHop(chunk_id=c, entity=by_chunk[c].entity, answers=list(by_chunk[c].answers)) for c in chunk_ids]
 
 
 def match_rate(n_matched: int, n_gold: int) -> float:
@@ -83,6 +98,8 @@ def assemble(
                 gold_match=golds.method,  # type: ignore[arg-type]
                 # Distinct references: a title named by several evidence triples (2Wiki) is one paragraph.
                 gold_paragraphs=len(dict.fromkeys(draft.gold_refs)) or None,
+                gold_order=draft.gold_order if golds.chunk_ids else None,  # type: ignore[arg-type]
+                gold_hops=_gold_hops(matcher, draft, golds.chunk_ids),
             )
         )
         if draft.context_ids:

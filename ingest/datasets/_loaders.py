@@ -12,11 +12,12 @@ from ._errors import DatasetError
 from ._json_source import SourceRecord, load_records
 from ._matching import CorpusBuilder, GoldMatcher, GoldRef
 from ._records import (
+    GoldChain,
     Paragraph,
     answers,
     context_paragraphs,
     explicit_hop_count,
-    gold_refs,
+    gold_chain,
     question_id,
     question_text,
     question_type,
@@ -26,10 +27,11 @@ _INDEX_PREFIX = re.compile(r"^(\d+):")
 _MAX_TITLE_LINE = 100
 
 
-def _draft(record: SourceRecord, position: int, refs: list[GoldRef], context_ids: list[str]) -> QuestionDraft:
+def _draft(record: SourceRecord, position: int, chain: GoldChain, context_ids: list[str]) -> QuestionDraft:
     qid = question_id(record, fallback=str(position))
     gold, aliases = answers(record)
     hops = explicit_hop_count(record, qid)
+    refs = chain.refs
     return QuestionDraft(
         question_id=qid,
         text=question_text(record),
@@ -39,6 +41,8 @@ def _draft(record: SourceRecord, position: int, refs: list[GoldRef], context_ids
         hop_count=hops if hops is not None else (len(refs) or None),
         gold_refs=refs,
         context_ids=context_ids,
+        gold_order=chain.order,
+        hops=chain.hops,
     )
 
 
@@ -61,7 +65,7 @@ def load_self_contained(path: Path, name: str, source_format: str) -> Dataset:
         if not paragraphs:
             raise record.error("record has no paragraphs (expected `context` or `paragraphs`)", "context")
         ids = [corpus.add(p.text, p.title) for p in paragraphs]
-        drafts.append(_draft(record, position, gold_refs(record, paragraphs), ids))
+        drafts.append(_draft(record, position, gold_chain(record, paragraphs), ids))
     _check_unique_ids(drafts, records)
     return assemble(name, str(path), source_format, drafts, corpus.chunks)
 
@@ -134,6 +138,6 @@ def load_with_corpus(questions_path: Path, corpus_path: Path, name: str, source_
         paragraphs: list[Paragraph] = context_paragraphs(record)
         found = (matcher.match(GoldRef(title=p.title, text=p.text)).chunk_id for p in paragraphs)
         context_ids = [c for c in found if c is not None]
-        drafts.append(_draft(record, position, gold_refs(record, paragraphs, chunk_id_of), context_ids))
+        drafts.append(_draft(record, position, gold_chain(record, paragraphs, chunk_id_of), context_ids))
     _check_unique_ids(drafts, records)
     return assemble(name, str(questions_path), source_format, drafts, chunks)

@@ -155,24 +155,30 @@ def supporting_titles(record: SourceRecord) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def evidence_subjects(record: SourceRecord) -> list[str]:
-    """Distinct subjects of 2WikiMultiHopQA `evidences` / `evidence` triples, in order."""
+def evidence_triples(record: SourceRecord) -> list[tuple[str, str, str]]:
+    """2WikiMultiHopQA `evidences` / `evidence` triples `[subject, relation, object]`, in order."""
     obj = record_dict(record)
     key = "evidences" if "evidences" in obj else "evidence" if "evidence" in obj else None
     if key is None:
         return []
-    subjects = []
+    triples = []
     for i, triple in enumerate(_expect(record, obj[key], list, key)):
         items = _expect(record, triple, list, f"{key}[{i}]")
         if len(items) != 3:
             raise record.error("expected [subject, relation, object]", f"{key}[{i}]")
-        subjects.append(str(items[0]))
-    return list(dict.fromkeys(subjects))
+        triples.append((str(items[0]), str(items[1]), str(items[2])))
+    return triples
 
 
-def _musique_support_order(record: SourceRecord, paragraphs: list[Paragraph]) -> list[int]:
+def evidence_subjects(record: SourceRecord) -> list[str]:
+    """Distinct subjects of 2WikiMultiHopQA `evidences` / `evidence` triples, in order."""
+    return list(dict.fromkeys(s for s, _, _ in evidence_triples(record)))
+
+
+def _musique_decomposition(record: SourceRecord, paragraphs: list[Paragraph]) -> list[tuple[int, str | None]]:
+    """(paragraph index, sub-question answer) per decomposition step that names its paragraph."""
     obj = record_dict(record)
-    order: list[int] = []
+    steps: list[tuple[int, str | None]] = []
     for j, step in enumerate(obj.get("question_decomposition") or []):
         step = _expect(record, step, dict, f"question_decomposition[{j}]")
         idx = step.get("paragraph_support_idx")
@@ -182,9 +188,9 @@ def _musique_support_order(record: SourceRecord, paragraphs: list[Paragraph]) ->
         if not 0 <= idx < len(paragraphs):
             raise record.error(f"index {idx} is outside paragraphs (0..{len(paragraphs) - 1})",
                                f"question_decomposition[{j}].paragraph_support_idx")
-        order.append(idx)
-    flagged = [i for i, p in enumerate(paragraphs) if p.is_supporting]
-    return list(dict.fromkeys(order + flagged))
+        answer = step.get("answer")
+        steps.append((idx, None if answer is None else str(answer)))
+    return steps
 
 
 def _given_ids(record: SourceRecord, chunk_id_of: Any) -> list[str] | None:
@@ -196,18 +202,71 @@ def _given_ids(record: SourceRecord, chunk_id_of: Any) -> list[str] | None:
     return None
 
 
-def gold_refs(record: SourceRecord, paragraphs: list[Paragraph], chunk_id_of: Any = str) -> list[GoldRef]:
+@dataclass(frozen=True)
+class HopInfo:
+    """What a dataset says about one gold reference as a hop: its bridge entity and what it yields."""
+
+    entity: str | None = None
+    answers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldChain:
+    """A question's gold references in reasoning order, where that order came from, and per-ref hop facts."""
+
+    refs: list[GoldRef]
+    order: str | None  # trajscope.format.GoldOrder, or None when the source states no order
+    hops: list[HopInfo]  # parallel to refs
+
+
+def _evidence_hops(triples: list[tuple[str, str, str]], subjects: list[str]) -> list[HopInfo]:
+    # A subject's passage is asked for by its own name; it yields the objects of its triples.
+    return [HopInfo(entity=s, answers=tuple(dict.fromkeys(o for t, _, o in triples if t == s)))
+            for s in subjects]
+
+
+def gold_chain(record: SourceRecord, paragraphs: list[Paragraph], chunk_id_of: Any = str) -> GoldChain:
     """Gold references in reasoning order, from whichever annotation the record carries.
 
-    Priority: explicit chunk ids; paragraphs flagged supporting (MuSiQue order via
-    question_decomposition); supporting_facts titles; 2Wiki evidence subjects.
+    Priority: explicit chunk ids (no stated order); paragraphs flagged supporting (MuSiQue order via
+    question_decomposition); supporting_facts titles (ordered by 2Wiki evidence triples when the
+    record has them too); 2Wiki evidence subjects.
     """
     given = _given_ids(record, chunk_id_of)
     if given is not None:
-        return [GoldRef(chunk_id=c) for c in dict.fromkeys(given)]
+        refs = [GoldRef(chunk_id=c) for c in dict.fromkeys(given)]
+        return GoldChain(refs, None, [HopInfo() for _ in refs])
     if any(p.is_supporting is not None for p in paragraphs):
-        return [GoldRef(title=paragraphs[i].title, text=paragraphs[i].text, paragraph=True)
-                for i in _musique_support_order(record, paragraphs)]
-    titles = supporting_titles(record) or evidence_subjects(record)
+        steps = _musique_decomposition(record, paragraphs)
+        info: dict[int, HopInfo] = {}
+        for j, (idx, _) in enumerate(steps):
+            # Hop j is asked for by the answer of hop j - 1 (MuSiQue's "#1" placeholders).
+            info.setdefault(idx, HopInfo(entity=steps[j - 1][1] if j else None,
+                                         answers=() if steps[j][1] is None else (steps[j][1],)))
+        flagged = [i for i, p in enumerate(paragraphs) if p.is_supporting]
+        order = list(dict.fromkeys([i for i, _ in steps] + flagged))
+        refs = [GoldRef(title=paragraphs[i].title, text=paragraphs[i].text, paragraph=True) for i in order]
+        return GoldChain(refs, "decomposition" if steps else None, [info.get(i, HopInfo()) for i in order])
+    triples = evidence_triples(record)
+    subjects = list(dict.fromkeys(s for s, _, _ in triples))
     text_of = {p.title: p.text for p in paragraphs if p.title is not None}
-    return [GoldRef(title=t, text=text_of.get(t)) for t in titles]
+    titles = supporting_titles(record)
+    if titles:
+        if not subjects:
+            return GoldChain([GoldRef(title=t, text=text_of.get(t)) for t in titles], "supporting_facts",
+                             [HopInfo() for _ in titles])
+        # Official 2Wiki has both: the triples give the hop order, supporting titles the set.
+        position = {s: i for i, s in enumerate(subjects)}
+        titles = sorted(titles, key=lambda t: position.get(t, len(subjects)))
+        by_subject = dict(zip(subjects, _evidence_hops(triples, subjects), strict=True))
+        return GoldChain([GoldRef(title=t, text=text_of.get(t)) for t in titles], "evidence",
+                         [by_subject.get(t, HopInfo()) for t in titles])
+    if subjects:
+        return GoldChain([GoldRef(title=t, text=text_of.get(t)) for t in subjects], "evidence",
+                         _evidence_hops(triples, subjects))
+    return GoldChain([], None, [])
+
+
+def gold_refs(record: SourceRecord, paragraphs: list[Paragraph], chunk_id_of: Any = str) -> list[GoldRef]:
+    """Gold references in reasoning order (gold_chain's refs)."""
+    return gold_chain(record, paragraphs, chunk_id_of).refs

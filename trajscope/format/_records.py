@@ -10,10 +10,25 @@ SCHEMA_VERSION = "1"
 JudgeName = Literal["em", "f1", "contain", "llm"]
 EndReason = Literal["final", "budget", "forced_answer", "error"]
 GoldMatch = Literal["given", "title", "fingerprint", "unmatched"]
+# Where the reasoning order of gold_chunk_ids comes from: MuSiQue's question_decomposition, 2Wiki's
+# evidence triples, HotpotQA's supporting_facts, or a writer that lists its gold chain in order (the
+# demo set). None: no order is stated, and the evidence funnel orders hops by first appearance.
+GoldOrder = Literal["decomposition", "evidence", "supporting_facts", "chain"]
 
 
 class Record(msgspec.Struct, kw_only=True, forbid_unknown_fields=True, omit_defaults=False):
     """Base for canonical records: strict (unknown fields are errors), keyword-only."""
+
+
+class GoldHop(Record, kw_only=True):
+    """One gold passage as a hop of the question: the entity a query names it by, and what it yields."""
+
+    chunk_id: str
+    # The bridge entity: the name a query for this hop would use (2Wiki: the triple's subject; MuSiQue:
+    # the answer of the hop before). None when the dataset names none (then only the title counts).
+    entity: str | None = None
+    # The entities this hop yields (2Wiki: the triples' objects; MuSiQue: the sub-question's answer).
+    answers: list[str] = []
 
 
 class Question(Record, kw_only=True):
@@ -31,6 +46,9 @@ class Question(Record, kw_only=True):
     # Supporting paragraphs the source names, matched to a chunk or not (ExecutionRAG App. E's recall
     # denominator); gold_chunk_ids holds the matched ones. None when the source counts none.
     gold_paragraphs: int | None = None
+    gold_order: GoldOrder | None = None
+    # One per gold chunk, in gold_chunk_ids' order, where the dataset names hop entities; [] otherwise.
+    gold_hops: list[GoldHop] = []
 
 
 class Chunk(Record, kw_only=True):

@@ -24,3 +24,10 @@ CREATE OR REPLACE MACRO agent_action_kinds() AS ${agent_action_kinds};
 -- A question can be judged: it has a non-empty gold answer or alias (trajscope.format.has_gold_answer, the same rule).
 CREATE OR REPLACE MACRO has_gold_answer(gold_answer, aliases) AS
     coalesce(trim(gold_answer), '') <> '' OR len(list_filter(coalesce(aliases, []), lambda a: trim(a) <> '')) > 0;
+-- A text in the evidence funnel's word form: lowercased, every run of non-letters/digits one space, padded with a space each side, so a contains() is a whole-word match.
+CREATE OR REPLACE MACRO funnel_words(text) AS ' ' || trim(regexp_replace(lower(coalesce(text, '')), '[^\p{L}\p{N}]+', ' ', 'g')) || ' ';
+-- The evidence funnel's naming rule on funnel_words forms: a text (a query, a final answer) names an entity when the entity's words occur in it as whole words; an entity under 2 characters names nothing.
+CREATE OR REPLACE MACRO names_words(text_words, entity_words) AS
+    length(trim(entity_words)) >= 2 AND contains(text_words, entity_words);
+-- names_words on raw texts (views that compare many pairs put funnel_words in a CTE once per text and call names_words).
+CREATE OR REPLACE MACRO names_entity(text, entity) AS names_words(funnel_words(text), funnel_words(entity));
