@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from warehouse import DEFAULT_LIMITS, ReadLimits, open_read, run_read_query
@@ -83,6 +84,10 @@ def read_views(db_path: str | Path | None, trajectory_ids: Sequence[str], *,
             args=json.loads(args) if isinstance(args, str) else args, snippets=hits.get((tid, k), []),
             passages=texts.get((tid, k), []),
         ))
+    for tid, found in by_trajectory.items():
+        if len({s.label for s in found}) < len(found):
+            # A log that reuses a reference for two steps: cite by index, so every citation names one step.
+            by_trajectory[tid] = [replace(s, label=str(s.step_index)) for s in found]
     views = {
         h[0]: TrajectoryView(trajectory_id=h[0], record_hash=h[1], run_id=h[2], question_id=h[3], question=h[4],
                              gold=h[5], aliases=list(h[6]), final_answer=h[7], gold_chunk_ids=frozenset(h[8]),
@@ -92,4 +97,42 @@ def read_views(db_path: str | Path | None, trajectory_ids: Sequence[str], *,
     return [views[t] for t in trajectory_ids if t in views]
 
 
-__all__ = ["SLICE_RELATION", "read_views", "select_slice", "slice_sql"]
+_FUNNEL_COLUMNS = ("hop", "chunk_id", "queried_step", "retrieved_step", "best_rank", "snippet_shown_step",
+                   "read_step", "used_step", "stage_reason")
+
+
+def _relation_columns(con, name: str) -> list[str]:
+    return [r[0] for r in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND NOT internal ORDER BY column_index",
+        [name]).fetchall()]
+
+
+def read_rule_hints(db_path: str | Path | None, trajectory_ids: Sequence[str], *,
+                    limits: ReadLimits = DEFAULT_LIMITS) -> dict[str, str]:
+    """Per trajectory, what the rules say, as text for the hybrid protocol: the evidence funnel per gold hop
+    and the first decisive error's rule and step (empty where those views do not exist or have no row)."""
+    if not trajectory_ids:
+        return {}
+    ids = {"ids": list(trajectory_ids)}
+    lines: dict[str, list[str]] = {}
+    with open_read(db_path, limits=limits) as con:
+        funnel = [c for c in _FUNNEL_COLUMNS if c in _relation_columns(con, "evidence_funnel")]
+        if "hop" in funnel:
+            rows = con.execute(f"SELECT trajectory_id, {', '.join(funnel)} FROM evidence_funnel "
+                               "WHERE trajectory_id IN (SELECT unnest($ids)) ORDER BY trajectory_id, hop", ids)
+            for tid, *values in rows.fetchall():
+                facts = ", ".join(f"{c} {v}" for c, v in zip(funnel, values, strict=True) if v is not None)
+                lines.setdefault(tid, []).append(f"evidence funnel: {facts}")
+        rule = _relation_columns(con, "first_decisive_error")
+        if {"rule", "step_index"} <= set(rule):
+            reason = "reason" if "reason" in rule else "NULL"
+            rows = con.execute(f"SELECT trajectory_id, rule, step_index, {reason} FROM first_decisive_error "
+                               "WHERE trajectory_id IN (SELECT unnest($ids))", ids)
+            for tid, name, step, why in rows.fetchall():
+                if name is not None:
+                    at = f" at step index {step}" if step is not None else ""
+                    lines.setdefault(tid, []).append(f"rule's candidate: {name}{at}" + (f" ({why})" if why else ""))
+    return {tid: "\n".join(found) for tid, found in lines.items()}
+
+
+__all__ = ["SLICE_RELATION", "read_rule_hints", "read_views", "select_slice", "slice_sql"]
