@@ -62,10 +62,15 @@ REACT_TOOL_MAP: dict[str, str] = {
 }
 
 CANONICAL_ACTIONS = (*SEARCH_KINDS, READ_KIND, "final")
+# A tool-map target that keeps a tool generic (neither search, read nor final), overriding a default.
+GENERIC_TOOL = "tool"
 SEARCH_ACTIONS = SEARCH_KINDS
 _SEARCH_TYPES = {"search": SearchStep, "keyword_search": KeywordSearchStep, "semantic_search": SemanticSearchStep}
 _QUERY_KEYS = ("query", "q", "search_query", "keywords", "keyword", "text", "input")
 _CHUNK_KEYS = ("chunk_ids", "chunk_id", "ids", "id", "doc_ids", "doc_id", "document_id", "document_ids")
+# What a read of a file, page or URL names when it has no chunk id (ATIF / Claude Code `Read(file_path)`,
+# a `fetch(url)`): the passage is known by that locator.
+_LOCATOR_KEYS = ("file_path", "filepath", "path", "filename", "file", "url", "uri", "page", "page_title", "title")
 _ANSWER_KEYS = ("answer", "final_answer", "response", "result", "text")
 
 
@@ -74,15 +79,17 @@ def merged_tool_map(overrides: Mapping[str, str] | None,
     """A format's default table updated with user overrides (keys compared case-insensitively)."""
     table = dict(base)
     for name, action in (overrides or {}).items():
-        if action not in CANONICAL_ACTIONS:
-            raise ValueError(f"tool map: {name!r} -> {action!r} is not one of {', '.join(CANONICAL_ACTIONS)}")
+        if action not in (*CANONICAL_ACTIONS, GENERIC_TOOL):
+            raise ValueError(f"tool map: {name!r} -> {action!r} is not one of "
+                             f"{', '.join((*CANONICAL_ACTIONS, GENERIC_TOOL))}")
         table[name.lower()] = action
     return table
 
 
 def canonical_action(tool_name: str | None, table: Mapping[str, str]) -> str | None:
-    """The canonical action of a tool name, or None when the table has no entry."""
-    return table.get(tool_name.strip().lower()) if tool_name else None
+    """The canonical action of a tool name, or None when the table has no entry (or maps it to `tool`)."""
+    action = table.get(tool_name.strip().lower()) if tool_name else None
+    return None if action == GENERIC_TOOL else action
 
 
 def _first(args: Mapping[str, Any], keys: tuple[str, ...], sole_value: bool = True) -> Any:
@@ -103,8 +110,10 @@ def query_of(args: Mapping[str, Any]) -> str | None:
 
 
 def chunk_ids_of(args: Mapping[str, Any]) -> list[str]:
-    """Chunk ids named in a read tool's arguments (as strings)."""
+    """Chunk ids named in a read tool's arguments (as strings); else the file, page or URL it names."""
     value = _first(args, _CHUNK_KEYS, sole_value=False)
+    if value is None:
+        value = _first(args, _LOCATOR_KEYS, sole_value=False)
     if isinstance(value, (str, int)) and not isinstance(value, bool):
         return [str(value)]
     if isinstance(value, list):

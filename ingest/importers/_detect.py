@@ -12,6 +12,7 @@ _REACT_TEXT = re.compile(r"^\s*(Thought|Action|Question)(\s*\d+)?\s*:", re.M)
 _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
 _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
+_TOOL_CALLS = re.compile(r'"tool_calls"\s*:\s*\[|"role"\s*:\s*"tool"')
 
 
 def _zip_is_inspect(path: Path) -> bool:
@@ -64,6 +65,9 @@ def detect_format(path: Path) -> str | None:
     # not a trajectory any importer understands (a fine-tuning set, say), so it stays unknown.
     if _MESSAGES_KEY.search(text) and _REACT_ACTION.search(text):
         return "react"
+    # OpenAI chat-completions records whose assistant turns call tools (`tool_calls`, `tool` turns).
+    if _MESSAGES_KEY.search(text) and _TOOL_CALLS.search(text):
+        return "openai_chat"
     if '"trajectory"' in text and '"tool_name"' in text:
         return "arag"
     return None

@@ -12,6 +12,7 @@ from ._arag import import_arag
 from ._atif import import_atif
 from ._autoact import import_autoact
 from ._canonical import import_canonical
+from ._chat import import_chat
 from ._context import ImportContext, default_run_id
 from ._detect import detect_format, is_empty
 from ._episodes import TextPatterns, load_patterns
@@ -61,6 +62,8 @@ FORMATS: dict[str, Importer] = {
                  import_swe_agent),
         Importer("arag", "A-RAG predictions.jsonl (trajectory of tool calls, chunks_read_ids, total_cost)",
                  import_arag),
+        Importer("openai_chat", "OpenAI chat-completions records: a `messages` list with tool_calls and tool "
+                                "turns, beside question / gold / extra fields (JSONL or JSON array)", import_chat),
         Importer("mapped", "any JSONL, described by a --mapping YAML/JSON file of dotted paths", _needs_mapping),
     )
 }

@@ -1,0 +1,217 @@
+"""Log families a new user brings (issue 27): each hand-written fixture converts to exactly the expected records,
+in one command with its import report."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ingest.importers import FORMATS, convert_file, detect_format, import_file
+from trajscope.cli import main as cli
+from trajscope.format import (
+    Candidate,
+    ErrorStep,
+    FinalStep,
+    Judgment,
+    Passage,
+    Question,
+    ReadStep,
+    Run,
+    SearchStep,
+    ToolStep,
+    Trajectory,
+    to_builtins,
+)
+
+F = Path("tests/fixtures/importers")
+CHAT = F / "openai_chat.jsonl"
+
+
+def _traj(run_id: str, fmt: str, question: Question, steps: list, **fields) -> dict:
+    return to_builtins(Trajectory(trajectory_id=f"{run_id}::{question.question_id}",
+                                  run=Run(run_id=run_id, source=f"import:{fmt}"), question=question, steps=steps,
+                                  **fields))
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+# --- item 0: OpenAI chat-completions `messages` with tool_calls / tool turns -------------------------------
+
+def _chat_expected() -> list[dict]:
+    raw = _lines(CHAT)
+    run = "openai_chat:openai_chat.jsonl"
+    c1 = Question(question_id="c1", text="Which river flows through Velm?", gold_answer="Oder")
+    c2 = Question(question_id="c2", text="Who founded the Velm Review?", gold_answer="Ada Brenn", aliases=["A. Brenn"])
+    c3 = Question(question_id="c3", text="How long is the Oder?", gold_answer="840 km")
+    msgs1, msgs2, msgs3 = raw[0]["messages"], raw[1]["messages"], raw[2]["messages"]
+    first = _traj(run, "openai_chat", c1, [
+        SearchStep(tool_name="search_documents", args={"query": "Velm river"}, query="Velm river",
+                   observation=msgs1[3]["content"], thought="I will search for Velm.",
+                   candidates=[Candidate(chunk_id="d7", rank=1, score=12.5, snippet="Velm is a town on the Oder."),
+                               Candidate(chunk_id="d9", rank=2, score=8.0, snippet="Ada Brenn was born in Velm.")]),
+        # The passage is the document's text, not the tool's JSON.
+        ReadStep(tool_name="read_document", args={"doc_id": "d7"}, chunk_ids=["d7"], observation=msgs1[5]["content"],
+                 passages=[Passage(chunk_id="d7", text="Velm is a town on the Oder river.")]),
+        FinalStep(answer="Oder"),
+    ], final_answer="Oder", end_reason="final",
+        judgments=[Judgment(judge="em", score=1.0, rationale="source field `correct`")],
+        metadata={"reward": 1.0, "label": "good"})
+
+    def second(run_id: str, closing: str, judge: float) -> dict:
+        return _traj(run_id, "openai_chat", c2, [
+            SearchStep(tool_name="retrieve", args={"query": "Velm Review founder"}, query="Velm Review founder",
+                       observation=msgs2[3]["content"],
+                       candidates=[Candidate(chunk_id="3", rank=1, snippet="Velm Review, a journal")]),
+            # `fetchPage` is a read by the name rules; plain text for the URL it names is that passage.
+            ReadStep(tool_name="fetchPage", args={"url": "https://wiki.example/Velm_Review"},
+                     chunk_ids=["https://wiki.example/Velm_Review"], observation=msgs2[2]["content"],
+                     passages=[Passage(chunk_id="https://wiki.example/Velm_Review", text=msgs2[2]["content"])]),
+            FinalStep(tool_name="submit_answer", args={"answer": "Ada Brenn"}, answer="Ada Brenn",
+                      observation="submitted", thought="Submitting."),
+        ], final_answer="Ada Brenn", end_reason="final",
+            metadata={"scores": {"judge": judge}, "closing_message": closing})
+
+    third = _traj(run, "openai_chat", c3, [
+        ErrorStep(error_type="tool_error", message="unknown doc_id d99", tool_name="read_document",
+                  args={"doc_id": "d99"}, observation=msgs3[2]["content"], thought="Read it."),
+        ToolStep(tool_name="calculator", args={"expression": "2*420"}, observation="840"),
+    ])
+    return [first, second(run, "The answer is Ada Brenn.", 0.9), third, first,
+            second(f"{run}:attempt2", "Ada Brenn.", 0.8)]
+
+
+def test_openai_chat_messages_are_detected_and_convert_to_exactly_the_expected_records():
+    assert detect_format(CHAT) == "openai_chat" and "openai_chat" in FORMATS
+    assert [to_builtins(t) for t in import_file(CHAT)] == _chat_expected()
+
+
+def test_openai_chat_tool_map_overrides_the_name_rules(tmp_path):
+    out = list(import_file(CHAT, tool_map={"fetchPage": "tool", "calculator": "search"}))
+    kinds = {s.tool_name: s.__struct_config__.tag for t in out for s in t.steps}
+    assert kinds["fetchPage"] == "tool" and kinds["calculator"] == "search"
+    assert kinds["search_documents"] == "search" and kinds["read_document"] == "read"
+
+
+@pytest.mark.parametrize("name, action", [
+    ("search_documents", "search"), ("kb_query", "search"), ("retrieveChunks", "search"),
+    ("read_document", "read"), ("fetchPage", "read"), ("open_url", "read"), ("get_passage", "read"),
+    ("submit_final_answer", "final"), ("answer_question", "final"), ("calculator", None), ("python", None),
+])
+def test_chat_default_name_rules(name, action):
+    from ingest.importers._chat import name_rule
+
+    assert name_rule(name) == action
+
+
+def test_openai_chat_in_one_command_prints_its_import_report(tmp_path):
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(cli, ["ingest", str(CHAT), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "(openai_chat): 4 trajectories in 2 run(s)" in result.output
+    assert "steps: final 3, read 3, search 3, error 1, tool 1" in result.output
+    assert "duplicates dropped: 1" in result.output
+    assert "unmapped tools: calculator 1" in result.output
+
+
+# --- item 5: entity coverage on passage text, never its JSON encoding ---------------------------------
+
+def test_entity_coverage_is_the_same_for_compact_json_spaced_json_and_plain_text():
+    from engine.entities import EXTRACTORS, entity_coverage, passage_haystack
+
+    question = "In which year was the lighthouse of Brenn built by Ida Kessler?"
+    doc = {"chunk_id": "c07", "title": "Brenn", "text": "Brenn is a fishing town; Ida Kessler built its lighthouse."}
+    compact = json.dumps(doc, separators=(",", ":"))
+    spaced = json.dumps(doc, indent=2)
+    plain = "Brenn\nBrenn is a fishing town; Ida Kessler built its lighthouse."
+    entities = EXTRACTORS["regex"]([question])[0]
+    assert {"Brenn", "Ida Kessler"} <= set(entities)
+    covs = [entity_coverage(entities, passage_haystack([t])) for t in (compact, spaced, plain)]
+    assert [c.coverage for c in covs] == [1.0, 1.0, 1.0]
+    # The id is no passage text: "c07" is not a word the passage says.
+    assert " c07 " not in passage_haystack([compact])
+
+
+# --- item 7: reads that returned content are never counted failed ------------------------------------
+
+def test_atif_read_of_a_file_path_that_returned_content_is_a_read(tmp_path):
+    doc = {"schema_version": "ATIF-v1.4", "session_id": "s-read", "steps": [
+        {"step_id": 1, "source": "user", "message": "What does setup.py install?"},
+        {"step_id": 2, "source": "agent", "message": "",
+         "tool_calls": [{"tool_call_id": "r1", "function_name": "Read", "arguments": {"file_path": "/repo/setup.py"}}],
+         "observation": {"results": [{"source_call_id": "r1", "content": "from setuptools import setup"}]}},
+        {"step_id": 3, "source": "agent", "message": "setuptools"}]}
+    (tmp_path / "s.json").write_text(json.dumps(doc))
+    [t] = import_file(tmp_path / "s.json")
+    read = t.steps[0]
+    assert isinstance(read, ReadStep) and read.passages == [
+        Passage(chunk_id="/repo/setup.py", text="from setuptools import setup")]
+
+
+def _otel_without_content(tmp_path: Path) -> Path:
+    """The fixture OTLP file as OTel GenAI writes it with content capture off (no arguments, results, messages)."""
+    def span(sid, parent, name, attrs, status=None):
+        return {"traceId": "ab" * 16, "spanId": sid, "parentSpanId": parent, "name": name,
+                "startTimeUnixNano": str(1_700_000_000_000_000_000 + int(sid[-2:], 16) * 1000),
+                "endTimeUnixNano": str(1_700_000_000_000_000_000 + int(sid[-2:], 16) * 1000 + 500),
+                "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()],
+                "status": status or {}}
+    spans = [
+        span("00000000000000a1", "", "invoke_agent rag", {"gen_ai.operation.name": "invoke_agent",
+                                                          "rag.question_id": "n1", "rag.gold_answer": "Oder",
+                                                          "rag.question": "Which river flows through Velm?"}),
+        span("00000000000000a2", "00000000000000a1", "chat gpt", {"gen_ai.operation.name": "chat"}),
+        span("00000000000000a3", "00000000000000a1", "execute_tool read",
+             {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read", "gen_ai.tool.call.id": "call_1"}),
+        span("00000000000000a4", "00000000000000a1", "execute_tool read",
+             {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "read", "gen_ai.tool.call.id": "call_2"},
+             {"code": 2, "message": "unknown chunk"}),
+        span("00000000000000a5", "00000000000000a1", "chat gpt", {"gen_ai.operation.name": "chat"}),
+    ]
+    path = tmp_path / "otel_nocontent.jsonl"
+    path.write_text(json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}) + "\n")
+    return path
+
+
+def test_otel_reads_without_captured_content_are_reads_and_a_failed_span_is_not(tmp_path):
+    path = _otel_without_content(tmp_path)
+    [t] = import_file(path)
+    assert [s.__struct_config__.tag for s in t.steps] == ["read", "error"]
+    assert t.steps[0].passages == [Passage(chunk_id="unrecorded:call_1")]
+    assert t.final_answer is None  # the answer text was not captured
+
+
+def test_no_answer_text_is_not_judged_and_says_so(tmp_path):
+    """Item 6: without the answer text, judge gives no EM / F1 / Contain 0; correctness says why."""
+    from engine.judge_pass import judge_run
+    from warehouse import open_readonly
+
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(cli, ["ingest", str(_otel_without_content(tmp_path)), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert "steps: error 1, read 1" in result.output
+    report = judge_run(db, "otel_genai:otel_nocontent.jsonl")
+    assert report.no_answer_skipped == 1 and report.lexical_added == 0
+    assert "1 no answer text: not judged" in report.summary()
+    with open_readonly(db) as con:
+        assert con.execute("SELECT count(*) FROM judgments").fetchone()[0] == 0
+        assert con.execute("SELECT read_count, failed_read_count FROM trajectories").fetchone() == (1, 0)
+        reason = con.execute("SELECT correct, correct_reason FROM trajectory_correctness").fetchone()
+    assert reason[0] is None and reason[1].startswith("no answer text: not judged")
+
+
+def test_a_budget_trajectory_without_an_answer_is_still_scored_zero(tmp_path):
+    from engine.judge_pass import answer_missing
+    from engine.judge_pass._pass import JudgeInput
+
+    item = JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], "budget")
+    assert not answer_missing(item)
+    assert answer_missing(JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], None))
+
+
+def test_convert_report_for_chat_names_the_format(tmp_path):
+    report = convert_file(CHAT, tmp_path / "out.jsonl")
+    assert report.format == "openai_chat" and report.trajectories == 4 and len(report.duplicates) == 1
