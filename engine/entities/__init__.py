@@ -3,7 +3,7 @@ from collections.abc import Callable
 
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR, LOW_EVIDENCE_THRESHOLD
 
-from ._coverage import Coverage, entity_coverage, mentions, normalize_entity, passage_haystack
+from ._coverage import Coverage, entity_coverage, mentions, normalize_entity, passage_haystack, passage_text
 from ._regex import extract_regex_entities
 from ._spacy import extract_spacy_entities, extract_spacy_entities_batch
 
@@ -23,5 +23,5 @@ def question_coverage(question: str, read_texts: list[str], extractor: str = GAT
 __all__ = [
     "ENTITY_EXTRACTORS", "EXTRACTORS", "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "Coverage", "entity_coverage",
     "extract_regex_entities", "extract_spacy_entities", "extract_spacy_entities_batch", "mentions",
-    "normalize_entity", "passage_haystack", "question_coverage",
+    "normalize_entity", "passage_haystack", "passage_text", "question_coverage",
 ]

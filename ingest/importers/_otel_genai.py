@@ -86,6 +86,10 @@ def interpret(span: RawSpan) -> SpanView:
     elif view.role == "agent":
         view.input_text = _message_text(first_user)
         view.output_text = _message_text(last_out)
+        if view.input_text is None:  # content capture off: the instrumenting code may name the question
+            question = next((a[p + "question"] for p in _CUSTOM_PREFIXES[1:] if isinstance(a.get(p + "question"), str)),
+                            None)
+            view.input_text = question
     return view
 
 

@@ -13,6 +13,7 @@ from trajscope.format import EXPORT_KEY, Candidate, ErrorStep, FinalStep, Passag
 
 from ._actions import SEARCH_ACTIONS, make_step
 from ._context import ImportContext, assemble
+from ._documents import decoded, documents_of, passages
 from ._exported import restore_exported
 from ._span_source import RawSpan, iter_spans, iter_traces
 
@@ -98,6 +99,18 @@ def _tool_step(ctx: ImportContext, view: SpanView, docs: list[Document]) -> Step
         extra["candidates"] = _candidates(docs)
     elif action == "read" and docs:
         extra["passages"] = [Passage(chunk_id=d.doc_id, text=d.content) for d in docs if d.doc_id is not None]
+    elif action == "read" and view.result is not None:
+        # A read tool's JSON result (`{"chunk_id": ..., "text": ...}`): the passage is its text, not the JSON.
+        found = documents_of(decoded(view.result, span.where.at("result")))
+        if found:
+            extra["chunk_ids"] = [d.doc_id for d in found]
+            extra["passages"] = passages(found)
+    elif action == "read" and not view.args:
+        # Content capture off (OTel GenAI's default): the span says the read succeeded but not what it
+        # read. It opened a passage of unrecorded identity, so it is a read, not a failed one.
+        call_id = span.attributes.get("gen_ai.tool.call.id") or span.attributes.get("tool_call.id")
+        unknown = f"unrecorded:{call_id if isinstance(call_id, str) and call_id else span.span_id}"
+        extra["chunk_ids"], extra["passages"] = [unknown], [Passage(chunk_id=unknown)]
     return make_step(action, tool_name=view.tool_name, args=view.args, observation=view.result,
                      latency_ms=_latency(span), **extra)
 
