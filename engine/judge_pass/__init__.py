@@ -3,6 +3,15 @@
 It combines the pure scorers (`trajscope.format` lexical scores, `engine.judges`, `engine.entities`)
 with the warehouse, so neither of those packages needs the other or the warehouse.
 """
-from ._pass import LEXICAL_JUDGES, JudgeInput, JudgeReport, judge_run, read_judge_inputs, write_judge_results
+from ._pass import (
+    LEXICAL_JUDGES,
+    JudgeInput,
+    JudgeReport,
+    answer_missing,
+    judge_run,
+    read_judge_inputs,
+    write_judge_results,
+)
 
-__all__ = ["LEXICAL_JUDGES", "JudgeInput", "JudgeReport", "judge_run", "read_judge_inputs", "write_judge_results"]
+__all__ = ["LEXICAL_JUDGES", "JudgeInput", "JudgeReport", "answer_missing",
+           "judge_run", "read_judge_inputs", "write_judge_results"]

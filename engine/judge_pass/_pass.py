@@ -40,6 +40,7 @@ class JudgeInput:
     snippets: list[str]
     read_texts: list[str]
     messages: list[str] = field(default_factory=list)  # the controller's own texts shown to the agent
+    end_reason: str | None = None
 
     @property
     def invalidity(self) -> str | None:
@@ -60,6 +61,7 @@ class JudgeReport:
     answer_rows: int = 0
     stale_skipped: int = 0
     no_gold_skipped: int = 0  # trajectories whose question has no gold answer: no verdict is possible
+    no_answer_skipped: int = 0  # the log did not capture the answer text (e.g. OTel without content capture)
     judge_model: str | None = None
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -75,6 +77,9 @@ class JudgeReport:
         if self.no_gold_skipped:
             parts.append(f"{self.no_gold_skipped} not judged: their question has no gold answer "
                          "(EM / F1 / Contain and LLM verdicts need one)")
+        if self.no_answer_skipped:
+            parts.append(f"{self.no_answer_skipped} no answer text: not judged (the log did not capture what "
+                         "the agent answered; EM / F1 / Contain would score the missing text 0)")
         if self.stale_skipped:
             parts.append(f"{self.stale_skipped} skipped (re-ingested meanwhile)")
         return "; ".join(parts) + f" ({self.seconds:.1f}s)"
@@ -139,10 +144,20 @@ def has_gold(item: JudgeInput) -> bool:
     return has_gold_answer(item.gold, item.aliases)
 
 
+# A trajectory without an answer that ended by budget, error or a forced answer did not answer (scored
+# 0); one without an answer text that ended otherwise answered in a way the log did not capture.
+_DID_NOT_ANSWER = ("budget", "error", "forced_answer")
+
+
+def answer_missing(item: JudgeInput) -> bool:
+    """Whether the answer text was not captured (no verdict possible), as opposed to no answer given."""
+    return not (item.final_answer or "").strip() and item.end_reason not in _DID_NOT_ANSWER
+
+
 def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, None, None]]:
     rows = []
     for item in inputs:
-        if not has_gold(item):
+        if not has_gold(item) or answer_missing(item):
             continue
         missing = [j for j in LEXICAL_JUDGES if j not in item.judges]
         if not missing:
@@ -155,7 +170,8 @@ def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, 
 
 
 async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[tuple]:
-    todo = [i for i in inputs if judge.model_name not in i.llm_models and has_gold(i)]
+    todo = [i for i in inputs if judge.model_name not in i.llm_models and has_gold(i)
+            and not answer_missing(i)]
     # An echo or hedge is wrong under every judge (answer_invalidity): recorded as 0, the model not asked.
     rows = [(i.trajectory_id, "llm", 0.0, judge.model_name,
              f"not an answer ({i.invalidity}): scored 0 without the judge") for i in todo if i.invalidity]
@@ -243,6 +259,7 @@ def judge_run(
         raise LookupError(f"no run {run_id!r} in the warehouse (see `trajscope sql \"SELECT run_id FROM runs\"`)")
     report.n_trajectories = len(inputs)
     report.no_gold_skipped = sum(1 for i in inputs if not has_gold(i))
+    report.no_answer_skipped = sum(1 for i in inputs if has_gold(i) and answer_missing(i))
     rows = _judgment_rows(inputs)
     if llm_judge is not None:
         rows += asyncio.run(_llm_rows(inputs, llm_judge, report))
@@ -259,4 +276,5 @@ def judge_run(
     return report
 
 
-__all__ = ["JudgeInput", "JudgeReport", "has_gold", "judge_run", "read_judge_inputs", "write_judge_results"]
+__all__ = ["JudgeInput", "JudgeReport", "answer_missing", "has_gold",
+           "judge_run", "read_judge_inputs", "write_judge_results"]

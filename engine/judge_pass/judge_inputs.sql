@@ -1,4 +1,4 @@
--- Every trajectory of run $run with its question, gold, answer, existing judgments, snippets seen, passages read and controller messages.
+-- Every trajectory of run $run with its question, gold, answer, existing judgments, snippets seen, passages read, controller messages and end reason.
 WITH snippets AS (
     SELECT trajectory_id, list(snippet) FILTER (snippet IS NOT NULL) AS snippets
     FROM candidates WHERE trajectory_id IN (SELECT trajectory_id FROM trajectories WHERE run_id = $run)
@@ -29,7 +29,7 @@ judged AS (
 )
 SELECT t.trajectory_id, t.record_hash, q.text, q.gold_answer, coalesce(q.aliases, []),
        t.final_answer, coalesce(j.judges, []), coalesce(j.llm_models, []),
-       coalesce(s.snippets, []), coalesce(r.texts, []), coalesce(m.texts, [])
+       coalesce(s.snippets, []), coalesce(r.texts, []), coalesce(m.texts, []), t.end_reason
 FROM trajectories t
 LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
 LEFT JOIN snippets s USING (trajectory_id)

@@ -11,6 +11,9 @@ SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
        CASE WHEN s.llm IS NULL AND s.contain IS NULL THEN
             CASE WHEN NOT has_gold_answer(q.gold_answer, q.aliases)
                  THEN 'no gold answer for this question: correctness does not apply'
+                 WHEN nullif(trim(t.final_answer), '') IS NULL
+                      AND coalesce(t.end_reason, '') NOT IN ('budget', 'error', 'forced_answer')
+                 THEN 'no answer text: not judged (the log did not capture the answer)'
                  ELSE 'not judged yet: run trajscope judge' END END AS correct_reason
 FROM trajectories t
 LEFT JOIN trajectory_scores s USING (trajectory_id)
@@ -23,4 +26,4 @@ COMMENT ON COLUMN trajectory_correctness.contain IS 'Contain-Acc in {0, 1}: the 
 COMMENT ON COLUMN trajectory_correctness.llm IS 'LLM-judge verdict in [0, 1], the newest per judge model averaged over models (NULL: no LLM verdict).';
 COMMENT ON COLUMN trajectory_correctness.correct IS 'Correct by the papers'' criterion: LLM verdict >= 0.5 when one exists, else Contain-Acc >= 0.5; NULL without a verdict (see correct_reason).';
 COMMENT ON COLUMN trajectory_correctness.correct_by IS 'Which verdict decided correct: llm or contain (NULL: unjudged).';
-COMMENT ON COLUMN trajectory_correctness.correct_reason IS 'Why correct is NULL: no gold answer for the question, or not judged yet.';
+COMMENT ON COLUMN trajectory_correctness.correct_reason IS 'Why correct is NULL: no gold answer for the question, no answer text captured (the log lacks it: not judged), or not judged yet.';
