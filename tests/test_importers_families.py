@@ -207,9 +207,9 @@ def test_a_budget_trajectory_without_an_answer_is_still_scored_zero(tmp_path):
     from engine.judge_pass import answer_missing
     from engine.judge_pass._pass import JudgeInput
 
-    item = JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], "budget")
+    item = JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], end_reason="budget")
     assert not answer_missing(item)
-    assert answer_missing(JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], None))
+    assert answer_missing(JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], end_reason=None))
 
 
 def test_convert_report_for_chat_names_the_format(tmp_path):
