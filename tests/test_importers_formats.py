@@ -50,18 +50,20 @@ def test_react_fireact_chat_list_joined_to_questions_by_index():
         expected("react", "react_fireact.json", louvre, [
             SearchStep(tool_name="search", args={"query": "Louvre"}, query="Louvre",
                        observation="The Louvre is a museum in Paris.", thought="I should search the Louvre.",
-                       raw="Thought: I should search the Louvre.\nAction: search[Louvre]"),
+                       raw="Thought: I should search the Louvre.\nAction: search[Louvre]", source_ref="message:1"),
             ToolStep(tool_name="click", args={"argument": "Louvre - Wikipedia"},
                       observation="('click', 'Louvre - Wikipedia') generated an exception: Unknown tool name: click",
                       thought="Open the page.",
-                      raw="Thought: Open the page.\nAction: click[Louvre - Wikipedia]\nAction: search[Louvre city]"),
+                      raw="Thought: Open the page.\nAction: click[Louvre - Wikipedia]\nAction: search[Louvre city]",
+                      source_ref="message:3"),
             # Lookup finds a sentence inside the page already open: a look-up, not a read.
             ToolStep(tool_name="Lookup", args={"argument": "city"},
                      observation="(Result 1 / 1) It is located in Paris.", thought="Look up the city.",
-                     raw="Thought: Look up the city.\nAction: Lookup[city]"),
+                     raw="Thought: Look up the city.\nAction: Lookup[city]", source_ref="message:5"),
             FinalStep(tool_name="finish", args={"answer": "Paris"}, answer="Paris",
                       observation="Episode finished, reward = False", thought="It is in Paris.",
-                      raw="Thought: It is in Paris.\nAction: finish[Paris]\nThought: done\nAction: search[extra]"),
+                      raw="Thought: It is in Paris.\nAction: finish[Paris]\nThought: done\nAction: search[extra]",
+                      source_ref="message:7"),
         ], final_answer="Paris", end_reason="final",
             judgments=[Judgment(judge="em", score=0.0), Judgment(judge="f1", score=0.5)],
             metadata={"reward": False, "gt": "paris france", "pred": "paris"}),
@@ -69,7 +71,7 @@ def test_react_fireact_chat_list_joined_to_questions_by_index():
             # FireAct executes the action after the first "\nAction: ", not the inline one.
             FinalStep(tool_name="finish", args={"answer": "yes"}, answer="yes",
                       observation="Episode finished, reward = True", thought="Obviously. Action: finish[no]",
-                      raw="Thought: Obviously. Action: finish[no]\nAction: finish[yes]"),
+                      raw="Thought: Obviously. Action: finish[no]\nAction: finish[yes]", source_ref="message:1"),
         ], final_answer="yes", end_reason="final",
             judgments=[Judgment(judge="em", score=1.0), Judgment(judge="f1", score=1.0)],
             metadata={"reward": True, "gt": "yes", "pred": "yes"}),
@@ -171,15 +173,17 @@ def _inspect_expected(file: str) -> list[dict]:
     return [
         expected("inspect", file, dune, [
             SearchStep(tool_name="search", args={"query": "Dune novel author"}, query="Dune novel author",
-                       observation="Dune is a 1965 novel by Frank Herbert.", thought="Search for Dune."),
+                       observation="Dune is a 1965 novel by Frank Herbert.", thought="Search for Dune.",
+                       source_ref="message:2"),
             FinalStep(tool_name="submit", args={"answer": "Frank Herbert"}, answer="Frank Herbert",
-                      observation="Frank Herbert"),
+                      observation="Frank Herbert", source_ref="message:4"),
         ], run=run, final_answer="Frank Herbert", end_reason="final",
             judgments=[Judgment(judge="contain", score=1.0, rationale="target found"), Judgment(judge="f1", score=1.0)],
             total_tokens_in=300, total_tokens_out=40, total_latency_ms=2500.0,
             metadata={"scores": {"includes": "C", "f1": 1.0, "custom_scorer": 0.25}, "epoch": 1}),
         # A second epoch is a separate run, so (run, question) stays unique.
-        expected("inspect", file, four, [FinalStep(answer="4")], run_id=f"inspect:{file}:epoch2", run=run,
+        expected("inspect", file, four, [FinalStep(answer="4", source_ref="message:1")],
+                 run_id=f"inspect:{file}:epoch2", run=run,
                  final_answer="4", end_reason="final", judgments=[Judgment(judge="em", score=0.0)],
                  metadata={"scores": {"exact": "I"}, "epoch": 2}),
     ]
@@ -214,14 +218,15 @@ def test_openinference_spans():
                        observation="2 documents", thought="I will search.", tokens_in=50, tokens_out=12,
                        latency_ms=250.0,
                        candidates=[Candidate(chunk_id="p12", rank=1, score=0.91, snippet="Built 1887-1889."),
-                                   Candidate(chunk_id="p40", rank=2, score=0.55, snippet="Gustave Eiffel's company.")]),
-            FinalStep(answer="1889", tokens_in=90, tokens_out=3),
+                                   Candidate(chunk_id="p40", rank=2, score=0.55, snippet="Gustave Eiffel's company.")],
+                       source_ref="span:s-tool1"),
+            FinalStep(answer="1889", tokens_in=90, tokens_out=3, source_ref="span:s-llm2"),
         ], run={"model": "gpt-4o-mini"}, final_answer="1889", end_reason="final",
             started_at="2025-03-01T12:00:00Z", finished_at="2025-03-01T12:00:05Z", metadata={"trace_id": "t-1"}),
         # A document without an id is no candidate: chunk ids are never invented.
         expected("openinference", file, rome, [
             SearchStep(tool_name="vector-lookup", args={"query": "founder of Rome"}, query="founder of Rome",
-                       latency_ms=250.0),
+                       latency_ms=250.0, source_ref="span:u-ret"),
         ], end_reason="error", error="index offline", started_at="2025-03-01T13:00:00Z",
             finished_at="2025-03-01T13:00:01Z", metadata={"trace_id": "t-2"}),
     ]
@@ -236,8 +241,9 @@ def test_otel_genai_otlp_with_tool_map_override():
                            observation="Leonardo da Vinci painted it.", thought="Let me look it up.",
                            tokens_in=150, tokens_out=20, latency_ms=300.0,
                            candidates=[Candidate(chunk_id="doc_9", rank=1, score=0.93),
-                                       Candidate(chunk_id="doc_4", rank=2, score=0.41)]),
-        FinalStep(answer="Leonardo da Vinci", tokens_in=210, tokens_out=8),
+                                       Candidate(chunk_id="doc_4", rank=2, score=0.41)],
+                           source_ref="span:0000000000000003"),
+        FinalStep(answer="Leonardo da Vinci", tokens_in=210, tokens_out=8, source_ref="span:0000000000000005"),
     ], run={"model": "gpt-4o"}, final_answer="Leonardo da Vinci", end_reason="final",
         started_at="2023-11-14T22:13:20Z", finished_at="2023-11-14T22:13:22.100000Z", metadata={"trace_id": trace})]
 

@@ -210,6 +210,10 @@ def _roll_back_to_version_3(db) -> None:
         for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
             con.execute(f"DROP VIEW {view}")
         con.execute("ALTER TABLE steps DROP COLUMN cached")
+        con.execute("ALTER TABLE steps DROP COLUMN source_ref")  # and no migration 0012 (human labels)
+        con.execute("ALTER TABLE steps DROP COLUMN agent")
+        con.execute("DROP TABLE human_step_labels")
+        con.execute("DROP TABLE step_attribution_rows")
         con.execute("ALTER TABLE questions DROP COLUMN gold_paragraphs")
         con.execute("ALTER TABLE trajectories DROP COLUMN cached_calls")
         con.execute("ALTER TABLE trajectories DROP COLUMN cached_cost_usd")

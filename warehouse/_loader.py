@@ -22,6 +22,7 @@ from tqdm import tqdm
 
 from trajscope.format import (
     Chunk,
+    LabelledTrajectory,
     Question,
     RecordError,
     Trajectory,
@@ -33,6 +34,7 @@ from trajscope.format import (
 
 from ._connection import default_db_path, open_warehouse, transaction
 from ._duckdb_types import read_json_columns
+from ._labels import LabelLoad, load_label_records
 from ._prefetch import prefetched
 
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
@@ -55,6 +57,7 @@ class IngestReport:
     identical_duplicates: int = 0  # lines repeating an earlier line of the same file byte for byte
     differing_duplicates: int = 0  # lines reusing an id with other content, resolved by on_duplicate
     on_duplicate: str | None = None
+    label_loads: list[LabelLoad] = field(default_factory=list)  # one per --labels file, loaded after the logs
 
     def summary(self) -> str:
         where = f" from {len(self.files)} file(s)" if self.files else ""
@@ -67,7 +70,7 @@ class IngestReport:
         if self.differing_duplicates:
             text += (f"; {self.differing_duplicates} duplicate id(s) with different content, "
                      f"kept the {self.on_duplicate} copy")
-        return text
+        return "\n".join([text, *(load.summary() for load in self.label_loads)])
 
 
 class GoldConflict(RecordError):
@@ -310,7 +313,7 @@ def _stage_sql() -> str:
 
 
 _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments",
-                 "gold_evidence_facts", "trajectory_forks")
+                 "gold_evidence_facts", "trajectory_forks", "human_step_labels")
 _STAGE_TABLES = ("stage", "stage_steps", "stage_questions", "stage_candidates", "stage_reads", "stage_gold",
                  "stage_register", "incoming_changed")
 
@@ -432,8 +435,12 @@ def _reclaim_after_rollback(con: duckdb.DuckDBPyConnection) -> None:
         pass  # the rollback already restored the data; only the file's size is at stake
 
 
+LabelFiles = Sequence[tuple[str, Sequence[LabelledTrajectory]]]
+
+
 def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: bool | None,
-            on_duplicate: OnDuplicate | None, per_run_questions: bool, skip_stored: bool = True) -> IngestReport:
+            on_duplicate: OnDuplicate | None, per_run_questions: bool, skip_stored: bool = True,
+            labels: LabelFiles = (), labels_run: str | None = None) -> IngestReport:
     start = time.perf_counter()
     report = IngestReport(files=[str(s.path) for s in sources])
     target = Path(db_path) if db_path else default_db_path()
@@ -459,6 +466,9 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
                         for tid, digest in (stored.unchanged.items() if stored else ()):
                             before.setdefault(tid, digest)
                             final.setdefault(tid, digest)
+                        # Labels point at steps, so they load after the logs, in the same transaction.
+                        for name, labelled in labels:
+                            report.label_loads.append(load_label_records(con, labelled, name, labels_run))
                 except BaseException:
                     if not created:
                         _reclaim_after_rollback(con)
@@ -478,9 +488,12 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
 def ingest_paths(
     db_path: str | Path | None, paths: Sequence[str | Path], *, progress: bool | None = None,
     on_duplicate: OnDuplicate | None = None, per_run_questions: bool = False,
-    source_names: Sequence[str] | None = None,
+    source_names: Sequence[str] | None = None, labels: LabelFiles = (), labels_run: str | None = None,
 ) -> IngestReport:
     """Validate and load every file in one transaction: all or nothing.
+
+    `labels`: (label file name, its labelled trajectories) pairs, resolved against the warehouse after
+    the logs load (warehouse._labels.load_label_records), within `labels_run` when given.
 
     `source_names` (one per path) is what `source_file` records, e.g. the original file an importer
     converted into the temporary log at `path`.
@@ -494,7 +507,7 @@ def ingest_paths(
     names = list(source_names) if source_names is not None else [None] * len(paths)
     slices = [_Slice(Path(p), name=n) for p, n in zip(paths, names, strict=True)]
     return _ingest(db_path, slices, progress=progress, on_duplicate=on_duplicate,
-                   per_run_questions=per_run_questions)
+                   per_run_questions=per_run_questions, labels=labels, labels_run=labels_run)
 
 
 @dataclass(frozen=True)

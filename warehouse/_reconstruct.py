@@ -7,10 +7,11 @@ from typing import Any
 import duckdb
 import msgspec
 
-from trajscope.format import CAPABILITY_NAMES, STEP_TYPES, Trajectory
+from trajscope.format import CAPABILITY_NAMES, STEP_TYPES, HumanLabel, Trajectory
 
 _STEP_FIELDS = {t.__struct_config__.tag: set(t.__struct_fields__) for t in STEP_TYPES}
 _JSON_COLUMNS = {"args", "config", "metadata", "capability_reasons"}
+_LABEL_FIELDS = tuple(HumanLabel.__struct_fields__)
 _CAPABILITY_COLUMNS = {f"cap_{name}": name for name in CAPABILITY_NAMES}
 
 
@@ -48,6 +49,8 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
     judgments = _rows(
         con, "SELECT * FROM judgments WHERE trajectory_id = ? AND origin = 'record' ORDER BY rowid", [trajectory_id]
     )
+    labels = _rows(con, "SELECT * FROM human_step_labels WHERE trajectory_id = ? AND origin = 'log' ORDER BY ordinal",
+                   [trajectory_id])
 
     step_records = []
     for step in steps:
@@ -91,5 +94,6 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
             {k: e[k] for k in ("item_id", "step_index", "sub_question", "from_status", "to_status",
                                "note", "reason", "supporting_chunk_ids")} for e in events],
         "judgments": [{k: j[k] for k in ("judge", "score", "judge_model", "rationale")} for j in judgments],
+        "human_labels": [{k: h[k] for k in _LABEL_FIELDS} for h in labels],
     }
     return msgspec.convert(record, Trajectory)

@@ -14,6 +14,7 @@ from ._convert import ImportOptions, convert_file
 from ._detect import detect_format
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import SCORER_JUDGES
+from ._labels import TRAIL_CATEGORIES, normalise_trail_category, read_label_file
 from ._mapping import Mapping, load_mapping, load_tool_map
 from ._questions import QuestionBook, text_question_id
 from ._registry import FORMATS, Importer, import_file, open_import, resolve_format
@@ -21,8 +22,10 @@ from ._report import FileReport, RunReport
 
 __all__ = [
     "ARAG_MAPPING", "CANONICAL_ACTIONS", "DEFAULT_TOOL_MAP", "FORMATS", "NO_READ", "REACT_TOOL_MAP",
-    "SCORER_JUDGES", "FileReport", "ImportNotes", "ImportOptions", "Importer", "Mapping", "QuestionBook",
+    "SCORER_JUDGES", "TRAIL_CATEGORIES", "FileReport", "ImportNotes", "ImportOptions", "Importer", "Mapping",
+    "QuestionBook",
     "RecordError", "RunReport", "RunTally", "TextPatterns", "convert_file", "declare", "detect_format",
     "import_arag", "import_file", "infer_capabilities", "load_mapping", "load_patterns", "load_tool_map",
-    "open_import", "parse_declarations", "profile_line", "resolve_format", "text_question_id",
+    "normalise_trail_category", "open_import", "read_label_file", "parse_declarations", "profile_line",
+    "resolve_format", "text_question_id",
 ]

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from trajscope.format import Capabilities, RecordError, Trajectory, encode
+from trajscope.format import Capabilities, RecordError, Trajectory, encode, make_trajectory_id
 
 from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
 from ._registry import open_import
@@ -36,6 +36,9 @@ class ImportOptions:
     declare_source: str = "--declare"
     source_name: str | None = None  # how the report names the file (an upload's original name)
     on_duplicate: str | None = None  # 'last' / 'first': differing duplicates go to the warehouse to pick one
+    # A field of each trajectory (`metadata.level`, `question.question_type`, `run.model`) whose value
+    # splits the import into one run per value: run id `<run id>:<field>=<value>`.
+    split_by: str | None = None
 
 
 def _profiles(fmt: str, tallies: dict[str, RunTally], notes: Mapping[str, str], mapping_declared: Mapping[str, bool],
@@ -64,6 +67,8 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     ctx, importer, records = open_import(path, format=options.format, mapping=options.mapping,
                                          questions=options.questions, tool_map=options.tool_map,
                                          run_id=options.run_id, patterns=options.patterns)
+    if options.split_by:
+        records = split_runs(records, options.split_by, options.source_name or str(path))
     report = FileReport(source=options.source_name or str(path), format=ctx.format,
                         questions_file=options.questions.name if options.questions else None)
     tallies: dict[str, RunTally] = {}
@@ -107,6 +112,27 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     report.warnings = list(ctx.notes.warnings) + report.warnings
     report.questions_joined = ctx.notes.questions_joined
     return report
+
+
+_SPLIT_ROOTS = ("metadata", "question", "run")
+
+
+def split_runs(records: Iterator[Trajectory], dotted: str, source: str) -> Iterator[Trajectory]:
+    """Each trajectory moved to the run `<run id>:<field>=<value>` of its value of `dotted`."""
+    root, _, rest = dotted.partition(".")
+    if root not in _SPLIT_ROOTS or not rest:
+        raise RecordError(source, 0, "split_by", f"{dotted!r}: expected metadata.NAME, question.NAME or run.NAME")
+    for ordinal, t in enumerate(records, start=1):
+        value: object = msgspec.to_builtins(getattr(t, root))
+        for part in rest.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if value is None or isinstance(value, (dict, list)):
+            raise RecordError(source, ordinal, dotted, f"trajectory {t.trajectory_id!r} has no scalar value here "
+                              "to split the run by")
+        run_id = f"{t.run.run_id}:{rest.split('.')[-1]}={value}"
+        follows = t.trajectory_id == make_trajectory_id(t.run.run_id, t.question.question_id)
+        tid = make_trajectory_id(run_id, t.question.question_id) if follows else f"{run_id}::{t.trajectory_id}"
+        yield msgspec.structs.replace(t, trajectory_id=tid, run=msgspec.structs.replace(t.run, run_id=run_id))
 
 
 def _stamp(spool: Path, out: Path, profiles: dict[str, Capabilities | None], tallies: dict[str, RunTally]) -> None:

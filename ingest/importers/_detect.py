@@ -23,6 +23,17 @@ def _zip_is_inspect(path: Path) -> bool:
         return False
 
 
+def _natural(name: str) -> list[object]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def directory_files(path: Path) -> list[Path]:
+    """The log files of a directory read as one run: its regular, non-hidden files in natural order
+    (2.json before 10.json); subdirectories are not read."""
+    return sorted((p for p in Path(path).iterdir() if p.is_file() and not p.name.startswith(".")),
+                  key=lambda p: _natural(p.name))
+
+
 def is_empty(path: Path) -> bool:
     """True when the file holds nothing but whitespace."""
     with open(path, "rb") as fh:
@@ -49,6 +60,12 @@ def detect_format(path: Path) -> str | None:
         return "canonical"
     if re.search(r'"schema_version"\s*:\s*"ATIF', text):
         return "atif"
+    if '"child_spans"' in text and '"span_attributes"' in text:  # TRAIL-style nested span export
+        return "trail"
+    # Who&When writes question_ID and ground_truth before a long history and the mistake fields after it.
+    if '"history"' in text and ('"mistake_step"' in text or '"mistake_agent"' in text
+                                or ('"question_ID"' in text and '"ground_truth"' in text)):
+        return "who_and_when"
     if "openinference.span.kind" in text or '"span_kind"' in text:
         return "openinference"
     if '"resourceSpans"' in text or "gen_ai.operation.name" in text:

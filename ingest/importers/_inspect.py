@@ -73,10 +73,11 @@ def _steps(ctx: ImportContext, messages: list[Any], where: Where) -> list[Step]:
             steps.append(make_step(ctx.action(name), tool_name=name,
                                    args=parse_arguments(call.get("arguments"), cat.at("arguments")),
                                    observation=results.get(call_id) if call_id else None,
-                                   thought=thought if k == 0 else None))
+                                   thought=thought if k == 0 else None, source_ref=f"message:{i}"))
         if not calls and i == assistant[-1] and text:
             # The closing assistant message without a tool call is the answer.
-            steps.append(make_step("final", tool_name=None, args={}, answer=text, thought=_reasoning(m.get("content"))))
+            steps.append(make_step("final", tool_name=None, args={}, answer=text, thought=_reasoning(m.get("content")),
+                                   source_ref=f"message:{i}"))
     return steps
 
 

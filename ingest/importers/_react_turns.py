@@ -103,8 +103,9 @@ def steps_from_messages(ctx: ImportContext, messages: list[Any], where: Where) -
             raise at.error("expected string content (or a list of text parts)", "content")
         if role in ("system",):
             continue
-        if role == "assistant":
-            steps.append(parse_turn(ctx, text, executed=_answered(messages, i)))
+        if role == "assistant":  # the step keeps its message index, where a per-step label points
+            step = parse_turn(ctx, text, executed=_answered(messages, i))
+            steps.append(msgspec.structs.replace(step, source_ref=f"message:{i}"))
         elif question is None and not steps:
             question = _QUESTION_PREFIX.sub("", text).strip()
         elif steps and steps[-1].observation is None:

@@ -1,6 +1,7 @@
 """The registry of formats and how one file is opened: format resolved, tool table and context built."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,7 +15,7 @@ from ._autoact import import_autoact
 from ._canonical import import_canonical
 from ._chat import import_chat
 from ._context import ImportContext, default_run_id
-from ._detect import detect_format, is_empty
+from ._detect import detect_format, directory_files, is_empty
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import import_inspect
 from ._mapped import import_mapped
@@ -24,6 +25,8 @@ from ._otel_genai import import_otel_genai
 from ._questions import QuestionBook
 from ._react import import_react
 from ._swe_agent import import_swe_agent
+from ._trail import import_trail
+from ._who_and_when import import_who_and_when
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,11 @@ FORMATS: dict[str, Importer] = {
                  import_autoact, REACT_TOOL_MAP, _REACT_NOTES),
         Importer("swe_agent", "SWE-agent .traj files (one trajectory; open reads a file, find_file searches)",
                  import_swe_agent),
+        Importer("who_and_when", "Who&When failure logs (one JSON per trajectory: history, mistake_step / "
+                 "mistake_agent / mistake_reason as human labels); a directory of them is one run",
+                 import_who_and_when),
+        Importer("trail", "TRAIL-style span exports ({trace_id, spans} with nested child_spans, OpenInference "
+                          "attributes; smolagents steps); a directory of them is one run", import_trail),
         Importer("arag", "A-RAG predictions.jsonl (trajectory of tool calls, chunks_read_ids, total_cost)",
                  import_arag),
         Importer("openai_chat", "OpenAI chat-completions records: a `messages` list with tool_calls and tool "
@@ -70,8 +78,22 @@ FORMATS: dict[str, Importer] = {
 
 
 def resolve_format(path: Path, format: str | None, mapping: Path | None) -> str:
-    """The format to read `path` with: given, implied by a mapping file, or detected; else a clear error."""
+    """The format to read `path` with: given, implied by a mapping file, or detected; else a clear error.
+
+    A directory's files must all be of one format (it is read as one run, see `directory_files`).
+    """
     path = Path(path)
+    if path.is_dir():
+        files = directory_files(path)
+        if not files:
+            raise RecordError(path, 0, None, "empty directory: it holds no log files")
+        formats = {f: resolve_format(f, format, mapping) for f in files}
+        first = files[0]
+        for f, fmt in formats.items():
+            if fmt != formats[first]:
+                raise RecordError(f, 1, None, f"format {fmt!r}, but {first.name} in the same directory is "
+                                  f"{formats[first]!r}: a directory is read as one run of one format")
+        return formats[first]
     if not path.is_file():
         raise RecordError(path, 0, None, "no such file")
     if mapping is not None and format in (None, "mapped"):
@@ -108,7 +130,14 @@ def open_import(path: Path, *, format: str | None = None, mapping: Path | None =
                         questions=QuestionBook(Path(questions)) if questions is not None else None,
                         patterns=patterns or TextPatterns(), declared=dict(spec.declare) if spec else {},
                         mapping_path=Path(mapping) if spec is not None else None)
-    records = import_mapped(ctx, spec) if spec is not None else importer.read(ctx)
+
+    def read(one: ImportContext) -> Iterator[Trajectory]:
+        return import_mapped(one, spec) if spec is not None else importer.read(one)
+
+    if path.is_dir():  # every file with the directory's run id (and the import's shared notes)
+        records = (t for f in directory_files(path) for t in read(dataclasses.replace(ctx, path=f)))
+    else:
+        records = read(ctx)
     return ctx, importer, records
 
 

@@ -92,7 +92,7 @@ def _tool_step(ctx: ImportContext, view: SpanView, docs: list[Document]) -> Step
     span = view.raw
     if span.error is not None:
         return ErrorStep(error_type="tool_error", message=span.error, tool_name=view.tool_name, args=view.args,
-                         observation=view.result, latency_ms=_latency(span))
+                         observation=view.result, latency_ms=_latency(span), source_ref=f"span:{span.span_id}")
     action = ctx.action(view.tool_name)
     extra: dict[str, Any] = {}
     if action in SEARCH_ACTIONS:
@@ -112,14 +112,15 @@ def _tool_step(ctx: ImportContext, view: SpanView, docs: list[Document]) -> Step
         unknown = f"unrecorded:{call_id if isinstance(call_id, str) and call_id else span.span_id}"
         extra["chunk_ids"], extra["passages"] = [unknown], [Passage(chunk_id=unknown)]
     return make_step(action, tool_name=view.tool_name, args=view.args, observation=view.result,
-                     latency_ms=_latency(span), **extra)
+                     latency_ms=_latency(span), source_ref=f"span:{span.span_id}", **extra)
 
 
 def _retriever_step(ctx: ImportContext, view: SpanView) -> Step:
     action = ctx.action(view.raw.name)
     action = action if action in SEARCH_ACTIONS else "search"
     return make_step(action, tool_name=view.raw.name or None, args={"query": view.query} if view.query else {},
-                     query=view.query, candidates=_candidates(view.documents), latency_ms=_latency(view.raw))
+                     query=view.query, candidates=_candidates(view.documents), latency_ms=_latency(view.raw),
+                     source_ref=f"span:{view.raw.span_id}")
 
 
 def trace_trajectory(ctx: ImportContext, views: list[SpanView]) -> Trajectory:
@@ -163,9 +164,11 @@ def trace_trajectory(ctx: ImportContext, views: list[SpanView]) -> Trajectory:
     if not any(isinstance(s, FinalStep) for s in steps):
         if last_llm is not None and llm_after_last_step and last_llm.output_text and not last_llm.output_has_tool_calls:
             pending.pop("thought", None)
-            steps.append(make_step("final", tool_name=None, args={}, answer=last_llm.output_text, **pending))
+            steps.append(make_step("final", tool_name=None, args={}, answer=last_llm.output_text,
+                                   source_ref=f"span:{last_llm.raw.span_id}", **pending))
         elif root.role == "agent" and root.output_text:
-            steps.append(make_step("final", tool_name=None, args={}, answer=root.output_text))
+            steps.append(make_step("final", tool_name=None, args={}, answer=root.output_text,
+                                   source_ref=f"span:{root.raw.span_id}"))
     metadata = {k: v for view in views for k, v in view.metadata.items()}
     question_text = root.input_text or next((v.input_text for v in views if v.input_text), None)
     source_id = metadata.pop("question_id", None)

@@ -12,7 +12,7 @@ from ._options import db_option
 
 
 @click.command("ingest")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.argument("files", nargs=-1, type=click.Path(exists=True))
 @db_option
 @click.option("--format", "fmt", default=None,
               help="Force a format (canonical, or an importer: see docs/importers.md); default: detected.")
@@ -35,18 +35,34 @@ from ._options import db_option
 @click.option("--per-run-questions", is_flag=True,
               help="Key every question by its run, so runs that disagree about a question's gold are "
                    "stored apart instead of refused (they then do not pair in compare).")
+@click.option("--split-by", default=None, metavar="FIELD",
+              help="Split the import into one run per value of a field of each trajectory: metadata.NAME, "
+                   "question.NAME or run.NAME (run id RUN:NAME=VALUE), e.g. --split-by metadata.level.")
+@click.option("--labels", "label_files", multiple=True, type=click.Path(exists=True), metavar="FILE|DIR",
+              help="Human step labels to load after the logs (TRAIL annotations, Who&When records, per-step "
+                   "+1/0/-1 maps, or one label per line; see docs/importers.md); repeatable.")
+@click.option("--labels-run", default=None, metavar="RUN",
+              help="Resolve --labels against this run's trajectories only (when a question is in several runs).")
 def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declares, run_id, progress, on_duplicate,
-            per_run_questions) -> None:
-    """Load trajectory logs into the warehouse.
+            per_run_questions, split_by, label_files, labels_run) -> None:
+    """Load trajectory logs (files, or directories read as one run each) and human labels into the warehouse.
 
     Every file, canonical or not, is read once by its importer (format detected unless --format) into
-    a canonical log with a capability profile per run, and an import report is printed for it. Then
-    all files load in one transaction: one bad record anywhere and nothing is written, and the error
-    names the file, line and field. Re-ingesting the same records adds nothing; a changed record
-    replaces the old one entirely.
+    a canonical log with a capability profile per run, and an import report is printed for it. A
+    directory's files (one trajectory per file, as Who&When and TRAIL store them) become one run;
+    --split-by makes one run per value of a field. Then all files load in one transaction, with the
+    --labels files resolved against the stored steps: one bad record or label anywhere and nothing is
+    written, and the error names the file, line and field. Re-ingesting the same records adds nothing;
+    a changed record replaces the old one entirely (with its labels).
+
+    Example: trajscope ingest ../shared/data/external_logs/trail_swe/traces
+    --labels ../shared/data/external_logs/trail_swe/annotations
     """
-    from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations
+    from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
     from warehouse import WarehouseBusy, ingest_paths
+
+    if not files and not label_files:
+        raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
 
     try:
         declared = parse_declarations(declares)
@@ -58,7 +74,8 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
                 format=fmt, mapping=Path(mapping) if mapping else None,
                 questions=Path(questions) if questions else None,
                 tool_map=load_tool_map(Path(tool_map)) if tool_map else None, run_id=run_id,
-                patterns=Path(patterns) if patterns else None, declare=declared, on_duplicate=on_duplicate)
+                patterns=Path(patterns) if patterns else None, declare=declared, on_duplicate=on_duplicate,
+                split_by=split_by)
             converted, sources = [], []
             for k, name in enumerate(files):
                 out = Path(tmp) / f"{k}-{Path(name).name}.canonical.jsonl"
@@ -66,8 +83,13 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
                 click.echo("\n".join(report.lines()))
                 converted.append(report.output)
                 sources.append(str(Path(name)))
+            notes: list[str] = []
+            labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
+            for note in notes:
+                click.echo(f"labels: {note}")
             result = ingest_paths(db_path, converted, progress=progress, on_duplicate=on_duplicate,
-                                  per_run_questions=per_run_questions, source_names=sources)
+                                  per_run_questions=per_run_questions, source_names=sources, labels=labels,
+                                  labels_run=labels_run)
         except RecordError as exc:
             raise click.ClickException(f"{exc}\nnothing was written to {db_path}") from None
         except WarehouseBusy as exc:

@@ -139,3 +139,34 @@ class RegisterEvent(Record, kw_only=True):
     note: str | None = None
     reason: str | None = None
     supporting_chunk_ids: list[str] = []
+
+
+HumanLabelKind = Literal["error", "correct", "neutral"]
+
+
+class HumanLabel(Record, kw_only=True):
+    """A person's judgment of one step: `error` (a mistake there; the first is the first error), `correct`
+    or `neutral` (a +1 / 0 of a per-step map). `source_ref` is where the annotator pointed in the source;
+    `step_index` the canonical step it resolved to (None when it points at no step)."""
+
+    label: HumanLabelKind = "error"
+    source_ref: str | None = None
+    step_index: int | None = None
+    category: str | None = None  # a taxonomy label (normalised, e.g. TRAIL's 21), None when the source gives none
+    category_raw: str | None = None  # the category as the source spelt it
+    impact: str | None = None  # the source's severity (TRAIL: LOW / MEDIUM / HIGH)
+    agent: str | None = None  # the agent the annotator held responsible (Who&When mistake_agent)
+    annotator: str | None = None
+    source: str | None = None  # which annotation set (who_and_when, trail, a label file's name)
+    reason: str | None = None  # the annotator's explanation
+    evidence: str | None = None  # the excerpt the annotator quoted
+
+
+class LabelledTrajectory(Record, kw_only=True):
+    """Human labels a label file gives for one trajectory, named by its trajectory id, question id or
+    trace id (`key`), within `run_id` when given; `origin` is where the file gave them (file:line)."""
+
+    key: str
+    run_id: str | None = None
+    labels: list[HumanLabel] = []
+    origin: str | None = None

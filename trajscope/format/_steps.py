@@ -39,6 +39,11 @@ class StepBase(Record, tag_field="kind", kw_only=True):
     # True when the model response behind this step came from a response cache: tokens, latency and
     # cost are then those of the original call, not spent again. None when the producer cannot tell.
     cached: bool | None = None
+    # Where the step sits in the source log, so human labels that point there find it: `history:3`
+    # (a history entry), `message:5` (a chat message), `span:<span id>` (a trace span). None: not recorded.
+    source_ref: str | None = None
+    # Who acted, in a multi-agent log (the speaker's name); None for a single agent or when not recorded.
+    agent: str | None = None
 
 
 class SearchStep(StepBase, tag="search", kw_only=True):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ._records import SCHEMA_VERSION, EndReason, Judgment, Question, Record, RegisterEvent, Run
+from ._records import SCHEMA_VERSION, EndReason, HumanLabel, Judgment, Question, Record, RegisterEvent, Run
 from ._steps import Step
 
 
@@ -47,6 +47,8 @@ class Trajectory(Record, kw_only=True):
     metadata: dict[str, Any] = {}
     # Set on a counterfactual re-run (trajscope fork): the parent, the step and the intervention.
     fork: ForkOrigin | None = None
+    # Human annotations the source log carries about its steps (Who&When's mistake_step, ...).
+    human_labels: list[HumanLabel] = []
 
 
 def make_trajectory_id(run_id: str, question_id: str) -> str:
