@@ -210,7 +210,7 @@ def _roll_back_to_version_3(db) -> None:
         for (view,) in con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall():
             con.execute(f"DROP VIEW {view}")
         con.execute("ALTER TABLE steps DROP COLUMN cached")
-        con.execute("ALTER TABLE steps DROP COLUMN source_ref")  # and no migration 0012 (human labels)
+        con.execute("ALTER TABLE steps DROP COLUMN source_ref")  # and no migration 0013 (human labels)
         con.execute("ALTER TABLE steps DROP COLUMN agent")
         con.execute("DROP TABLE human_step_labels")
         con.execute("DROP TABLE step_attribution_rows")
@@ -240,7 +240,7 @@ def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_pat
     _roll_back_to_version_3(db)
     assert warehouse.upgrade_if_warehouse(db) == "upgraded"
     with open_readonly(db) as con:
-        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 12
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 13
         rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
         # Migration 0005 backfills the read rule and the facts the capability inference reads.
         assert con.execute(facts).fetchall() == fresh_facts

@@ -1,7 +1,7 @@
 -- Steps keep their position in the source (source_ref) and speaker (agent); human step labels (human_step_labels) and the step attributions other methods store (step_attribution_rows) get their tables.
 ALTER TABLE steps ADD COLUMN IF NOT EXISTS source_ref VARCHAR;
 ALTER TABLE steps ADD COLUMN IF NOT EXISTS agent VARCHAR;
-COMMENT ON COLUMN steps.source_ref IS 'Where the step sits in the source log: history:N (a history entry), message:N (a chat message), span:ID (a trace span); NULL: the importer had no position, or loaded before migration 0012.';
+COMMENT ON COLUMN steps.source_ref IS 'Where the step sits in the source log: history:N (a history entry), message:N (a chat message), span:ID (a trace span); NULL: the importer had no position, or loaded before migration 0013.';
 COMMENT ON COLUMN steps.agent IS 'Agent that took the step in a multi-agent log (the speaker''s name); NULL: a single agent, or not recorded.';
 
 CREATE TABLE IF NOT EXISTS human_step_labels (
