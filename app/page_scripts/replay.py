@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
-from app.replay import load_trajectory, render_trajectory
+from app.replay import load_trajectory, render_fork_command, render_forks, render_trajectory
 from app.ui import fetch, page_header, require_warehouse, set_url, url_value
 
 page_header("Trajectory replay", "Each action with its arguments, the candidates it saw (gold "
@@ -67,3 +67,7 @@ if state:
             if not found:
                 st.warning(f"No trajectory `{trajectory_id}` in this warehouse. Pick one above.",
                            icon=":material/search:")
+            else:
+                render_fork_command(trajectory_id, main["steps"].df)
+                if "fork_pairs" in state.views:
+                    render_forks(trajectory_id, with_labels=with_labels)

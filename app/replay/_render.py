@@ -170,8 +170,8 @@ def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, regi
             st.caption(" · ".join(effort))
 
 
-def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False) -> bool:
-    """Draw a loaded trajectory; False when the id matched nothing."""
+def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False, from_step: int | None = None) -> bool:
+    """Draw a loaded trajectory (from_step: only the steps from there on); False when the id matched nothing."""
     header = results["header"].df
     if header.height == 0:
         return False
@@ -185,8 +185,12 @@ def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False)
     st.markdown("**Steps**")
     candidates, reads = results["candidates"].df, results["reads"].df
     register = results["register"].df
+    if from_step:
+        st.caption(f"Steps 0–{from_step - 1} are the same in parent and fork (replayed from the cache); "
+                   f"shown from step {from_step}.")
     for step in results["steps"].df.iter_rows(named=True):
-        _render_step(step, candidates, reads, register, compact=compact)
+        if from_step is None or step["step_index"] >= from_step:
+            _render_step(step, candidates, reads, register, compact=compact)
     with st.expander("Show SQL of the steps, candidates, passages and register"):
         for name in ("steps", "candidates", "reads", "register"):
             st.code(results[name].sql, language="sql")

@@ -115,7 +115,7 @@ from ._steps import (
     ToolStep,
     step_kind,
 )
-from ._trajectory import ForkOrigin, Trajectory, make_trajectory_id
+from ._trajectory import FORK_INTERVENTIONS, ForkOrigin, Trajectory, make_trajectory_id
 
 __all__ = [
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
@@ -135,8 +135,8 @@ __all__ = [
     "iter_trajectories", "json_schema",
     "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id",
     "NESTING_LIMIT", "check_nesting", "exceeds_nesting_limit", "loads_bounded", "nesting_of", "too_deep",
-    "ForkOrigin", "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer", "Passage", "GoldHop",
-    "Question",
+    "FORK_INTERVENTIONS", "ForkOrigin", "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer",
+    "Passage", "GoldHop", "Question",
     "read_audit_records", "ReaderOutput", "ReadStep", "Record", "RecordError", "RegisterEvent",
     "RegisterUpdateStep", "RetrieverSettings", "Run", "score_answer", "SearchStep", "SemanticSearchStep",
     "Step", "step_kind", "StepBase", "to_builtins", "token_f1", "ToolStep", "Trajectory",

@@ -1,0 +1,59 @@
+"""The Replay page's fork section: the exact `trajscope fork` command, and parent and fork side by side."""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from click.testing import CliRunner
+from streamlit.testing.v1 import AppTest
+from test_controllers_support import mock_server
+from test_forks import fork, run_parent
+from test_forks_warehouse import QUESTIONS, agent
+
+from app.replay import fork_command
+from engine.forks import INTERVENTIONS
+from trajscope.cli import main as cli
+from trajscope.format import FORK_INTERVENTIONS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_dashboards_intervention_list_is_the_engines():
+    assert list(FORK_INTERVENTIONS) == list(INTERVENTIONS)
+
+
+def test_fork_command_is_quoted_and_parses_back_to_the_fork_arguments():
+    command = fork_command("run a::q'1", 3, "replace_query", "who wrote it?")
+    assert shlex.split(command) == ["trajscope", "fork", "run a::q'1", "--at", "3", "--intervention",
+                                    "replace_query:who wrote it?"]
+    assert fork_command("r::q", 0, "reject_final") == "trajscope fork r::q --at 0 --intervention reject_final"
+    parsed = CliRunner().invoke(cli, shlex.split(command)[1:] + ["--help"])
+    assert parsed.exit_code == 0  # the command's options exist as written
+
+
+def test_replay_shows_the_fork_command_and_the_pair_side_by_side_from_the_fork_step(tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    with mock_server(agent) as server:
+        (parent,) = run_parent(server, tmp_path, questions=QUESTIONS[:1], db_path=db)
+        _, (child,) = fork(server, tmp_path, [parent], "1", "force_read:c2", db_path=db)
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    at = AppTest.from_file(str(ROOT / "app" / "page_scripts" / "replay.py"), default_timeout=60)
+    at.query_params.update(trajectory=parent.trajectory_id)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.selectbox(key="fork-step").set_value(1)
+    at.selectbox(key="fork-intervention").set_value("force_read")
+    at.run()
+    at.text_input(key="fork-argument").set_value("c2")
+    at.run()
+    commands = [c.value for c in at.code if c.language == "bash"]
+    assert commands == [fork_command(parent.trajectory_id, 1, "force_read", "c2")]
+    forks = [d.value for d in at.dataframe if "intervention" in d.value.columns][0]
+    assert forks["trajectory_id"].to_list() == [child.trajectory_id] and forks["step_index"].to_list() == [1]
+    at.selectbox(key="fork-vs").set_value(child.trajectory_id)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    notes = [c.value for c in at.caption if "are the same in parent and fork" in c.value]
+    assert len(notes) == 2 and "shown from step 1" in notes[0]
+    markdown = " ".join(m.value for m in at.markdown)
+    assert "read `c2`" in markdown and "read `c1`" in markdown  # the fork's read beside the parent's
