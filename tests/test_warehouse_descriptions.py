@@ -112,7 +112,8 @@ def test_views_command_prints_the_descriptions_of_a_taxonomy_and_an_audit_view(t
     runner = CliRunner()
     plane = runner.invoke(cli, ["views", "failure_plane", "--db", str(db)])
     assert plane.exit_code == 0, plane.output
-    assert re.search(r"n_trajectories\s+BIGINT\s+All the run's trajectories: the denominator of p_disc", plane.output)
+    assert re.search(r"n_judged\s+BIGINT\s+Trajectories with a verdict \(correct not NULL\): the denominator of p_disc",
+                     plane.output)
     assert re.search(r"n_disc\s+\S+\s+.*NULL without a read action or with no verdict in the run \(see p_disc_reason\)",
                      plane.output)
     causal = runner.invoke(cli, ["views", "audit_causal_pairs", "--db", str(db)])

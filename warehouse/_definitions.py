@@ -11,6 +11,7 @@ from trajscope.format import (
     AGENT_ACTION_KINDS,
     CORRECT_AT,
     ENTITY_EXTRACTORS,
+    GATE_EXTRACTOR,
     LOW_EVIDENCE_THRESHOLD,
     SEARCH_KINDS,
 )
@@ -28,6 +29,7 @@ def definitions_sql() -> str:
         low_evidence_threshold=repr(float(LOW_EVIDENCE_THRESHOLD)),
         correct_at=repr(float(CORRECT_AT)),
         entity_extractors=_sql_list(ENTITY_EXTRACTORS),
+        gate_extractor=GATE_EXTRACTOR.replace("'", "''"),
         search_kinds=_sql_list(SEARCH_KINDS),
         agent_action_kinds=_sql_list(AGENT_ACTION_KINDS),
     )

@@ -17,6 +17,8 @@ CREATE OR REPLACE MACRO answer_correct_by(llm, contain) AS
     CASE WHEN llm IS NOT NULL THEN 'llm' WHEN contain IS NOT NULL THEN 'contain' END;
 -- The entity extractors the low-evidence label is computed with, one row each.
 CREATE OR REPLACE MACRO entity_extractors() AS TABLE SELECT unnest(${entity_extractors}) AS extractor;
+-- The extractor the +lowev gate uses at run time (trajscope.format.GATE_EXTRACTOR); its label rows need no spaCy.
+CREATE OR REPLACE MACRO gate_extractor() AS '${gate_extractor}';
 -- Step kinds that are searches (Read-Gate search, A-RAG keyword_search / semantic_search).
 CREATE OR REPLACE MACRO search_kinds() AS ${search_kinds};
 -- Step kinds that are the agent's own actions (searches, read, final, other tools), not the environment's.

@@ -20,6 +20,7 @@ from ._context import (
     load_context,
     sql_file,
 )
+from ._deviations import DEVIATIONS, Deviation, deviations_for, with_deviation_notes
 from ._execution_rag import ReportFigure, execution_rag_report, method_name, pareto_figure
 from ._read_gate import failure_plane_figure, failure_plane_points, read_gate_report
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
@@ -54,10 +55,16 @@ def build_report(
         return audit_report(con, run_ids, db_path)
     if paper not in PAPERS:
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
-    return PAPERS[paper][1](load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels))
+    ctx = load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels)
+    # Every documented deviation is printed under each table it touches (docs/definitions.md).
+    return with_deviation_notes(ctx, PAPERS[paper][1](ctx))
 
 
 __all__ = [
+    "DEVIATIONS",
+    "Deviation",
+    "deviations_for",
+    "with_deviation_notes",
     "BY_CHOICES",
     "EXTENSIONS",
     "FORMATS",

@@ -81,7 +81,8 @@ def _delta_table(
     if with_discipline:
         columns.append(Column("baseline_discipline", "Baseline discipline error (%)"))
     columns_t = tuple(columns)
-    sql = sql_file("report_outcomes") + ("\n" + sql_file("rg_labels") if with_discipline else "")
+    sql = sql_file("report_outcomes") + ("\n" + sql_file("rg_labels") + "\n" + sql_file("rg_accuracy")
+                                         if with_discipline else "")
     pairs = _pairs(ctx, BASELINE, GATE)
     if not pairs:
         return does_not_apply(name, title, caption, columns_t, _missing_pair(BASELINE, GATE), sql)
@@ -95,9 +96,9 @@ def _delta_table(
             "so zero-read and discipline do not apply",
             sql,
         )
-    discipline = {}
+    discipline, judged = {}, {}
     if with_discipline:
-        discipline = _discipline_counts(ctx)
+        discipline, judged = _discipline_counts(ctx), _accuracy(ctx)
     results, used = [], []
     for key, base, gate in pairs:
         result = paired_comparison(ctx, base, gate, subset=subset)
@@ -122,9 +123,10 @@ def _delta_table(
                 float(holm_p),
             ]
         if with_discipline:
-            # P_disc as failure_plane defines it: discipline labels (regex) over all the run's trajectories.
+            # P_disc as failure_plane defines it: discipline labels (regex) over the judged trajectories,
+            # the population the delta beside it is measured on (an unjudged one is no failure).
             read = [r for r in base if r.read_action]
-            total = sum(r.n_trajectories for r in read)
+            total = sum((judged.get(r.run_id) or {}).get("n_judged") or 0 for r in read)
             row.append(PTS * sum(discipline.get(r.run_id, 0) for r in read) / total if total else None)
         rows.append(tuple(row))
     extra = ACCURACY_NOTE + " Holm: across the table's datasets."
@@ -134,7 +136,8 @@ def _delta_table(
             "a rescue capacity, not a population effect."
         )
     if with_discipline:
-        extra += " Baseline discipline error: share of the baseline's trajectories labelled discipline (regex)."
+        extra += (" Baseline discipline error: share of the baseline's judged trajectories labelled discipline "
+                  "(regex), as P_disc (failure_plane).")
     return ReportTable(name, title, caption, columns_t, tuple(rows), ctx.footnote(used, n_total, extra), sql)
 
 
@@ -628,8 +631,8 @@ def failure_plane_points(ctx: ReportContext) -> ReportTable:
         Column("n", "n", "int"),
     )
     caption = (
-        "The failure plane: discipline failures (P_disc) against post-gold-read failures (P_post), % of all "
-        f"trajectories, per condition and reasoning effort (primary labels, {GATE_EXTRACTOR} extractor)."
+        "The failure plane: discipline failures (P_disc) against post-gold-read failures (P_post), % of the "
+        f"judged trajectories, per condition and reasoning effort (primary labels, {GATE_EXTRACTOR} extractor)."
     )
     sql = sql_file("rg_plane")
     points = {r["run_id"]: r for r in ctx.query("rg_plane", extractor=GATE_EXTRACTOR).iter_rows(named=True)}
@@ -647,10 +650,10 @@ def failure_plane_points(ctx: ReportContext) -> ReportTable:
                     notes.append(f"{r.run_id} is not on the plane: {reason}.")
             if not placed:
                 continue
-            n = sum(points[r.run_id]["n_trajectories"] for r in placed)
-            # The shares are counts over all trajectories, so seeds pool weighted by their trajectories.
-            p_disc = sum(points[r.run_id]["p_disc"] * points[r.run_id]["n_trajectories"] for r in placed) / n
-            p_post = sum(points[r.run_id]["p_post"] * points[r.run_id]["n_trajectories"] for r in placed) / n
+            n = sum(points[r.run_id]["n_judged"] for r in placed)
+            # The shares are counts over the judged trajectories, so seeds pool weighted by those.
+            p_disc = sum(points[r.run_id]["p_disc"] * points[r.run_id]["n_judged"] for r in placed) / n
+            p_post = sum(points[r.run_id]["p_post"] * points[r.run_id]["n_judged"] for r in placed) / n
             rows.append((key, condition, effort, PTS * p_disc, PTS * p_post, n))
             used += placed
             n_total += n

@@ -1,7 +1,13 @@
 -- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity with the discipline sub-type; a trajectory that did not end on a final is labelled by how it ended (ended_budget, ended_forced_answer, ended_error), and a measure the log cannot support is NULL with its reason (does_not_apply, label_reason).
 -- Runs without a known read action (vanilla RAG, direct answer, web agents whose search returns pages) have no discipline branch; their post-gold test is the gold placed in the prompt or the results.
 CREATE OR REPLACE VIEW failure_rg AS
-WITH signals AS (
+WITH ran AS (
+    SELECT DISTINCT t.run_id, ec.extractor
+    FROM entity_coverage ec
+    JOIN trajectories t ON t.trajectory_id = ec.trajectory_id AND t.record_hash = ec.record_hash
+    WHERE ec.extractor <> gate_extractor()
+),
+signals AS (
     SELECT f.* REPLACE (CASE WHEN f.n_gold = 0 THEN NULL
                              WHEN c.read_action THEN f.any_gold_read
                              ELSE f.n_gold_reached > 0 END AS any_gold_read),
@@ -21,6 +27,9 @@ WITH signals AS (
            ON ec.trajectory_id = f.trajectory_id AND ec.record_hash = f.record_hash
           AND ec.extractor = x.extractor
     WHERE f.correct = false
+      -- A second extractor (spaCy) has rows only for runs it ran on: missing coverage would read as
+      -- "not low-evidence" and print a spaCy row, and a kappa, for an extractor that never ran.
+      AND (x.extractor = gate_extractor() OR (f.run_id, x.extractor) IN (SELECT (run_id, extractor) FROM ran))
 ),
 flags AS (
     SELECT *,
@@ -57,7 +66,7 @@ COMMENT ON COLUMN failure_rg.is_post_gold_read IS 'A gold passage was read (or, 
 COMMENT ON COLUMN failure_rg.does_not_apply IS 'Why the discipline tests are NULL: no read action in the log, or the trajectory did not end on a final.';
 COMMENT ON COLUMN failure_rg.label_reason IS 'Why label is NULL: the question has no gold passages.';
 COMMENT ON COLUMN failure_rg.read_count IS 'Read steps that returned a passage.';
-COMMENT ON COLUMN failure_rg.trajectory_id IS 'Trajectory id; only wrong trajectories (correct = false) have rows, one per extractor.';
+COMMENT ON COLUMN failure_rg.trajectory_id IS 'Trajectory id; only wrong trajectories (correct = false) have rows, one per extractor (the gate''s regex always; spaCy only for runs whose spaCy coverage was computed).';
 COMMENT ON COLUMN failure_rg.run_id IS 'Run id (runs.run_id).';
 COMMENT ON COLUMN failure_rg.question_id IS 'Question id: the pairing key across runs.';
 COMMENT ON COLUMN failure_rg.dataset IS 'Dataset key of the trajectory (trajectories.dataset: the question''s or run''s dataset, '''' when neither says).';

@@ -30,7 +30,11 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
                  ELSE 'not judged yet: run trajscope judge' END END              AS correct_reason,
        b.contain, b.llm,
        b.n_gold, b.n_gold_retrieved, b.n_gold_read,
-       CASE WHEN b.n_gold > 0 THEN b.n_gold_retrieved = b.n_gold END          AS all_gold_retrieved,
+       -- ER App. E: a supporting paragraph that matched no chunk was never retrieved, so "every
+       -- supporting passage retrieved / reached" needs every paragraph the source names matched
+       -- (gold_paragraphs <= n_gold) as well as every matched chunk found; hop recall uses the same rule.
+       CASE WHEN b.n_gold > 0 THEN b.n_gold_retrieved = b.n_gold
+                                   AND coalesce(b.gold_paragraphs, b.n_gold) <= b.n_gold END AS all_gold_retrieved,
        CASE WHEN b.n_gold > 0 THEN b.n_gold_read > 0 END                      AS any_gold_read,
        b.n_gold_reached,
        -- ExecutionRAG App. E: the share of supporting paragraphs reached, over every paragraph the source
@@ -38,7 +42,9 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        CASE WHEN coalesce(b.gold_paragraphs, b.n_gold) > 0
             THEN least(b.n_gold_reached / coalesce(b.gold_paragraphs, b.n_gold), 1.0) END AS hop_evidence_recall,
        b.gold_paragraphs,
-       CASE WHEN b.n_gold > 0 THEN b.n_gold_reached = b.n_gold END            AS all_gold_reached,
+       CASE WHEN b.n_gold > 0 THEN b.n_gold_reached = b.n_gold
+                                   AND coalesce(b.gold_paragraphs, b.n_gold) <= b.n_gold END AS all_gold_reached,
+       greatest(coalesce(b.gold_paragraphs, b.n_gold) - b.n_gold, 0)          AS n_gold_unmatched,
        CASE WHEN b.n_gold = 0 THEN 'no gold passages for this question: gold-evidence measures do not apply' END
                                                                               AS evidence_reason,
        a.trajectory_id IS NOT NULL                                            AS answer_checked,
@@ -73,12 +79,13 @@ COMMENT ON COLUMN trajectory_forensics.llm IS 'LLM-judge verdict in [0, 1], aver
 COMMENT ON COLUMN trajectory_forensics.n_gold IS 'Gold supporting passages of the question matched to chunks (0: none, and gold measures are NULL).';
 COMMENT ON COLUMN trajectory_forensics.n_gold_retrieved IS 'Gold passages that appeared among search candidates.';
 COMMENT ON COLUMN trajectory_forensics.n_gold_read IS 'Gold passages opened by a read step.';
-COMMENT ON COLUMN trajectory_forensics.all_gold_retrieved IS 'Every gold passage appeared among search candidates; NULL without gold passages (see evidence_reason).';
+COMMENT ON COLUMN trajectory_forensics.all_gold_retrieved IS 'Every supporting paragraph was retrieved: each matched gold chunk appeared among search candidates and no paragraph the source names is unmatched (ER App. E: an unmatched paragraph was never retrieved); NULL without gold passages (see evidence_reason).';
 COMMENT ON COLUMN trajectory_forensics.any_gold_read IS 'A read step opened at least one gold passage; NULL without gold passages (see evidence_reason).';
 COMMENT ON COLUMN trajectory_forensics.n_gold_reached IS 'Gold passages that reached the agent at all: retrieved, read or injected.';
 COMMENT ON COLUMN trajectory_forensics.hop_evidence_recall IS 'ExecutionRAG hop-level evidence recall: gold passages reached / supporting paragraphs the source names (gold_paragraphs, else n_gold), capped at 1; NULL when the question has neither (see evidence_reason).';
 COMMENT ON COLUMN trajectory_forensics.gold_paragraphs IS 'Supporting paragraphs the source names, matched to a chunk or not: the hop_evidence_recall denominator (NULL: the source counts none, then n_gold is used).';
-COMMENT ON COLUMN trajectory_forensics.all_gold_reached IS 'Every gold passage reached the agent (retrieved, read or injected); NULL without gold passages (see evidence_reason).';
+COMMENT ON COLUMN trajectory_forensics.all_gold_reached IS 'Every supporting paragraph reached the agent (retrieved, read or injected): each matched gold chunk did and none is unmatched (ER App. E); NULL without gold passages (see evidence_reason).';
+COMMENT ON COLUMN trajectory_forensics.n_gold_unmatched IS 'Supporting paragraphs the source names that matched no chunk (gold_paragraphs - n_gold, at least 0; 0 when the source counts none): each counts as never retrieved.';
 COMMENT ON COLUMN trajectory_forensics.evidence_reason IS 'Why the gold-evidence measures are NULL: the question has no gold passages.';
 COMMENT ON COLUMN trajectory_forensics.answer_checked IS 'trajscope judge has checked the answer of this trajectory version (abstention, answer in snippets / reads).';
 COMMENT ON COLUMN trajectory_forensics.abstained IS 'The final answer is empty, an abstention word or a give-up phrase, or echoes a controller message (echoed); NULL: answer not checked yet (see answer_checked).';
