@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("trajscope.cli.report_cmd", "Print a paper's tables (read-gate, execution-rag, audit) from logs."),
     "scan": ("trajscope.cli.scan_cmd", "Ask a model whether each trajectory of a slice matches a rubric."),
     "attribute": ("trajscope.cli.attribute_cmd", "Ask a model for the decisive error step (Who&When protocols)."),
+    "cluster": ("trajscope.cli.cluster_cmd", "Cluster a slice into failure modes (model themes or embeddings)."),
     "app": ("trajscope.cli.app_cmd", "Serve the dashboard on 127.0.0.1."),
     "demo": ("trajscope.cli.demo_cmd", "Build the demo warehouse with the embedded model and open the dashboard."),
 }
