@@ -172,7 +172,7 @@ def test_autoact_transcript_retrieve_is_a_read_lookup_and_reflect_are_tools():
         ("ToolStep", "Reflect")]
     read = first.steps[1]
     assert isinstance(read, ReadStep) and read.args == {"entity": "Varnholt Bridge"}
-    assert read.chunk_ids == ["page:Varnholt Bridge"] and read.passages == [Passage(chunk_id="page:Varnholt Bridge",
+    assert read.chunk_ids == ["title:Varnholt Bridge"] and read.passages == [Passage(chunk_id="title:Varnholt Bridge",
                                      text="The Varnholt Bridge is a bridge designed by Otto Kessler in 1921.")]
     assert first.judgments == [Judgment(judge="em", score=1.0, rationale="source field `correct`")]
     assert first.metadata["verdict"] == "Answer is CORRECT" and first.metadata["reward"] == 1.0

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.importers import FORMATS, convert_file, detect_format, import_file
+from ingest.importers import FORMATS, convert_file, detect_format, import_file, text_question_id
 from trajscope.cli import main as cli
 from trajscope.format import (
     Candidate,
@@ -215,3 +215,123 @@ def test_a_budget_trajectory_without_an_answer_is_still_scored_zero(tmp_path):
 def test_convert_report_for_chat_names_the_format(tmp_path):
     report = convert_file(CHAT, tmp_path / "out.jsonl")
     assert report.format == "openai_chat" and report.trajectories == 4 and len(report.duplicates) == 1
+
+
+# --- item 1: few-shot prompts (instruction, examples up to `(END OF EXAMPLES)`, then the episode) ------
+
+def test_fewshot_autoact_prompts_give_the_one_episode_after_the_examples():
+    run = "autoact:fewshot_autoact.jsonl"
+    q1 = Question(question_id=text_question_id("Which river flows through Velm?"),
+                  text="Which river flows through Velm?", gold_answer="Oder")
+    q2 = Question(question_id=text_question_id("Who founded the Velm Review?"),
+                  text="Who founded the Velm Review?", gold_answer="Ada Brenn")
+    meta = {"reward": 1, "halted": False, "error": False, "verdict": "Answer is CORRECT"}
+    em = [Judgment(judge="em", score=1.0, rationale="source field `correct`")]
+    assert [to_builtins(t) for t in import_file(F / "fewshot_autoact.jsonl")] == [
+        _traj(run, "autoact", q1, [
+            SearchStep(tool_name="Search", args={"query": "Velm"}, query="Velm",
+                       observation="Velm is a town on the Oder.", thought="I should search Velm.",
+                       raw="Action: Search[Velm]"),
+            FinalStep(tool_name="Finish", args={"answer": "Oder"}, answer="Oder", observation="Answer is CORRECT",
+                      thought="The river is the Oder.", raw="Action: Finish[Oder]"),
+        ], final_answer="Oder", end_reason="final", judgments=em, metadata=meta),
+        # `--- END OF EXAMPLES ---` is the same marker in another dress.
+        _traj(run, "autoact", q2, [
+            SearchStep(tool_name="Search", args={"query": "Velm Review"}, query="Velm Review",
+                       observation="The Velm Review was founded by Ada Brenn.", thought="Search it.",
+                       raw="Action: Search[Velm Review]"),
+            FinalStep(tool_name="Finish", args={"answer": "Ada Brenn"}, answer="Ada Brenn",
+                      observation="Answer is CORRECT", raw="Action: Finish[Ada Brenn]"),
+        ], final_answer="Ada Brenn", end_reason="final", judgments=em, metadata=meta),
+    ]
+
+
+def test_fewshot_prompt_field_in_a_react_jsonl():
+    [t] = import_file(F / "fewshot_prompt.jsonl")
+    assert detect_format(F / "fewshot_prompt.jsonl") == "react"
+    assert (t.question.question_id, t.question.text, t.question.gold_answer) == (
+        "f1", "Which river flows through Velm?", "Oder")
+    assert [(s.tool_name, s.args) for s in t.steps] == [("Search", {"query": "Velm"}), ("Finish", {"answer": "Oder"})]
+
+
+def test_examples_in_every_episode_of_a_text_log_are_dropped_and_the_real_episodes_kept():
+    from ingest.importers import TextPatterns
+    from ingest.importers._episodes import split_episodes
+
+    block = ("Question: example A?\nAction 1: Finish[a]\nQuestion: example B?\nAction 1: Finish[b]\n"
+             "(END OF EXAMPLES)\n")
+    text = block + "Question: real one?\nAction 1: Finish[x]\n" + block + "Question: real two?\nAction 1: Finish[y]\n"
+    layout = split_episodes(text, TextPatterns())
+    assert [e.text.split("\n")[0] for e in layout.episodes] == ["Question: real one?", "Question: real two?"]
+
+
+# --- item 4: mapping candidates given as title strings -----------------------------------------------
+
+def test_mapping_candidates_as_title_strings_make_gold_retrieval_measurable(tmp_path):
+    from warehouse import open_readonly
+
+    log, mapping = F / "titles_pipeline.jsonl", F / "titles_pipeline.yaml"
+    t1, t2 = import_file(log, mapping=mapping)
+    assert [[c.chunk_id for c in s.candidates] for s in t1.steps if s.__struct_config__.tag == "search"] == [
+        ["title:Velm", "title:Brenn"], ["title:Oder"]]
+    assert [c.rank for c in t1.steps[0].candidates] == [1, 2]
+    assert t1.question.gold_chunk_ids == ["title:Velm", "title:Oder"]
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(cli, ["ingest", str(log), "--mapping", str(mapping), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT question_id, n_gold, n_gold_retrieved, all_gold_retrieved, evidence_recall "
+                           "FROM trajectory_evidence ORDER BY question_id").fetchall()
+    # Independently: t1 retrieved Velm and Oder (both of its gold titles), t2 none of its one.
+    assert rows == [("t1", 2, 2, True, 1.0), ("t2", 1, 0, False, 0.0)]
+
+
+def test_a_scalar_candidate_is_an_id_when_the_mapping_maps_only_id(tmp_path):
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text((F / "titles_pipeline.yaml").read_text().replace(
+        "  candidates: titles", "  candidates: titles\n  candidate: {id: id}"))
+    t1, _ = import_file(F / "titles_pipeline.jsonl", mapping=mapping)
+    assert [c.chunk_id for c in t1.steps[0].candidates] == ["Velm", "Brenn"]
+
+
+# --- item 3: questions files carrying gold evidence; a file keyed by line number -----------------------
+
+def test_questions_file_supporting_facts_become_gold_title_passages():
+    t1, t2 = import_file(F / "fewshot_autoact.jsonl", questions=F / "questions_evidence.json")
+    # [title, sentence id] pairs name passages by title, each once, in order (list and dict-of-lists forms).
+    assert (t1.question.gold_chunk_ids, t1.question.gold_match, t1.question.gold_paragraphs) == (
+        ["title:Velm", "title:Oder"], "title", 2)
+    assert t2.question.gold_chunk_ids == ["title:Velm Review", "title:Ada Brenn"]
+
+
+def test_questions_file_keyed_by_line_number_refuses_ids_it_lacks():
+    from trajscope.format import RecordError
+
+    # The file's keys 0, 1 are its ids: a log whose ids are c1, c2 does not join (it never joins by guess).
+    with pytest.raises(RecordError, match="question id 'c1' or index 0 not found in questions_by_line.jsonl"):
+        list(import_file(CHAT, questions=F / "questions_by_line.jsonl"))
+
+
+def test_questions_by_line_number_join_and_keep_passage_ids(tmp_path):
+    log = tmp_path / "log.jsonl"
+    rows = [json.loads(x) for x in CHAT.read_text().splitlines()[:2]]
+    for i, r in enumerate(rows):
+        r.pop("id", None), r.pop("qid", None)
+        r["idx"] = i
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    t0, t1 = import_file(log, questions=F / "questions_by_line.jsonl")
+    assert (t0.question.question_id, t0.question.gold_chunk_ids, t0.question.gold_match) == ("0", ["d7", "d9"], "given")
+    assert (t1.question.question_id, t1.question.gold_chunk_ids) == ("1", ["title:Velm Review"])
+
+
+def test_questions_titles_match_a_mapping_corpus(tmp_path):
+    qfile = tmp_path / "q.json"
+    qfile.write_text(json.dumps({"d1": {"question": "Q?", "supporting_facts": [["Tobias Lorring", 0],
+                                                                             ["Nowhere Gazette", 1]]}}))
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"qid": "d1", "question": "Q?"}) + "\n")
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("question_id: qid\nquestion: question\ncorpus: demo\n")
+    [t] = import_file(data, mapping=mapping, questions=qfile)
+    # demo:60 is the demo corpus's `Tobias Lorring`; the other title is not in it and stays a title id
+    assert t.question.gold_chunk_ids == ["demo:60", "title:Nowhere Gazette"]

@@ -33,7 +33,10 @@ class TextPatterns:
     section: str = r"^[ \t]*-{3,}[ \t]*BEGIN[ \t]+(?P<section>[A-Za-z ]+?)[ \t]+AGENTS[ \t]*-{3,}[ \t]*$"
     separator: str = r"^[ \t]*[#=*]{5,}[ \t]*$"
     trial_summary: str = r"^[ \t]*Trial summary[ \t]*:[ \t]*(?P<summary>.*)$"
-    end_of_examples: str = r"^[ \t]*\(END OF EXAMPLES\)[ \t]*$"
+    # `(END OF EXAMPLES)` (ReAct, Reflexion), `END OF EXAMPLE`, `--- End of examples ---`, `[END EXAMPLES]`
+    end_of_examples: str = (r"^[ \t]*[-=#*(\[ \t]*(?:END[ \t]+OF[ \t]+(?:THE[ \t]+)?EXAMPLES?|END[ \t]+EXAMPLES?|"
+                            r"End[ \t]+of[ \t]+(?:the[ \t]+)?examples?|end[ \t]+of[ \t]+(?:the[ \t]+)?examples?)"
+                            r"[ \t]*[-=#*)\].]*[ \t]*$")
     gold: str = r"^[ \t]*(?:Correct answer|Gold answer|Ground truth)[ \t]*:[ \t]?(?P<gold>.*?)[ \t]*$"
     verdict_correct: str = r"\bAnswer is CORRECT\b"
     verdict_incorrect: str = r"\bAnswer is INCORRECT\b"
@@ -123,6 +126,9 @@ def split_episodes(text: str, patterns: TextPatterns, first_line: int = 1) -> Te
     current: list[str] = []
     current_line = 0
     pending: list[str] = []
+    # Episodes below `floor` are kept when an end-of-examples line comes: those since the last banner or
+    # section, or since the episode that followed the previous marker, were few-shot examples.
+    floor = 0
 
     def close() -> None:
         nonlocal current
@@ -138,10 +144,12 @@ def split_episodes(text: str, patterns: TextPatterns, first_line: int = 1) -> Te
             close()
             pending.clear()
             trial, outcome = int(m.group("n")), None
+            floor = len(layout.episodes)
         elif m := section.match(line):
             close()
             pending.clear()
             outcome = " ".join(m.group("section").lower().split())
+            floor = len(layout.episodes)
         elif m := summary.match(line):
             close()
             counts = {" ".join(i.group("name").lower().split()): int(i.group("n"))
@@ -150,7 +158,10 @@ def split_episodes(text: str, patterns: TextPatterns, first_line: int = 1) -> Te
         elif separator.match(line):
             close()
         elif examples_end.match(line):
-            current, pending = [], []  # everything so far was few-shot examples, not episodes
+            # Everything since the floor was few-shot examples, not episodes; the next one is real.
+            current, pending = [], []
+            del layout.episodes[floor:]
+            floor = len(layout.episodes) + 1
         elif start.match(line):
             close()
             current, current_line = [line], lineno
@@ -160,6 +171,12 @@ def split_episodes(text: str, patterns: TextPatterns, first_line: int = 1) -> Te
             pending.append(line)
     close()
     return layout
+
+
+def after_examples(text: str, patterns: TextPatterns) -> str:
+    """The text after the last end-of-examples line (a few-shot prompt's episode), or all of it."""
+    marks = list(patterns.compiled("end_of_examples").finditer(text))
+    return text[marks[-1].end():] if marks else text
 
 
 def section_counts(layout: TextLayout) -> dict[tuple[int | None, str], int]:

@@ -22,6 +22,7 @@ from ._context import ImportContext, assemble
 from ._fields import Where, as_text, lookup, need_list, need_object, score_value
 from ._json_stream import iter_records
 from ._mapping import Const, Mapping, Source
+from ._questions import title_id
 
 _CANDIDATE_ID_KEYS = ("chunk_id", "id", "doc_id", "document_id")
 _SNIPPET_KEYS = ("snippet", "text", "content", "preview")
@@ -64,11 +65,6 @@ def _strings(record: Any, source: Source, where: Where) -> list[str]:
     if not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in values):
         raise where.error("expected a string or a list of strings", path)
     return list(dict.fromkeys(str(v) for v in values))
-
-
-def title_id(title: str) -> str:
-    """The id a passage known only by its title gets, in gold passages and candidates alike."""
-    return f"title:{title}"
 
 
 class TitleIndex:
@@ -120,10 +116,21 @@ def candidates_of(result: Any) -> list[Candidate]:
 
 
 def _mapped_candidates(m: Mapping, items: Any, where: Where, titles: TitleIndex) -> list[Candidate]:
-    """Candidates from an array with the mapping's `step.candidate` paths (id, else title; score; snippet)."""
+    """Candidates from an array with the mapping's `step.candidate` paths (id, else title; score; snippet),
+    or of plain strings (titles; ids when `step.candidate` maps only `id`)."""
     out = []
+    # A candidate given as a plain string is a title (matched to the corpus where one is named), or an id
+    # when `step.candidate` maps only `id`: pipelines often log `retrieved_titles: ["A", "B"]`.
+    scalar_is_id = "id" in m.candidate and "title" not in m.candidate
     for rank, item in enumerate(need_list(items, where), start=1):
         at = where.at(rank - 1)
+        if isinstance(item, (str, int)) and not isinstance(item, bool):
+            if not str(item).strip():
+                raise at.error("empty candidate")
+            out.append(Candidate(chunk_id=str(item) if scalar_is_id else titles.id_of(str(item)), rank=rank))
+            continue
+        if not isinstance(item, dict):
+            raise at.error(f"expected a candidate object, title or id, got {type(item).__name__}")
         cid = _text(item, m.candidate.get("id", ()), at)
         title = _text(item, m.candidate.get("title", ()), at)
         if cid is None and title is None:
@@ -206,6 +213,9 @@ def _question(ctx: ImportContext, m: Mapping, record: dict[str, Any], where: Whe
     question.dataset = dataset if dataset is not None else (question.dataset or titles.dataset)
     gold_ids = _strings(record, m.gold_chunk_ids, where)
     gold_titles = _strings(record, m.gold_titles, where)
+    if not gold_ids and not gold_titles and question.gold_match == "title" and titles.dataset:
+        # Titles from the questions file, matched to the mapping's corpus like the record's own.
+        gold_titles = [c.removeprefix("title:") for c in question.gold_chunk_ids]
     if gold_ids:
         question.gold_chunk_ids, question.gold_match = gold_ids, "given"
     elif gold_titles:  # matched to corpus chunks by title where a corpus is named, else kept as title ids

@@ -17,6 +17,51 @@ _TEXT_KEYS = ("question", "text", "question_text")
 _GOLD_KEYS = ("answer", "gold_answer", "gold", "answers")
 _ALIAS_KEYS = ("answer_aliases", "aliases")
 _TYPE_KEYS = ("type", "question_type")
+# Gold evidence a questions file may carry: passage ids, or titles (with sentence ids, HotpotQA's
+# `supporting_facts`: the passage is the title's paragraph, so its sentences name one passage).
+_GOLD_ID_KEYS = ("gold_chunk_ids", "gold_passage_ids", "gold_ids", "supporting_ids", "supporting_passage_ids",
+                 "gold_passages", "supporting_passages")
+_GOLD_TITLE_KEYS = ("supporting_facts", "gold_titles", "supporting_titles")
+
+
+def title_id(title: str) -> str:
+    """The id a passage known only by its title gets (gold passages and candidates alike)."""
+    return f"title:{title}"
+
+
+def _gold_evidence(record: dict[str, Any], where: Where) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(gold passage ids, gold titles) the record names, each in order without repeats."""
+    ids: list[str] = []
+    titles: list[str] = []
+    key, value = next(((k, record[k]) for k in _GOLD_ID_KEYS if record.get(k) is not None), (None, None))
+    if value is not None:
+        for i, item in enumerate(value if isinstance(value, list) else [value]):
+            if isinstance(item, dict):  # {"id": ..., "title": ...} passages
+                ref = _pick(item, ("chunk_id", "id", "passage_id", "doc_id"))
+                if ref is not None and not isinstance(ref, bool):
+                    ids.append(str(ref))
+                elif isinstance(item.get("title"), str):
+                    titles.append(item["title"])
+                else:
+                    raise where.error("a gold passage needs an id or a title", f"{key}[{i}]")
+            elif isinstance(item, (str, int)) and not isinstance(item, bool):
+                ids.append(str(item))
+            else:
+                raise where.error("expected passage ids (strings or integers)", f"{key}[{i}]")
+    key, value = next(((k, record[k]) for k in _GOLD_TITLE_KEYS if record.get(k) is not None), (None, None))
+    if isinstance(value, dict) and isinstance(value.get("title"), list):  # Hugging Face: {title: [], sent_id: []}
+        value = value["title"]
+    if value is not None:
+        for i, item in enumerate(value if isinstance(value, list) else [value]):
+            title = item[0] if isinstance(item, list) and item else item  # [title, sentence id]
+            if not isinstance(title, str) or not title.strip():
+                raise where.error("expected a title, or [title, sentence id]", f"{key}[{i}]")
+            titles.append(title)
+    paragraphs = record.get("paragraphs")  # HippoRAG / MuSiQue: paragraphs flagged is_supporting
+    if not titles and not ids and isinstance(paragraphs, list):
+        titles = [p["title"] for p in paragraphs
+                  if isinstance(p, dict) and p.get("is_supporting") is True and isinstance(p.get("title"), str)]
+    return tuple(dict.fromkeys(ids)), tuple(dict.fromkeys(titles))
 
 
 def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> Any:
@@ -30,6 +75,8 @@ class _Entry:
     gold: str | None
     aliases: tuple[str, ...]
     question_type: str | None
+    gold_ids: tuple[str, ...] = ()
+    gold_titles: tuple[str, ...] = ()
 
 
 class QuestionBook:
@@ -45,6 +92,12 @@ class QuestionBook:
 
     def _add(self, where: Where, value: Any) -> None:
         record = need_object(value, where)
+        if _pick(record, _TEXT_KEYS) is None and len(record) == 1:
+            # `{"<key>": {record}}` per line (a file keyed by line number or id): the key is the id.
+            (key, inner), = record.items()
+            if isinstance(inner, dict) and _pick(inner, _TEXT_KEYS) is not None:
+                where = where.at(key)
+                record = inner if _pick(inner, _ID_KEYS) is not None else {"id": key, **inner}
         text = _pick(record, _TEXT_KEYS)
         if not isinstance(text, str):
             raise where.error("missing question text (looked for question, text, question_text)", "question")
@@ -59,8 +112,9 @@ class QuestionBook:
         elif gold is not None and not isinstance(gold, str):
             gold = str(gold)
         qtype = _pick(record, _TYPE_KEYS)
+        gold_ids, gold_titles = _gold_evidence(record, where)
         entry = _Entry(None if qid is None else str(qid), text, gold, tuple(aliases),
-                       qtype if isinstance(qtype, str) else None)
+                       qtype if isinstance(qtype, str) else None, gold_ids, gold_titles)
         if entry.question_id is not None:
             self._by_id[entry.question_id] = len(self._entries)
         self._by_text.setdefault(text_key(entry.text), len(self._entries))
@@ -84,9 +138,9 @@ class QuestionBook:
         if entry is None:
             wanted = f"id {source_id!r}" + ("" if index is None else f" or index {index}")
             raise where.error(f"question {wanted} not found in {self.path.name} ({len(self)} questions)")
-        return Question(question_id=entry.question_id or source_id or str(index), text=entry.text,
-                        dataset=dataset, gold_answer=entry.gold if entry.gold is not None else gold,
-                        aliases=list(entry.aliases), question_type=entry.question_type)
+        return _with_evidence(Question(question_id=entry.question_id or source_id or str(index), text=entry.text,
+                                       dataset=dataset, gold_answer=entry.gold if entry.gold is not None else gold,
+                                       aliases=list(entry.aliases), question_type=entry.question_type), entry)
 
 
     def question_by_text(self, where: Where, *, text: str | None, gold: str | None = None) -> Question:
@@ -96,9 +150,21 @@ class QuestionBook:
             raise where.error(f"question text {(text or '')[:60]!r} not found in {self.path.name} "
                               f"({len(self)} questions)", "question")
         entry = self._entries[i]
-        return Question(question_id=entry.question_id or text_question_id(entry.text), text=entry.text,
-                        gold_answer=entry.gold if entry.gold is not None else gold,
-                        aliases=list(entry.aliases), question_type=entry.question_type)
+        return _with_evidence(Question(question_id=entry.question_id or text_question_id(entry.text),
+                                       text=entry.text, gold_answer=entry.gold if entry.gold is not None else gold,
+                                       aliases=list(entry.aliases), question_type=entry.question_type), entry)
+
+
+def _with_evidence(question: Question, entry: _Entry) -> Question:
+    """The entry's gold passages on the question: ids as given, else titles as `title:<title>` (a mapping
+    that names a corpus matches them to its chunks)."""
+    if entry.gold_ids:
+        question.gold_chunk_ids, question.gold_match = list(entry.gold_ids), "given"
+        question.gold_paragraphs = len(entry.gold_ids)
+    elif entry.gold_titles:
+        question.gold_chunk_ids, question.gold_match = [title_id(t) for t in entry.gold_titles], "title"
+        question.gold_paragraphs = len(entry.gold_titles)
+    return question
 
 
 def text_key(text: str) -> str:
@@ -116,7 +182,7 @@ def _records(path: Path):
         head = fh.read(8192)
     check_text(path, head)
     if head.lstrip().startswith(b"{") and b"\n{" in head.strip():
-        yield from ((line, None, value) for line, value in iter_jsonl(path))
+        yield from ((line, "", value) for line, value in iter_jsonl(path))
         return
     try:
         data = loads_bounded(path.read_text(encoding="utf-8"), path=path, line=1)

@@ -7,12 +7,13 @@ from typing import Any
 from trajscope.format import Judgment, Trajectory
 
 from ._context import ImportContext, assemble
+from ._episodes import after_examples
 from ._fields import Where, need_list, need_object, score_value
 from ._json_stream import check_text, iter_records
 from ._react_text import import_text_log
 from ._react_turns import steps_from_messages, steps_from_text
 
-_TRAJ_KEYS = ("traj", "messages", "trajectory", "transcript")
+_TRAJ_KEYS = ("traj", "messages", "trajectory", "transcript", "prompt")
 _ID_KEYS = ("question_id", "id", "qid", "_id", "idx", "index")
 
 
@@ -31,8 +32,8 @@ def _record_trajectory(ctx: ImportContext, where: Where, key: str | None, positi
     if traj_key is None:
         raise where.error(f"no transcript (looked for {', '.join(_TRAJ_KEYS)})", "traj")
     body = record[traj_key]
-    if isinstance(body, str):
-        parsed = steps_from_text(ctx, body)
+    if isinstance(body, str):  # few-shot examples before the episode (up to `(END OF EXAMPLES)`) are no steps
+        parsed = steps_from_text(ctx, after_examples(body, ctx.patterns))
         question_text, steps = parsed.question, parsed.steps
     else:
         question_text, steps = steps_from_messages(ctx, need_list(body, where.at(traj_key)), where.at(traj_key))

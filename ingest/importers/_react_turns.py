@@ -11,7 +11,9 @@ from trajscope.format import SEARCH_KINDS, ErrorStep, Passage, ReadStep, Step
 
 from ._actions import make_step
 from ._context import ImportContext
+from ._episodes import after_examples
 from ._fields import Where, need_object
+from ._questions import title_id
 
 # The executed action of a turn: the first `Action:` that starts a line (FireAct's own parser splits
 # on "\nAction: "), else the first one anywhere. `Action 3:` numbering (original ReAct) is accepted.
@@ -23,6 +25,7 @@ _ACTION_UNCLOSED = re.compile(r"^[ \t]*" + _ACTION_HEAD + r"(?P<arg>[^\]\n]*)$",
 _THOUGHT_PREFIX = re.compile(r"^\s*Thought(?:\s*\d+)?\s*:\s*")
 _OBSERVATION_PREFIX = re.compile(r"^\s*Observation(?:\s*\d+)?\s*:\s*")
 _QUESTION_PREFIX = re.compile(r"^\s*Question\s*:\s*")
+_QUESTION_LINE = re.compile(r"^[ \t]*Question[ \t]*:", re.M)
 _LABEL = re.compile(r"^[ \t]*(?P<label>Question|Thought|Action|Observation|Reflection)(?:[ \t]*\d+)?[ \t]*:[ \t]?",
                     re.M)
 # A Retrieve / open that found no page (Wikipedia-style environments) opened nothing.
@@ -72,8 +75,9 @@ def _with_observation(step: Step, observation: str) -> Step:
     text = _OBSERVATION_PREFIX.sub("", observation, count=1)
     entity = step.args.get("entity") if isinstance(step, ReadStep) else None
     if isinstance(entity, str) and entity and not _PAGE_NOT_FOUND.search(text):
-        # The page the agent opened, named by its title: `page:<title>` (no corpus chunk ids in such logs).
-        page = f"page:{entity}"
+        # The page the agent opened, named by its title: `title:<title>`, the id a questions file's gold
+        # titles get too, so gold reach is measurable (no corpus chunk ids in such logs).
+        page = title_id(entity)
         return msgspec.structs.replace(step, observation=text, chunk_ids=[page],
                                        passages=[Passage(chunk_id=page, text=text)])
     return msgspec.structs.replace(step, observation=text)
@@ -107,7 +111,10 @@ def steps_from_messages(ctx: ImportContext, messages: list[Any], where: Where) -
             step = parse_turn(ctx, text, executed=_answered(messages, i))
             steps.append(msgspec.structs.replace(step, source_ref=f"message:{i}"))
         elif question is None and not steps:
-            question = _QUESTION_PREFIX.sub("", text).strip()
+            episode = after_examples(text, ctx.patterns)  # a few-shot prompt: the question after the examples
+            if episode is not text and (m := _QUESTION_LINE.search(episode)):
+                episode = episode[m.start():]
+            question = _QUESTION_PREFIX.sub("", episode).strip()
         elif steps and steps[-1].observation is None:
             steps[-1] = _with_observation(steps[-1], text)
     return question, steps
