@@ -62,6 +62,7 @@ class ForkPlan:
     step_index: int
     intervention: Intervention
     rule: str | None = None
+    placebo: bool = False  # a control (auto_placebo's interventions, besides the placebo intervention itself)
 
 
 class ForkProbe:
@@ -351,7 +352,8 @@ class ForkController:
         origin = ForkOrigin(
             parent_trajectory_id=plan.parent.trajectory_id, parent_run_id=plan.parent.run.run_id,
             step_index=plan.step_index, intervention=plan.intervention.name, argument=plan.intervention.argument,
-            rule=plan.rule, placebo=plan.intervention.placebo, prefix_model_calls=probe.prefix_model_calls,
+            rule=plan.rule, placebo=plan.placebo or plan.intervention.placebo,
+            prefix_model_calls=probe.prefix_model_calls,
             prefix_cache_hits=probe.prefix_cache_hits)
         changes: dict[str, Any] = {"fork": origin, "metadata": {**trajectory.metadata,
                                                                  "fork_state": probe.state_at_fork}}

@@ -67,7 +67,7 @@ class Intervention:
 
     @property
     def kind(self) -> InterventionKind:
-        return INTERVENTIONS[self.name]
+        return INTERVENTIONS[self.name]  # auto / auto_placebo are replaced by a concrete one before a fork
 
     @property
     def placebo(self) -> bool:
@@ -83,6 +83,8 @@ def parse_intervention(text: str) -> Intervention:
     """`NAME[:ARGUMENT]` from the documented set; a bad name lists the known ones."""
     name, sep, argument = text.partition(":")
     name = name.strip()
+    if name in ("auto", "auto_placebo") and not sep:  # chosen per parent from its first decisive error
+        return Intervention(name, None)
     if name not in INTERVENTIONS:
         raise ForkError(f"unknown intervention {name!r}; choose one of: {', '.join(INTERVENTIONS)}")
     kind = INTERVENTIONS[name]

@@ -28,24 +28,29 @@ def _first_read(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
     return None
 
 
-def _from_facts(column: str) -> StepRule:
-    def rule(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
-        value = facts.get(column)
-        return None if value is None else int(value)  # type: ignore[call-overload]
-    rule.__doc__ = f"The step the warehouse's {column} column names."
-    return rule
+def _from_facts(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
+    """The step a warehouse rule's view names for this parent (column rule_step)."""
+    value = facts.get("rule_step")
+    return None if value is None else int(value)  # type: ignore[call-overload]
 
 
-# Extensible: a rule read from the warehouse registers a column of a view in WAREHOUSE_RULES.
+# Extensible: a rule read from the warehouse names a view keyed by trajectory_id and the columns the
+# batch reads from it, as {view column: fact name}; "rule_step" must be among the fact names.
 STEP_RULES: dict[str, StepRule] = {"final": _final, "first_read": _first_read}
-# rule name -> (view, step-index column); the batch reads these columns for each parent.
-WAREHOUSE_RULES: dict[str, tuple[str, str]] = {}
+WAREHOUSE_RULES: dict[str, tuple[str, dict[str, str]]] = {}
 
 
-def register_warehouse_rule(name: str, view: str, column: str) -> None:
-    """Make `--at NAME` take the step from `view.column` (keyed by trajectory_id)."""
-    WAREHOUSE_RULES[name] = (view, column)
-    STEP_RULES[name] = _from_facts(column)
+def register_warehouse_rule(name: str, view: str, columns: Mapping[str, str]) -> None:
+    """Make `--at NAME` take the step from a view's column (the one mapped to "rule_step")."""
+    if "rule_step" not in columns.values():
+        raise ValueError("a warehouse rule maps one column to 'rule_step'")
+    WAREHOUSE_RULES[name] = (view, dict(columns))
+    STEP_RULES[name] = _from_facts
+
+
+# Issue 22's view (docs/definitions.md, "First decisive error"): the decisive step, its rule and the lost gold chunk.
+register_warehouse_rule("first_decisive_error", "first_decisive_error",
+                        {"step_index": "rule_step", "rule": "decisive_rule", "chunk_id": "decisive_chunk_id"})
 
 
 def step_for(rule: str, parent: Trajectory, facts: Mapping[str, object] | None = None) -> int | None:

@@ -14,6 +14,7 @@ from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, 
 from engine.runs import RunInputs, RunSpec, RunSummary, execute_run_async, prepare_inputs
 from trajscope.format import Chunk, Trajectory, iter_trajectories
 
+from ._auto import AUTO, auto_plan
 from ._episode import ForkController, ForkPlan
 from ._interventions import ForkError, Intervention, parse_intervention, resolve
 from ._rules import WAREHOUSE_RULES, step_for
@@ -132,10 +133,19 @@ def plan_forks(parents: Sequence[Trajectory], rule: str, intervention: Intervent
         reason = refuse_reason(parent)
         if reason is None:
             try:
-                k = step_for(rule, parent, (facts or {}).get(parent.trajectory_id))
-                if k is None:
-                    raise ForkError(f"rule {rule!r} finds no such step")
-                plan = ForkPlan(parent, k, resolve(intervention, parent, k, corpus), rule)
+                own = (facts or {}).get(parent.trajectory_id) or {}
+                if intervention.name in AUTO:
+                    placebo = intervention.name == "auto_placebo"
+                    k, chosen, decisive = auto_plan(parent, own, corpus, placebo=placebo)
+                    plan = ForkPlan(parent, k, resolve(chosen, parent, k, corpus), f"{rule}:{decisive}",
+                                    placebo=placebo)
+                else:
+                    k = step_for(rule, parent, own)
+                    if k is None:
+                        raise ForkError(f"rule {rule!r} finds no such step"
+                                        + (" (a warehouse rule: select the parents from the warehouse)"
+                                           if rule in WAREHOUSE_RULES and not own else ""))
+                    plan = ForkPlan(parent, k, resolve(intervention, parent, k, corpus), rule)
             except ForkError as exc:
                 reason = str(exc)
         if reason is not None:
@@ -274,9 +284,10 @@ def select_parents(db_path: str | Path | None, runs: Sequence[str], where: str |
     quoted = ", ".join("'" + r.replace("'", "''") + "'" for r in runs)
     extra_join, extra_cols = "", ""
     if rule in WAREHOUSE_RULES:
-        view, column = WAREHOUSE_RULES[rule]
-        extra_join = f" LEFT JOIN (SELECT trajectory_id, {column} FROM {view}) r USING (trajectory_id)"
-        extra_cols = f", r.{column}"
+        view, columns = WAREHOUSE_RULES[rule]
+        picked = ", ".join(f"{column} AS {fact}" for column, fact in columns.items())
+        extra_join = f" LEFT JOIN (SELECT trajectory_id, {picked} FROM {view}) r USING (trajectory_id)"
+        extra_cols = "".join(f", r.{fact}" for fact in columns.values())
     sql = (f"SELECT s.trajectory_id{extra_cols} FROM (SELECT f.*, c.correct, c.correct_by FROM trajectory_facts f "
            f"LEFT JOIN trajectory_correctness c USING (trajectory_id)) s{extra_join} "
            f"WHERE s.run_id IN ({quoted})" + (f" AND ({where})" if where else "") + " ORDER BY s.trajectory_id")

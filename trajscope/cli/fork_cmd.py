@@ -11,9 +11,11 @@ from ._options import db_option
                "fix_register:ITEM=STATUS[:note], swap_model:MODEL.")
 @click.argument("trajectory_id", required=False)
 @click.option("--at", "at", required=True,
-              help="The fork step: a step index (0-based; -1 the last) or a rule: final, first_read"
-                   " (first_decisive_error once its view is installed).")
-@click.option("--intervention", "-i", required=True, help="NAME[:ARGUMENT] from the documented set (see below).")
+              help="The fork step: a step index (0-based; -1 the last) or a rule: final, first_read, "
+                   "first_decisive_error (batch form: from the warehouse view of that name).")
+@click.option("--intervention", "-i", required=True,
+              help="NAME[:ARGUMENT] from the documented set (see below); auto / auto_placebo with "
+                   "--at first_decisive_error: the intervention each trajectory's decisive error implies.")
 @click.option("--runs", "runs", multiple=True, help="Batch form: fork trajectories of this run (repeatable).")
 @click.option("--where", default=None,
               help="Batch form: SQL predicate over trajectory_facts joined with trajectory_correctness "
@@ -51,6 +53,7 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
         parse_intervention(intervention)
         if trajectory_id and runs:
             raise click.UsageError("give either TRAJECTORY_ID or --runs, not both")
+        facts = None
         if trajectory_id:
             parents = [load_parent(trajectory_id, log=log_path, db=db_path)]
             where = f"trajectory_id = '{trajectory_id}'"
@@ -62,14 +65,14 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
                 if where:
                     raise click.UsageError("--where reads the warehouse; with --log give TRAJECTORY_ID instead")
             else:
-                parents, _ = select_parents(db_path, list(runs), where, at)
+                parents, facts = select_parents(db_path, list(runs), where, at)
         else:
             raise click.UsageError("give a TRAJECTORY_ID or --runs RUN")
         if not parents:
             raise click.ClickException("no trajectory matches")
         summaries = fork_many(parents, at, intervention, db_path=None if no_ingest else db_path, out_dir=out_dir,
                               cache_path=cache_path, model=model, where=where, concurrency=concurrency,
-                              progress=len(parents) > 1)
+                              progress=len(parents) > 1, facts=facts)
     except ForkError as exc:
         raise click.ClickException(str(exc)) from None
     failed = False
