@@ -18,6 +18,7 @@ from warehouse import ingest_trajectories, open_readonly
 N, STEPS = 20, 6
 HUMAN = {i: (i * 7) % STEPS for i in range(N)}  # the people's decisive step of task i (0-based step index)
 PLANTED_WRONG = {i for i in range(N) if i % 4 == 0}  # the mock names another step for these: 25 %
+SPEAKERS = ["planner", "coder", "terminal", "planner", "verifier", "coder"]  # who took step k (a multi-agent log)
 
 
 def _target(i: int) -> int:
@@ -28,8 +29,11 @@ def _records() -> list:
     run = Run(run_id="mas", dataset="fx", condition="mas")
     out = []
     for i in range(N):
-        steps = [ToolStep(tool_name="act", args={"k": k}, observation=f"task {i} output {k}") for k in range(STEPS - 1)]
-        out.append(trajectory(run, f"t{i:02d}", f"Task {i}: compute the thing", "42", [*steps, final("41")]))
+        steps = [ToolStep(tool_name="act", args={"k": k}, observation=f"task {i} output {k}", source_ref=f"history:{k}",
+                          agent=SPEAKERS[k]) for k in range(STEPS - 1)]
+        last = final("41")
+        last.source_ref, last.agent = f"history:{STEPS - 1}", SPEAKERS[-1]
+        out.append(trajectory(run, f"t{i:02d}", f"Task {i}: compute the thing", "42", [*steps, last]))
     return out
 
 
@@ -38,11 +42,11 @@ def respond(request):
     text = request.text()
     i = int(re.search(r"Task (\d+):", text).group(1))
     t = _target(i)
-    if m := re.search(r"Is step \[(\d+)\] the decisive error\?", text):
+    if m := re.search(r"Is step \[history:(\d+)\] the decisive error\?", text):
         return reply_json({"decisive": int(m[1]) == t, "reason": f"step {m[1]} checked"})
-    if m := re.search(r"first half \(steps \[(\d+)\] to \[(\d+)\]\)", text):
+    if m := re.search(r"first half \(steps \[history:(\d+)\] to \[history:(\d+)\]\)", text):
         return reply_json({"half": "first" if int(m[1]) <= t <= int(m[2]) else "second", "reason": "halved"})
-    return reply_json({"agent": "", "step": str(t), "reason": f"step {t} went wrong"})
+    return reply_json({"agent": SPEAKERS[t], "step": f"history:{t}", "reason": f"step {t} went wrong"})
 
 
 @pytest.fixture
@@ -58,14 +62,21 @@ def test_each_protocol_gives_the_accuracy_the_planted_error_rate_implies(db, pro
         report = attribute(db, ["mas"], protocol, config=resolve_model(server.model_spec), concurrency=4)
     assert report.n_trajectories == N and report.attributed == N and not report.errors
     with open_readonly(db) as con:
-        rows = con.execute("SELECT t.question_id, a.step_index, a.method, a.reason FROM model_step_attributions a "
-                           "JOIN trajectories t USING (trajectory_id) ORDER BY 1").fetchall()
+        rows = con.execute("SELECT t.question_id, a.step_index, a.method, a.agent, a.source_ref "
+                           "FROM model_step_attributions a JOIN trajectories t USING (trajectory_id) "
+                           "ORDER BY 1").fetchall()
         calls = con.execute("SELECT sum(n_calls) FROM scan_verdicts WHERE protocol = ?", [protocol]).fetchone()[0]
     assert {r[2] for r in rows} == {f"llm:{protocol}:mock"}
-    predicted = {int(q[1:]): step for q, step, _, _ in rows}
+    predicted = {int(q[1:]): step for q, step, *_ in rows}
+    agents = {int(q[1:]): agent for q, _, _, agent, _ in rows}
+    assert all(ref == f"history:{step}" for _, step, _, _, ref in rows)
     # Who&When's step-level accuracy: the share of failed trajectories whose decisive step is named exactly.
     accuracy = sum(predicted[i] == HUMAN[i] for i in range(N)) / N
     assert accuracy == pytest.approx(1 - len(PLANTED_WRONG) / N) == 0.75
+    # Agent-level accuracy: the share whose responsible agent (the human's step's speaker) is named.
+    expected_agent = sum(SPEAKERS[_target(i)] == SPEAKERS[HUMAN[i]] for i in range(N)) / N
+    assert sum(agents[i] == SPEAKERS[HUMAN[i]] for i in range(N)) / N == pytest.approx(expected_agent)
+    assert 0.75 < expected_agent < 1  # some planted wrong steps were taken by the right agent (planner, coder)
     if protocol == "step-by-step":
         assert calls == sum(_target(i) + 1 for i in range(N))  # it stops at the first step judged decisive
     if protocol == "binary-search":

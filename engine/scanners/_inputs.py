@@ -62,7 +62,7 @@ def read_views(db_path: str | Path | None, trajectory_ids: Sequence[str], *,
             "WHERE t.trajectory_id IN (SELECT unnest($ids))", ids).fetchall()
         steps = con.execute(
             f"SELECT s.trajectory_id, s.step_index, s.kind, {ref}, {agent}, s.tool_name, s.query, s.thought, "
-            "s.observation, coalesce(s.answer, s.rejected_answer), coalesce(s.message, s.reason), s.args "
+            "s.observation, coalesce(s.answer, s.rejected_answer), coalesce(s.message, s.reason), s.args, s.raw "
             "FROM steps s WHERE s.trajectory_id IN (SELECT unnest($ids)) ORDER BY s.trajectory_id, s.step_index",
             ids).fetchall()
         snippets = con.execute(
@@ -77,10 +77,10 @@ def read_views(db_path: str | Path | None, trajectory_ids: Sequence[str], *,
     hits = {(t, k): list(zip(c, s, strict=True)) for t, k, c, s in snippets}
     texts = {(t, k): list(zip(c, x, strict=True)) for t, k, c, x in passages}
     by_trajectory: dict[str, list[StepView]] = {}
-    for tid, k, kind, source_ref, agent_name, tool, query, thought, obs, answer, message, args in steps:
+    for tid, k, kind, source_ref, agent_name, tool, query, thought, obs, answer, message, args, raw in steps:
         by_trajectory.setdefault(tid, []).append(StepView(
             step_index=k, kind=kind, label=str(source_ref) if source_ref is not None else str(k), agent=agent_name,
-            tool_name=tool, query=query, thought=thought, observation=obs, answer=answer, message=message,
+            tool_name=tool, query=query, thought=thought, observation=obs, answer=answer, message=message, raw=raw,
             args=json.loads(args) if isinstance(args, str) else args, snippets=hits.get((tid, k), []),
             passages=texts.get((tid, k), []),
         ))

@@ -32,6 +32,7 @@ class StepView:
     observation: str | None = None
     answer: str | None = None
     message: str | None = None
+    raw: str | None = None  # the step's text as logged (a chat message's content in a multi-agent log)
     args: dict[str, Any] | None = None
     snippets: list[tuple[str, str | None]] = field(default_factory=list)  # (chunk_id, snippet) in rank order
     passages: list[tuple[str, str | None]] = field(default_factory=list)  # (chunk_id, text)
@@ -107,6 +108,8 @@ def render_step(step: StepView, gold: frozenset[str]) -> str:
             lines.append(f"  message: {_cut(step.message)}")
         if step.answer:
             lines.append(f"  answer: {_cut(step.answer, 300)}")
+        if step.raw and step.raw != step.observation and not (step.tool_name or step.message or step.answer):
+            lines.append(f"  content: {_cut(step.raw)}")
     if step.observation and not step.passages and step.kind not in SEARCH_KINDS:
         lines.append(f"  observation: {_cut(step.observation)}")
     return "\n".join(lines)
