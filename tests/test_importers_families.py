@@ -52,11 +52,12 @@ def _chat_expected() -> list[dict]:
         SearchStep(tool_name="search_documents", args={"query": "Velm river"}, query="Velm river",
                    observation=msgs1[3]["content"], thought="I will search for Velm.",
                    candidates=[Candidate(chunk_id="d7", rank=1, score=12.5, snippet="Velm is a town on the Oder."),
-                               Candidate(chunk_id="d9", rank=2, score=8.0, snippet="Ada Brenn was born in Velm.")]),
+                               Candidate(chunk_id="d9", rank=2, score=8.0, snippet="Ada Brenn was born in Velm.")],
+                   source_ref="message:2"),
         # The passage is the document's text, not the tool's JSON.
         ReadStep(tool_name="read_document", args={"doc_id": "d7"}, chunk_ids=["d7"], observation=msgs1[5]["content"],
-                 passages=[Passage(chunk_id="d7", text="Velm is a town on the Oder river.")]),
-        FinalStep(answer="Oder"),
+                 passages=[Passage(chunk_id="d7", text="Velm is a town on the Oder river.")], source_ref="message:4"),
+        FinalStep(answer="Oder", source_ref="message:6"),
     ], final_answer="Oder", end_reason="final",
         judgments=[Judgment(judge="em", score=1.0, rationale="source field `correct`")],
         metadata={"reward": 1.0, "label": "good"})
@@ -65,20 +66,22 @@ def _chat_expected() -> list[dict]:
         return _traj(run_id, "openai_chat", c2, [
             SearchStep(tool_name="retrieve", args={"query": "Velm Review founder"}, query="Velm Review founder",
                        observation=msgs2[3]["content"],
-                       candidates=[Candidate(chunk_id="3", rank=1, snippet="Velm Review, a journal")]),
+                       candidates=[Candidate(chunk_id="3", rank=1, snippet="Velm Review, a journal")],
+                       source_ref="message:1"),
             # `fetchPage` is a read by the name rules; plain text for the URL it names is that passage.
             ReadStep(tool_name="fetchPage", args={"url": "https://wiki.example/Velm_Review"},
                      chunk_ids=["https://wiki.example/Velm_Review"], observation=msgs2[2]["content"],
-                     passages=[Passage(chunk_id="https://wiki.example/Velm_Review", text=msgs2[2]["content"])]),
+                     passages=[Passage(chunk_id="https://wiki.example/Velm_Review", text=msgs2[2]["content"])],
+                     source_ref="message:1"),
             FinalStep(tool_name="submit_answer", args={"answer": "Ada Brenn"}, answer="Ada Brenn",
-                      observation="submitted", thought="Submitting."),
+                      observation="submitted", thought="Submitting.", source_ref="message:4"),
         ], final_answer="Ada Brenn", end_reason="final",
             metadata={"scores": {"judge": judge}, "closing_message": closing})
 
     third = _traj(run, "openai_chat", c3, [
         ErrorStep(error_type="tool_error", message="unknown doc_id d99", tool_name="read_document",
-                  args={"doc_id": "d99"}, observation=msgs3[2]["content"], thought="Read it."),
-        ToolStep(tool_name="calculator", args={"expression": "2*420"}, observation="840"),
+                  args={"doc_id": "d99"}, observation=msgs3[2]["content"], thought="Read it.", source_ref="message:1"),
+        ToolStep(tool_name="calculator", args={"expression": "2*420"}, observation="840", source_ref="message:3"),
     ])
     return [first, second(run, "The answer is Ada Brenn.", 0.9), third, first,
             second(f"{run}:attempt2", "Ada Brenn.", 0.8)]

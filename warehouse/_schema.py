@@ -69,8 +69,10 @@ def load_views() -> list[ViewDef]:
 def _dependency_order(views: list[ViewDef]) -> list[ViewDef]:
     # A failed CREATE aborts the enclosing transaction, so order views by the names they mention.
     by_name = {v.name: v for v in views}
+    # Comments and column descriptions may name other views without using them.
+    code = {v.name: re.sub(r"--[^\n]*|^COMMENT ON [^\n]*", "", v.sql, flags=re.M) for v in views}
     deps = {
-        v.name: {n for n in by_name if n != v.name and re.search(rf"\b{n}\b", v.sql)} for v in views
+        v.name: {n for n in by_name if n != v.name and re.search(rf"\b{n}\b", code[v.name])} for v in views
     }
     ordered: list[ViewDef] = []
     done: set[str] = set()

@@ -12,6 +12,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from trajscope.format import READ_KIND, ErrorStep, FinalStep, Judgment, Step, Trajectory
 
 from ._actions import SEARCH_ACTIONS, make_step, parse_arguments
@@ -153,7 +155,8 @@ def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[s
                 if any(isinstance(s, FinalStep) for s in steps):
                     closing = content  # a final tool already answered; the closing text is kept aside
                 else:
-                    steps.append(make_step("final", tool_name=None, args={}, answer=content.strip()))
+                    steps.append(make_step("final", tool_name=None, args={}, answer=content.strip(),
+                                           source_ref=f"message:{i}"))
             continue  # an intermediate message without a call is the thought of the next call
         for k, call in enumerate(calls):
             call_at = at.at("tool_calls").at(k)
@@ -162,7 +165,9 @@ def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[s
             result = results.get(call_id) if isinstance(call_id, str) else None
             if result is None and "function_call" in message:
                 result = results.get(call.get("name"))
-            steps.append(_tool_step(ctx, call, call_at, result, thought if k == 0 else None))
+            step = _tool_step(ctx, call, call_at, result, thought if k == 0 else None)
+            # The step keeps its message index: per-step human labels point there.
+            steps.append(msgspec.structs.replace(step, source_ref=f"message:{i}"))
         thought = None
     return question, steps, closing
 

@@ -1,5 +1,5 @@
-"""`trajscope agreement`: Cohen's kappa between entity extractors and between judges, and the pooled
-co-occurrence table."""
+"""`trajscope agreement`: Cohen's kappa between entity extractors and between judges, the pooled
+co-occurrence table, and (--human RUN) step-attribution methods against human labels."""
 from __future__ import annotations
 
 import click
@@ -14,15 +14,28 @@ from ._options import db_option
                    "JUDGE_A, reweighted per run (judges as 'contain' or 'llm:<model>').")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "csv"]), default="markdown", show_default=True,
               help="Output table format.")
+@click.option("--human", "human_run", default=None, metavar="RUN",
+              help="Instead: how well each step-attribution method finds the first error people labelled in RUN "
+                   "(step accuracy, within 1 and 3 steps, agent accuracy, category kappa, with 95% CIs) beside "
+                   "the trivial baselines.")
+@click.option("--method", default=None, metavar="NAME",
+              help="With --human: one method (rules, llm:<protocol>:<model>, ...) beside the baselines; "
+                   "default every method with attributions.")
 @db_option
-def command(run_ids, robustness, fmt, db_path) -> None:
-    """Agreement over RUN_IDS pooled (every run when none is given).
+def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
+    """Agreement over RUN_IDS pooled (every run when none is given), or with people (--human RUN).
 
     Prints Cohen's kappa of the regex and spaCy discipline indicators (Read-Gate §5.1), of every pair of
     judges present (each LLM judge model and Contain-Acc; Read-Gate App. L), and the discipline /
     post-gold-read co-occurrence table pooled over the runs. Needs `trajscope judge` to have run.
 
-    Example: trajscope agreement baseline readgate
+    With --human RUN: for RUN's trajectories with a human first error (ingest --labels, or labels in the
+    log), each method of step_attributions against it, with the baselines always the first step, always
+    the final step, a uniform random step and the most frequent agent (docs/definitions.md, "Agreement
+    with people"). A measure a method or the labels cannot give reads "does not apply: why".
+
+    Examples: trajscope agreement baseline readgate;
+    trajscope agreement --human who_and_when:algorithm_generated --method rules
     """
     import duckdb
     import polars as pl
@@ -30,6 +43,10 @@ def command(run_ids, robustness, fmt, db_path) -> None:
     from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
     from warehouse.export import to_csv, to_markdown
     from warehouse.queries import extractor_agreement, judge_agreements, judge_robustness, pooled_cooccurrence
+
+    if human_run is not None:
+        _human(db_path, human_run, method, fmt)
+        return
 
     runs = list(run_ids) or None
     try:
@@ -67,3 +84,34 @@ def command(run_ids, robustness, fmt, db_path) -> None:
         else:
             click.echo(("\n" if k else "") + note + "\n")
             click.echo(to_markdown(table, float_digits=3), nl=False)
+
+
+def _human(db_path, run_id: str, method: str | None, fmt: str) -> None:
+    import duckdb
+
+    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly, upgrade_if_warehouse
+    from warehouse.export import to_csv, to_markdown
+    from warehouse.queries import CI_METHODS, human_agreement
+
+    try:
+        upgrade_if_warehouse(db_path)
+        with open_readonly(db_path) as con:
+            result = human_agreement(con, run_id, method)
+    except (WarehouseMissing, WarehouseBusy) as exc:
+        raise click.ClickException(str(exc)) from None
+    except duckdb.Error as exc:
+        raise click.ClickException(f"{db_path}: query failed: {exc}") from None
+    if not result.methods:
+        raise click.ClickException(f"run {run_id!r} has no trajectory with a human error label "
+                                   "(load some with trajscope ingest --labels FILE)")
+    used = sorted({m.ci for r in result.methods for m in (r.step, r.within1, r.within3, r.agent, r.category)
+                   if m.ci})
+    note = (f"Agreement with people's first errors in run {run_id} (n = {result.methods[0].n_labelled} labelled "
+            "trajectories; an unattributed trajectory is a miss). 95% CIs: "
+            + "; ".join(f"{k}: {CI_METHODS[k]}" for k in used))
+    if fmt == "csv":
+        click.echo(note, err=True)
+        click.echo(to_csv(result.frame()), nl=False)
+    else:
+        click.echo(note + "\n")
+        click.echo(to_markdown(result.frame()), nl=False)

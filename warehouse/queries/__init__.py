@@ -1,5 +1,6 @@
 """Typed query functions for the dashboard and CLI: each runs named views and returns a dataclass
 carrying the SQL it ran (for a "Show SQL" expander)."""
+from ._attribution import CI_METHODS, HumanAgreement, Measure, MethodAgreement, human_agreement, poisson_binomial_range
 from ._compare import Comparison, PairedStatistics, compare_runs, zero_read_rescue
 from ._forensics import (
     EXTRACTOR_AGREEMENT_SQL,
@@ -26,6 +27,7 @@ from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, pair
 from ._table import comparison_frame
 
 __all__ = [
+    "CI_METHODS", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement", "poisson_binomial_range",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
     "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
     "JudgeRobustness", "JudgeRobustnessTable", "LabelAgreement", "PairedStatistics", "PooledCooccurrence",

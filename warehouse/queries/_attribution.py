@@ -1,0 +1,165 @@
+"""Agreement of step-attribution methods with people (`trajscope agreement --human`, the Breakdowns page):
+the attribution_agreement view's counts with their confidence intervals, and Cohen's kappa of categories."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, cohen_kappa, generator, wilson_interval
+
+AGREEMENT_SQL = "SELECT * FROM attribution_agreement WHERE run_id = $run ORDER BY method"
+# What a uniformly drawn step / agent hits per labelled trajectory: the Poisson-binomial behind the baseline.
+UNIFORM_SQL = """
+SELECT g.trajectory_id, g.step_index, g.n_steps, g.agent,
+       (SELECT len(list(DISTINCT lower(s.agent))) FROM steps s
+        WHERE s.trajectory_id = g.trajectory_id AND s.agent IS NOT NULL) AS n_agents,
+       (SELECT bool_or(lower(s.agent) = lower(g.agent)) FROM steps s WHERE s.trajectory_id = g.trajectory_id)
+           AS agent_spoke
+FROM human_first_error g WHERE g.run_id = $run ORDER BY g.trajectory_id
+"""
+CATEGORY_SQL = """
+SELECT a.method, g.category AS human, a.category AS method_category
+FROM human_first_error g JOIN step_attributions a USING (trajectory_id)
+WHERE g.run_id = $run AND g.category IS NOT NULL AND a.category IS NOT NULL
+"""
+UNIFORM = "baseline:uniform_random"
+CI_METHODS = {"wilson": "Wilson score interval", "poisson_binomial": "exact Poisson-binomial range of a random "
+              "guesser's accuracy", "bootstrap": "percentile bootstrap over trajectories"}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One agreement number with its interval; `value` None with `reason` when it does not apply."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    n: int = 0
+    ci: str | None = None  # a key of CI_METHODS
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class MethodAgreement:
+    """A method's agreement with the people's first errors in one run."""
+
+    method: str
+    n_labelled: int
+    coverage: float
+    step: Measure
+    within1: Measure
+    within3: Measure
+    agent: Measure
+    category: Measure
+
+
+@dataclass(frozen=True)
+class HumanAgreement:
+    """Every method's agreement in one run, and the SQL behind it."""
+
+    run_id: str
+    methods: list[MethodAgreement] = field(default_factory=list)
+    sql: str = AGREEMENT_SQL
+
+    def frame(self) -> pl.DataFrame:
+        """One row per method: each measure as value [low, high], or its reason."""
+        def cell(m: Measure) -> str:
+            if m.value is None:
+                return m.reason or "does not apply"
+            return f"{m.value:.3f} [{m.low:.3f}, {m.high:.3f}]" if m.low is not None else f"{m.value:.3f}"
+        return pl.DataFrame(
+            [{"method": r.method, "n": r.n_labelled, "coverage": round(r.coverage, 3),
+              "step_accuracy": cell(r.step), "within_1": cell(r.within1), "within_3": cell(r.within3),
+              "agent_accuracy": cell(r.agent), "category_kappa": cell(r.category)} for r in self.methods],
+            schema={"method": pl.Utf8, "n": pl.Int64, "coverage": pl.Float64, "step_accuracy": pl.Utf8,
+                    "within_1": pl.Utf8, "within_3": pl.Utf8, "agent_accuracy": pl.Utf8, "category_kappa": pl.Utf8})
+
+
+def poisson_binomial_range(p: np.ndarray, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
+    """Central interval of (sum of independent Bernoulli(p_i)) / n, computed exactly by convolution."""
+    pmf = np.array([1.0])
+    for q in np.asarray(p, dtype=float):
+        pmf = np.convolve(pmf, [1.0 - q, q])
+    cdf = np.cumsum(pmf)
+    tail = (1.0 - confidence) / 2
+    low = int(np.searchsorted(cdf, tail - 1e-12))
+    high = int(np.searchsorted(cdf, 1.0 - tail - 1e-12))
+    n = len(p)
+    return low / n, high / n
+
+
+def _uniform_probabilities(rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    step, w1, w3, agent = [], [], [], []
+    for r in rows:
+        n, g = r["n_steps"], r["step_index"]
+        step.append(1.0 / n)
+        w1.append((min(g + 1, n - 1) - max(g - 1, 0) + 1) / n)
+        w3.append((min(g + 3, n - 1) - max(g - 3, 0) + 1) / n)
+        if r["agent"] is not None and r["n_agents"]:
+            agent.append(1.0 / r["n_agents"] if r["agent_spoke"] else 0.0)
+    return {"step": np.array(step), "within1": np.array(w1), "within3": np.array(w3), "agent": np.array(agent)}
+
+
+def _kappa(pairs: list[tuple[str, str]], n_resamples: int, seed: int, confidence: float) -> Measure:
+    human = np.array([h for h, _ in pairs], dtype=object)
+    method = np.array([m for _, m in pairs], dtype=object)
+    point = cohen_kappa(human, method).kappa
+    rng = generator(seed)
+    draws = [cohen_kappa(human[i], method[i]).kappa
+             for i in (rng.integers(0, len(pairs), len(pairs)) for _ in range(n_resamples))]
+    tail = (1 - confidence) / 2
+    return Measure(point, float(np.quantile(draws, tail)), float(np.quantile(draws, 1 - tail)), len(pairs),
+                   "bootstrap")
+
+
+def human_agreement(con: Any, run_id: str, method: str | None = None, *, confidence: float = DEFAULT_CONFIDENCE,
+                    n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> HumanAgreement:
+    """Each method's (or one method's) agreement with the run's human first errors, with 95% intervals:
+    Wilson for a method's accuracies, the exact Poisson-binomial range for the uniform baseline, a
+    percentile bootstrap over trajectories for kappa. Baselines are always included beside `method`."""
+    cur = con.execute(AGREEMENT_SQL, {"run": run_id})
+    names = [d[0] for d in cur.description]
+    rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    if method is not None:
+        known = {r["method"] for r in rows}
+        if rows and method not in known:
+            rows.append({**rows[0], "method": method, "n_step_attributed": 0,
+                         "step_reason": f"does not apply: no attribution by {method!r} in this run "
+                                        f"(known: {', '.join(sorted(known))})",
+                         "agent_hits": None, "n_category_pairs": 0})
+        rows = [r for r in rows if r["method"] == method or r["method"].startswith("baseline:")]
+    cur = con.execute(UNIFORM_SQL, {"run": run_id})
+    uniform = _uniform_probabilities([dict(zip([d[0] for d in cur.description], r, strict=True))
+                                      for r in cur.fetchall()])
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    for m, human, theirs in con.execute(CATEGORY_SQL, {"run": run_id}).fetchall():
+        pairs.setdefault(m, []).append((human, theirs))
+    out = HumanAgreement(run_id)
+    for r in rows:
+        n = r["n_labelled"]
+        is_uniform = r["method"] == UNIFORM
+
+        def measure(hits: float | None, denominator: int, reason: str | None, key: str,
+                    is_uniform: bool = is_uniform) -> Measure:
+            if hits is None or reason is not None or not denominator:
+                return Measure(None, n=denominator, reason=reason or "does not apply")
+            if is_uniform:
+                low, high = poisson_binomial_range(uniform[key], confidence)
+                return Measure(hits / denominator, low, high, denominator, "poisson_binomial")
+            low, high = wilson_interval(int(round(hits)), denominator, confidence)
+            return Measure(hits / denominator, low, high, denominator, "wilson")
+
+        step_reason = r["step_reason"]
+        category = (_kappa(pairs[r["method"]], n_resamples, seed, confidence) if r["method"] in pairs
+                    else Measure(None, reason=r.get("category_reason") or "does not apply: the method names no "
+                                 "category"))
+        out.methods.append(MethodAgreement(
+            method=r["method"], n_labelled=n, coverage=r["n_step_attributed"] / n if n else 0.0,
+            step=measure(r["step_hits"], n, step_reason, "step"),
+            within1=measure(r["within1_hits"], n, step_reason, "within1"),
+            within3=measure(r["within3_hits"], n, step_reason, "within3"),
+            agent=measure(r["agent_hits"], r["n_agent_labelled"], r["agent_reason"], "agent"), category=category))
+    return out
