@@ -338,3 +338,100 @@ def test_questions_titles_match_a_mapping_corpus(tmp_path):
     [t] = import_file(data, mapping=mapping, questions=qfile)
     # demo:60 is the demo corpus's `Tobias Lorring`; the other title is not in it and stays a title id
     assert t.question.gold_chunk_ids == ["demo:60", "title:Nowhere Gazette"]
+
+
+# --- item 2: a Jupyter notebook whose code-cell outputs hold printed episodes ------------------------------
+
+def test_notebook_outputs_convert_to_exactly_the_expected_records():
+    nb = F / "react_fever.ipynb"
+    assert detect_format(nb) == "notebook"
+    run = "notebook:react_fever.ipynb"
+
+    def q(idx: str, text: str) -> Question:
+        return Question(question_id=idx, text=text, gold_answer="SUPPORTS")
+
+    def scored(em: bool, f1: float) -> list[Judgment]:
+        return [Judgment(judge="em", score=float(em), rationale=f"source result: em={em!r}"),
+                Judgment(judge="f1", score=float(f1), rationale=f"source result: f1={f1!r}")]
+
+    def result(idx: int, answer: str, ok: bool, f1) -> dict:
+        return {"steps": 2, "answer": answer, "gt_answer": "SUPPORTS", "question_idx": idx, "reward": ok,
+                "em": ok, "f1": f1}
+
+    def search(arg: str, obs: str, thought: str) -> SearchStep:
+        return SearchStep(tool_name="Search", args={"query": arg}, query=arg, observation=obs, thought=thought,
+                          raw=f"Action: Search[{arg}]")
+
+    def finish(arg: str, obs: str, thought: str) -> FinalStep:
+        return FinalStep(tool_name="Finish", args={"answer": arg}, answer=arg, observation=obs, thought=thought,
+                         raw=f"Action: Finish[{arg}]")
+
+    same_claim = "Ada Brenn founded a journal."
+    assert [to_builtins(t) for t in import_file(nb)] == [
+        _traj(run, "notebook", q("3", "Velm is a town on the Oder."), [
+            search("Velm", "Velm is a town on the river Oder, founded in 1201.", "I need to search Velm."),
+            finish("SUPPORTS", "Episode finished, reward = 1", "The claim is supported."),
+        ], final_answer="SUPPORTS", end_reason="final", judgments=scored(True, 1.0),
+            metadata={"source_line": 1, "trailer": "1 1 1.0 4.2\n-----------",
+                      "result": result(3, "SUPPORTS", True, 1.0)}),
+        # Two claims with the same text are two questions: their printed ids differ (no `:attempt2` run).
+        _traj(run, "notebook", q("7", same_claim), [
+            search("Ada Brenn", "Ada Brenn founded the Velm Review in 1871.", "Search Ada Brenn."),
+            finish("SUPPORTS", "Episode finished, reward = 1", "Supported."),
+        ], final_answer="SUPPORTS", end_reason="final", judgments=scored(True, 1.0),
+            metadata={"source_line": 15, "trailer": "2 2 1.0 4.0\n-----------",
+                      "result": result(7, "SUPPORTS", True, 1.0)}),
+        _traj(run, "notebook", q("11", same_claim), [
+            # "Invalid action: finish[...]": the environment refused it, so it is no final.
+            ErrorStep(error_type="invalid_action", message="Invalid action: finish[REFUTES] because she did not.",
+                      tool_name="Finish", args={"answer": "REFUTES"},
+                      observation="Invalid action: finish[REFUTES] because she did not.",
+                      raw="Action: Finish[REFUTES] because she did not.", thought="I think it is refuted."),
+            finish("REFUTES", "Episode finished, reward = 0", "Answer properly."),
+        ], final_answer="REFUTES", end_reason="final", judgments=scored(False, 0),
+            metadata={"source_line": 29, "trailer": "2 3 0.6666666666666666 4.1\n-----------",
+                      "result": result(11, "REFUTES", False, 0)}),
+        # No Finish before the step limit: ended by budget (the printed answer is empty).
+        _traj(run, "notebook", q("12", "The Oder is 840 km long."), [
+            search("Oder", "The Oder is a river in Central Europe.", "Search the Oder."),
+            ToolStep(tool_name="Lookup", args={"argument": "length"}, observation="No more results.",
+                     thought="Look up its length.", raw="Action: Lookup[length]"),
+        ], end_reason="budget", judgments=scored(False, 0),
+            metadata={"source_line": 43, "trailer": "2 4 0.5 4.3\n-----------\n\n0.5",
+                      "result": result(12, "", False, 0)}),
+    ]
+
+
+def test_notebook_in_one_command_prints_its_import_report(tmp_path):
+    result = CliRunner().invoke(cli, ["ingest", str(F / "react_fever.ipynb"), "--db", str(tmp_path / "w.duckdb")])
+    assert result.exit_code == 0, result.output
+    assert "(notebook): 4 trajectories in 1 run(s)" in result.output
+    assert "steps: final 3, search 3, error 1, tool 1" in result.output
+    assert "end reasons final 3, budget 1" in result.output
+
+
+def test_the_same_transcript_as_plain_text_gives_the_same_records(tmp_path):
+    from ingest.importers._notebook import _text
+
+    nb = json.loads((F / "react_fever.ipynb").read_text())
+    text = "".join(_text(o.get("text")) for o in nb["cells"][1]["outputs"] if o.get("name") == "stdout")
+    (tmp_path / "fever.txt").write_text(text)
+    assert detect_format(tmp_path / "fever.txt") == "react"
+    plain = [(t.question.question_id, t.final_answer, t.end_reason, [j.score for j in t.judgments])
+             for t in import_file(tmp_path / "fever.txt")]
+    assert plain == [("3", "SUPPORTS", "final", [1.0, 1.0]), ("7", "SUPPORTS", "final", [1.0, 1.0]),
+                     ("11", "REFUTES", "final", [0.0, 0.0]), ("12", None, "budget", [0.0, 0.0])]
+
+
+def test_new_readers_state_the_nesting_limit(tmp_path):
+    from trajscope.format import RecordError
+
+    deep = "[" * 500 + "]" * 500
+    rec = json.loads(CHAT.read_text().splitlines()[0])
+    rec["messages"][3]["content"] = deep  # a tool result that is JSON text nested past the limit
+    (tmp_path / "c.jsonl").write_text(json.dumps(rec) + "\n")
+    with pytest.raises(RecordError, match="nesting limit"):
+        list(import_file(tmp_path / "c.jsonl"))
+    (tmp_path / "n.ipynb").write_text('{"cells": ' + deep + "}")
+    with pytest.raises(RecordError, match="nesting limit"):
+        list(import_file(tmp_path / "n.ipynb"))

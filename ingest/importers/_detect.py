@@ -8,7 +8,7 @@ from pathlib import Path
 from trajscope.format import looks_canonical
 
 _HEAD_BYTES = 65536
-_REACT_TEXT = re.compile(r"^\s*(Thought|Action|Question)(\s*\d+)?\s*:", re.M)
+_REACT_TEXT = re.compile(r"^\s*(?:\d+[ \t]+)?(Thought|Action|Question|Claim)(\s*\d+)?\s*:", re.M)
 _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
 _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
@@ -56,6 +56,8 @@ def detect_format(path: Path) -> str | None:
     stripped = text.lstrip()
     if not stripped.startswith(("{", "[")):
         return "react" if _REACT_TEXT.search(text) and _REACT_ACTION.search(text) else None
+    if path.suffix == ".ipynb" or (re.match(r'\s*\{\s*"cells"\s*:', text) and '"cell_type"' in text):
+        return "notebook"
     if '"trajectory_id"' in text and re.search(r'"schema_version"\s*:\s*"1"', text) and looks_canonical(path):
         return "canonical"
     if re.search(r'"schema_version"\s*:\s*"ATIF', text):

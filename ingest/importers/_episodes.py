@@ -27,7 +27,9 @@ def _compile(pattern: str, where: str, path: Path | None, line: int = 1) -> re.P
 class TextPatterns:
     """The regular expressions that structure a text log; every one can be replaced by a patterns file."""
 
-    episode_start: str = r"^[ \t]*Question[ \t]*:[ \t]*"
+    # `Question:` (HotpotQA) or `Claim:` (FEVER), optionally after the index a notebook printed (`12 Claim: ...`,
+    # ReAct's `print(idx, question)`): group `idx` is then the question id.
+    episode_start: str = r"^[ \t]*(?:(?P<idx>\d+)[ \t]+)?(?:Question|Claim)[ \t]*:[ \t]*"
     trial_banner: str = (r"^[ \t#=*-]*(?:BEGIN[ \t]+)?(?:TRIAL|Trial|trial|EPOCH|Epoch|epoch|ATTEMPT|Attempt|attempt)"
                          r"[ \t]*[#:]?[ \t]*(?P<n>\d+)[ \t#=*-]*$")
     section: str = r"^[ \t]*-{3,}[ \t]*BEGIN[ \t]+(?P<section>[A-Za-z ]+?)[ \t]+AGENTS[ \t]*-{3,}[ \t]*$"
@@ -90,6 +92,7 @@ class Episode:
     trial: int | None = None
     section: str | None = None
     preamble: str | None = None
+    source_id: str | None = None  # the id printed before the question (`12 Claim: ...`), when the pattern has `idx`
 
 
 @dataclass
@@ -130,11 +133,14 @@ def split_episodes(text: str, patterns: TextPatterns, first_line: int = 1) -> Te
     # section, or since the episode that followed the previous marker, were few-shot examples.
     floor = 0
 
+    current_id: str | None = None
+
     def close() -> None:
         nonlocal current
         if current:
             preamble = "\n".join(pending).strip() or None
-            layout.episodes.append(Episode(current_line, "\n".join(current).rstrip(), trial, outcome, preamble))
+            layout.episodes.append(Episode(current_line, "\n".join(current).rstrip(), trial, outcome, preamble,
+                                           current_id))
             pending.clear()
         current = []
 
@@ -162,9 +168,10 @@ def split_episodes(text: str, patterns: TextPatterns, first_line: int = 1) -> Te
             current, pending = [], []
             del layout.episodes[floor:]
             floor = len(layout.episodes) + 1
-        elif start.match(line):
+        elif m := start.match(line):
             close()
             current, current_line = [line], lineno
+            current_id = m.groupdict().get("idx")
         elif current:
             current.append(line)
         elif line.strip():

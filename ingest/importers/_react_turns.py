@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import SEARCH_KINDS, ErrorStep, Passage, ReadStep, Step
+from trajscope.format import SEARCH_KINDS, ErrorStep, FinalStep, Passage, ReadStep, Step
 
 from ._actions import make_step
 from ._context import ImportContext
@@ -73,6 +73,10 @@ def parse_turn(ctx: ImportContext, text: str, *, executed: bool = False) -> Step
 
 def _with_observation(step: Step, observation: str) -> Step:
     text = _OBSERVATION_PREFIX.sub("", observation, count=1)
+    if isinstance(step, FinalStep) and _NOT_EXECUTED.search(text):
+        # `Observation: Invalid action: Finish[...]`: the environment did not accept it, so it is no final.
+        return ErrorStep(error_type="invalid_action", message=text.strip(), tool_name=step.tool_name,
+                         args=step.args, observation=text, raw=step.raw, thought=step.thought)
     entity = step.args.get("entity") if isinstance(step, ReadStep) else None
     if isinstance(entity, str) and entity and not _PAGE_NOT_FOUND.search(text):
         # The page the agent opened, named by its title: `title:<title>`, the id a questions file's gold

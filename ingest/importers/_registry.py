@@ -20,6 +20,7 @@ from ._episodes import TextPatterns, load_patterns
 from ._inspect import import_inspect
 from ._mapped import import_mapped
 from ._mapping import load_mapping
+from ._notebook import import_notebook
 from ._openinference import import_openinference
 from ._otel_genai import import_otel_genai
 from ._questions import QuestionBook
@@ -59,6 +60,9 @@ FORMATS: dict[str, Importer] = {
                  import_inspect),
         Importer("react", "ReAct Thought/Action/Observation logs (FireAct JSON, chat lists, text with many episodes "
                           "and trials)", import_react, REACT_TOOL_MAP, _REACT_NOTES),
+        Importer("notebook", "Jupyter notebook (.ipynb) whose code-cell outputs hold printed ReAct transcripts "
+                             "(episodes, result dicts), read as a text log", import_notebook, REACT_TOOL_MAP,
+                 _REACT_NOTES),
         Importer("autoact", "AutoAct JSONL (question, answer, correct, halted, and the transcript in prompt)",
                  import_autoact, REACT_TOOL_MAP, _REACT_NOTES),
         Importer("swe_agent", "SWE-agent .traj files (one trajectory; open reads a file, find_file searches)",

@@ -1,0 +1,57 @@
+"""Jupyter notebooks whose code-cell outputs hold printed transcripts (ReAct's own notebooks print each
+episode: `<idx> Claim: ...`, Thought / Action / Observation, then a result dict)."""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from trajscope.format import RecordError, Trajectory, loads_bounded
+
+from ._context import ImportContext
+from ._fields import need_list, need_object
+from ._json_stream import MAX_RECORD_BYTES, check_text
+from ._react_text import import_text_log
+
+
+def _text(value: Any) -> str:
+    """nbformat text: a string or a list of lines."""
+    if isinstance(value, list):
+        return "".join(v for v in value if isinstance(v, str))
+    return value if isinstance(value, str) else ""
+
+
+def notebook_transcript(ctx: ImportContext) -> str:
+    """The printed output of every code cell in order: streams (stdout) and plain-text results."""
+    if ctx.path.stat().st_size > MAX_RECORD_BYTES:
+        raise ctx.where(1).error(f"notebook larger than {MAX_RECORD_BYTES // 2**20} MB")
+    raw = ctx.path.read_bytes()
+    check_text(ctx.path, raw[:8192])
+    try:
+        doc = loads_bounded(raw.decode("utf-8"), path=ctx.path, line=1)
+    except json.JSONDecodeError as exc:
+        raise RecordError(ctx.path, exc.lineno, None, f"notebook is not valid JSON: {exc.msg}") from None
+    where = ctx.where(1)
+    doc = need_object(doc, where)
+    parts: list[str] = []
+    for i, cell in enumerate(need_list(doc.get("cells"), where.at("cells"))):
+        cell = need_object(cell, where.at("cells").at(i))
+        if cell.get("cell_type") != "code":
+            continue
+        for j, output in enumerate(need_list(cell.get("outputs") or [], where.at("cells").at(i).at("outputs"))):
+            output = need_object(output, where.at("cells").at(i).at("outputs").at(j))
+            if output.get("output_type") == "stream" and output.get("name", "stdout") == "stdout":
+                parts.append(_text(output.get("text")))
+            elif output.get("output_type") in ("execute_result", "display_data"):
+                data = output.get("data") if isinstance(output.get("data"), dict) else {}
+                parts.append(_text(data.get("text/plain")) + "\n")
+    return "".join(parts)
+
+
+def import_notebook(ctx: ImportContext) -> Iterator[Trajectory]:
+    """Every episode printed in the notebook's outputs, read as a text log (same patterns, same rules)."""
+    text = notebook_transcript(ctx)
+    if not text.strip():
+        raise ctx.where(1).error("the notebook's code cells have no printed output (run it and save the outputs)",
+                                 "cells")
+    return import_text_log(ctx, text)
