@@ -196,3 +196,20 @@ def test_trail_agreement_and_baselines_from_the_raw_files(real_db):
     assert table["rules"]["step_accuracy"].startswith("does not apply: the rules need gold passages")
     assert table["baseline:first_step"]["agent_accuracy"] == "does not apply: the human labels name no agent"
     assert table["baseline:first_step"]["category_kappa"] == "does not apply: the method names no category"
+
+
+def test_the_failure_plane_page_shows_agreement_with_people(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "w.duckdb"
+    _ingest(db, str(LABELS / "prm_chat.jsonl"), "--labels", str(LABELS / "prm_step_labels.jsonl"))
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app" / "page_scripts" / "failure_plane.py"),
+                           default_timeout=60).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "Agreement with people: the first error" in [h.value for h in at.subheader]
+    table = next(d.value for d in at.dataframe if "step_accuracy" in d.value.columns)
+    rows = dict(zip(table["method"], table["step_accuracy"], strict=True))
+    # First errors at steps 1 and 2 of 3-step trajectories: always the final step hits one of two.
+    assert rows["baseline:final_step"].startswith("0.500 [") and rows["baseline:first_step"].startswith("0.000 [")
+    assert rows["rules"].startswith("does not apply: ")

@@ -23,7 +23,7 @@ from app.ui import (
     warehouse_stamp,
 )
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
-from warehouse.queries import extractor_agreement, judge_agreements, pooled_cooccurrence
+from warehouse.queries import CI_METHODS, extractor_agreement, human_agreement, judge_agreements, pooled_cooccurrence
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
             "post-gold-read failures (P_post) as shares of each run's trajectories. Click a point, or "
@@ -56,6 +56,35 @@ def _agreement_section(run_ids: list[str]) -> None:
     if pooled.excluded_runs:
         st.caption("Left out (no discipline test applies): " + ", ".join(f"`{r}`" for r in pooled.excluded_runs))
     sql_expander(pooled.sql)
+
+
+@st.cache_data(max_entries=32, show_spinner="Scoring attributions against people…")
+def _human(db_path: str, stamp: tuple[int, ...], run_id: str):
+    with read_connection(db_path, lock_wait_s=app_config().lock_wait_s) as con:
+        return human_agreement(con, run_id)
+
+
+def _human_section(views: set[str]) -> None:
+    """Where the first error is: each attribution method against the people's labels (agreement --human)."""
+    if "attribution_agreement" not in views:
+        return
+    labelled = fetch("SELECT run_id, count(*) AS n_labelled FROM human_first_error GROUP BY run_id ORDER BY run_id")
+    if labelled is None or not labelled.df.height:
+        return
+    st.divider()
+    st.subheader("Agreement with people: the first error")
+    run_ids = labelled.df["run_id"].to_list()
+    run_id = st.selectbox("Run with human labels", run_ids, key="plane-human-run")
+    config = app_config()
+    result = _human(str(config.db_path), warehouse_stamp(config.db_path), run_id)
+    if not result.methods:
+        return
+    st.caption(f"{result.methods[0].n_labelled} labelled trajectories; each method's step, ±1 / ±3 step and agent "
+               "accuracy and category kappa, beside the trivial baselines, with 95% CIs ("
+               + "; ".join(f"{k}: {v}" for k, v in CI_METHODS.items()) + "). \"does not apply\" says why a "
+               "method or the labels cannot give a measure.")
+    st.dataframe(result.frame(), hide_index=True)
+    sql_expander(result.sql)
 
 
 def _off_plane(points: pl.DataFrame) -> None:
@@ -130,3 +159,5 @@ elif state:
                                 "Replay", display_text="open ↗")})
     elif points is not None:
         st.info("No runs in the failure plane yet.")
+if state:
+    _human_section(state.views)
