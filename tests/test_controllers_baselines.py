@@ -33,7 +33,7 @@ def test_arag_forces_the_paper_answer_prompt_after_15_loops():
     assert kinds(traj) == ["semantic_search"] * 15 + ["forced_answer"]
     assert last == load_prompt("force_final_answer")
     assert isinstance(traj.steps[-1], ForcedAnswerStep)
-    assert traj.end_reason == "forced_answer"
+    assert traj.end_reason == "loop_cap"
 
 
 def test_arag_leaves_the_temperature_to_the_model_setting():

@@ -143,7 +143,7 @@ def test_turn_cap_forces_an_answer_with_tools_disabled():
     assert kinds(traj) == ["search"] * 10 + ["forced_answer"]
     forced = traj.steps[-1]
     assert isinstance(forced, ForcedAnswerStep) and forced.answer == "Frederick Douglass"
-    assert traj.end_reason == "forced_answer" and traj.final_answer == "Frederick Douglass"
+    assert traj.end_reason == "loop_cap" and traj.final_answer == "Frederick Douglass"
     assert last.body["tool_choice"] == "none"
     assert "You have used all 10 actions" in last.messages[-1]["content"]
 

@@ -128,7 +128,7 @@ def test_invariants_hold_when_the_model_deletes_open_items_and_overwrites_eviden
                                                                        ("R1", "resolved", "resolved")]
     assert last[1].supporting_chunk_ids == ["c1", "c2"]
     assert traj.metadata["invariant_violations"] == 5
-    assert traj.end_reason == "forced_answer"  # two items still open at the budget
+    assert traj.end_reason == "loop_cap"  # two items still open at the budget
 
 
 def test_retiring_with_a_reason_closes_an_item():
@@ -196,7 +196,7 @@ def test_budget_nudge_on_every_loop_from_80_percent_and_forced_bounded_answer_at
     forced = traj.steps[-1]
     assert isinstance(forced, ForcedAnswerStep) and forced.answer == "unknown, probably Helen Pitts"
     assert load_prompt("force_final_answer") in model.answer_prompts[0]
-    assert traj.end_reason == "forced_answer" and traj.metadata["loops"] == 15
+    assert traj.end_reason == "loop_cap" and traj.metadata["loops"] == 15
 
 
 def test_question_only_initialisation_skips_the_seed_retrieval():
@@ -246,7 +246,7 @@ def test_malformed_register_replies_are_recorded_and_survived():
     assert [e.error_type for e in errors] == ["malformed_register_init", "malformed_register_update"]
     assert traj.register_events[0].sub_question == QUESTION.text  # the question is the fallback item
     assert errors[0].raw == "sub-questions: who published it?"
-    assert traj.end_reason == "forced_answer" and traj.final_answer == "Helen Pitts Douglass"
+    assert traj.end_reason == "loop_cap" and traj.final_answer == "Helen Pitts Douglass"
 
 
 def test_json_protocol_answers_through_the_answer_schema():
@@ -281,7 +281,7 @@ def test_context_budget_counts_the_prompts_the_model_saw_and_calls_carry_the_pap
         traj = run_controller(get_controller("execution_rag", "composed", context_token_budget=250), server,
                               retriever=RoutedRetriever(corpus, route), corpus=corpus, temperature=None)
         bodies = [r.body for r in server.chat_requests]
-    assert len(model.update_prompts) == 2 and traj.end_reason == "forced_answer"
+    assert len(model.update_prompts) == 2 and traj.end_reason == "context_budget"
     assert traj.metadata["context_tokens_seen"] == 100 * len(bodies)
     assert all(b["max_tokens"] == 16_384 for b in bodies)
     structured = [b for b in bodies if "response_format" in b]

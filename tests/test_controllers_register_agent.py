@@ -142,7 +142,7 @@ def test_budget_nudge_on_every_loop_from_80_percent_then_the_forced_answer_from_
     assert not any(t.startswith("[Budget]") for t in user_texts(model.agent_requests[3]))
     assert len(model.agent_requests) == 5
     forced = traj.steps[-1]
-    assert isinstance(forced, ForcedAnswerStep) and traj.end_reason == "forced_answer"
+    assert isinstance(forced, ForcedAnswerStep) and traj.end_reason == "loop_cap"
     assert forced.observation == load_prompt("force_final_answer")
     assert load_prompt("force_final_answer") in model.answer_prompts[0] and "[R1]" not in forced.observation
     assert "tools" not in bodies[-1]  # the forced answer is not an agent turn: no tools offered
@@ -154,7 +154,7 @@ def test_the_context_budget_counts_the_prompt_tokens_the_model_saw():
     model = AgentModel([reply_tool_call("semantic_search", {"query": f"nothing {i}"}) for i in range(15)], [],
                        answer="unknown")
     traj, bodies = run_agent(model, context_token_budget=250)
-    assert len(model.agent_requests) == 2 and traj.end_reason == "forced_answer"
+    assert len(model.agent_requests) == 2 and traj.end_reason == "context_budget"
     assert traj.metadata["context_tokens_seen"] == 100 * len(bodies)
     assert all(b["max_tokens"] == 16_384 for b in bodies)
 

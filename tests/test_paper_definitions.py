@@ -2,6 +2,7 @@
 numbers; every expected value is worked out here from the papers' text, not by the code's SQL."""
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from engine.judge_pass import judge_run
@@ -246,3 +247,73 @@ def test_every_deviation_is_documented_and_printed_under_each_table_it_touches(t
     assert by_key["tokens_by_characters"] not in tables["er_t1"].notes
     # The gold-dependent failure tables carry the unmatched share (the fixture's golds all match).
     assert any(n.startswith("Unmatched gold paragraphs: 0 of ") for n in tables["er_t12"].notes)
+
+
+# ------------------------------------------------------------------------------------------ items 2, 3
+
+
+def test_arag_spends_context_as_execution_rag_does_and_says_which_budget_forced_it():
+    """Budget 1,000, 100 prompt tokens a call: the cumulative rule (ER App. B) forces the answer once the
+    sum passes 1,000, after 11 calls, not after all 15 loops (A-RAG's current-context rule)."""
+    from test_controllers_support import mock_server, run_controller
+
+    from engine.controllers import get_controller
+    from engine.mock_llm import reply_text, reply_tool_call
+
+    with mock_server() as server:
+        server.extend(reply_tool_call("semantic_search", {"query": f"q{i}"}, tokens_in=100) for i in range(15))
+        server.enqueue(reply_text("Frederick Douglass"))
+        traj = run_controller(get_controller("arag"), server, params={"context_token_budget": 1_000})
+    calls = 1_000 // 100 + 1  # the first call that takes the sum above the budget
+    assert traj.metadata["turns"] == calls
+    assert traj.end_reason == "context_budget"
+    assert traj.metadata["context_budget_rule"] == "cumulative_prompt_tokens"
+    assert traj.metadata["context_tokens_seen"] == 100 * (calls + 1)  # and the forced answer's own prompt
+    with mock_server() as server:
+        server.extend(reply_tool_call("semantic_search", {"query": f"q{i}"}, tokens_in=100) for i in range(15))
+        server.enqueue(reply_text("Frederick Douglass"))
+        capped = run_controller(get_controller("arag"), server)  # 128k: the 15-loop cap comes first
+    assert capped.metadata["turns"] == 15 and capped.end_reason == "loop_cap"
+
+
+def test_gave_up_is_the_context_budget_not_the_loop_cap(tmp_path):
+    """ER App. B: an answer forced at the context budget is Gave Up; at the loop cap it is labelled by the
+    evidence rules (here every gold was retrieved: reasoning error)."""
+    run = Run(run_id="er", dataset="musique", controller="arag", condition="baseline", model="m")
+    search = SearchStep(query="x", candidates=[Candidate(chunk_id="g1", rank=1, snippet="about Ann")])
+    wrong = [Judgment(judge="contain", score=0.0), Judgment(judge="llm", score=0.0, judge_model="j")]
+    records = [
+        _traj(run, reason, "Where was Ann born?", "Paris", [search, ForcedAnswerStep(answer="Lyon")], "Lyon",
+              judgments=wrong, end_reason=reason, gold_chunk_ids=["g1"])
+        for reason in ("loop_cap", "context_budget", "forced_answer")
+    ]
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        labels = dict(con.execute("SELECT question_id, label FROM failure_erag").fetchall())
+        rg = dict(con.execute("SELECT question_id, label FROM failure_rg WHERE extractor = 'regex'").fetchall())
+    assert labels == {"loop_cap": "reasoning_error", "context_budget": "gave_up", "forced_answer": "gave_up"}
+    assert rg["loop_cap"] == "ended_loop_cap" and rg["context_budget"] == "ended_context_budget"
+
+
+def test_report_marks_arms_that_ran_under_different_budget_rules(tmp_path):
+    from warehouse.report import build_report
+
+    records = []
+    for controller, condition, meta in (
+            ("arag", "baseline", {"context_budget_rule": "cumulative_prompt_tokens", "context_token_budget": 1000}),
+            ("execution_rag", "register", {"context_budget_rule": "cumulative_prompt_tokens",
+                                           "context_token_budget": 128000}),
+            ("arag", "old", {})):
+        run = Run(run_id=f"{controller}-{condition}", dataset="musique", controller=controller, condition=condition,
+                  model="m")
+        t = _traj(run, "q1", "Where was Ann born?", "Paris", [FinalStep(answer="Paris")], "Paris",
+                  judgments=[Judgment(judge="contain", score=1.0)])
+        records.append(msgspec.structs.replace(t, metadata=meta))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        matched = build_report(con, "execution-rag", ["arag-baseline", "execution_rag-register"], db_path=path)
+        old = build_report(con, "execution-rag", ["arag-old", "execution_rag-register"], db_path=path)
+    assert any("BUDGET NOT MATCHED on musique" in n and "1000" in n and "128000" in n for n in matched[0].notes)
+    assert any(n.startswith("Budget not checked on musique: run(s) arag-old") for n in old[0].notes)

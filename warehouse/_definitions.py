@@ -11,7 +11,9 @@ from trajscope.format import (
     AGENT_ACTION_KINDS,
     CORRECT_AT,
     ENTITY_EXTRACTORS,
+    FORCED_END_REASONS,
     GATE_EXTRACTOR,
+    GAVE_UP_END_REASONS,
     LOW_EVIDENCE_THRESHOLD,
     SEARCH_KINDS,
 )
@@ -29,6 +31,8 @@ def definitions_sql() -> str:
         low_evidence_threshold=repr(float(LOW_EVIDENCE_THRESHOLD)),
         correct_at=repr(float(CORRECT_AT)),
         entity_extractors=_sql_list(ENTITY_EXTRACTORS),
+        forced_end_reasons=_sql_list(FORCED_END_REASONS),
+        gave_up_end_reasons=_sql_list(GAVE_UP_END_REASONS),
         gate_extractor=GATE_EXTRACTOR.replace("'", "''"),
         search_kinds=_sql_list(SEARCH_KINDS),
         agent_action_kinds=_sql_list(AGENT_ACTION_KINDS),

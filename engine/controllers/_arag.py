@@ -44,8 +44,9 @@ class ARAGController(ControllerBase):
 
     async def episode(self, question: Question, ctx: EpisodeContext, recorder: TrajectoryRecorder,
                       params: dict[str, Any]) -> EpisodeResult:
+        # The context budget is the loop's (summed prompt tokens, as ExecutionRAG's), not the environment's.
         env = open_environment(ctx, toolset="arag", max_turns=params["max_loops"], top_k=params["top_k"],
-                               context_token_budget=params["context_token_budget"])
+                               context_token_budget=None)
         # A-RAG ends when the model replies without a tool call: that reply is its answer.
         protocol = resolve_protocol(ctx, params, text_is_final=True)
         space = ActionSpace(env.tool_schemas("tools"))
@@ -58,7 +59,7 @@ class ARAGController(ControllerBase):
             question=question.text, corpus=ctx.corpus,
             settings=LoopSettings(
                 max_turns=params["max_loops"], max_invalid_actions=params["max_invalid_actions"],
-                forced_answer_prompt="force_final_answer",
+                forced_answer_prompt="force_final_answer", context_token_budget=params["context_token_budget"],
                 decoding={**decoding_overrides(params), **output_limit(ctx, params)},
                 max_history_tokens=history_limit(ctx, params),
             ),

@@ -45,6 +45,7 @@ class RegisterAgentLoop(ToolLoop):
     def __init__(self, state: RegisterEpisode, **kwargs: Any):
         super().__init__(**kwargs)
         self.state = state
+        self.budget = state.budget  # the register's own calls (updates, answer) spend the same budget
         budget = self.settings.max_turns
         self.nudge_at = max(1, math.ceil(state.params["nudge_fraction"] * budget))
         self.agent_answer: str | None = None

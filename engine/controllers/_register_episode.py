@@ -4,7 +4,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.environment import estimate_tokens
 from engine.prompts import load_prompt, render_prompt
 from trajscope.format import (
     Chunk,
@@ -18,6 +17,7 @@ from trajscope.format import (
 
 from ._actions import ActionProtocol, parse_json_object
 from ._base import EpisodeResult, decoding_overrides, open_environment, output_limit, resolve_protocol
+from ._budget import ContextBudget, forced_end_reason
 from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 from ._register import (
@@ -91,7 +91,8 @@ class RegisterEpisode:
         turns = env_turns if env_turns is not None else 2 * params["max_loops"] + 2
         self.env = open_environment(ctx, toolset="arag", max_turns=turns,
                                     top_k=params["top_k"], context_token_budget=None)
-        self.context_tokens_seen = 0
+        # One definition of context spent for every controller (engine.controllers._budget).
+        self.budget = ContextBudget(params["context_token_budget"], recorder.metadata)
         self.protocol: ActionProtocol = resolve_protocol(ctx, params)
         self.exposed: list[str] = []
         self.notes: list[str] = []  # progress deltas and nudges injected into the agent context
@@ -102,15 +103,15 @@ class RegisterEpisode:
     # -- model calls --------------------------------------------------------------------------------
     @property
     def context_budget_exceeded(self) -> bool:
-        budget = self.params["context_token_budget"]
-        return budget is not None and self.context_tokens_seen > budget
+        return self.budget.exceeded
+
+    @property
+    def context_tokens_seen(self) -> int:
+        return self.budget.spent
 
     def charge(self, prompt: str, completion: Any) -> None:
         """Add one call's prompt tokens to the cumulative context the model saw."""
-        # The endpoint's count of the prompt when it reports one, else the environment's estimate.
-        seen = getattr(completion, "tokens_in", None)
-        self.context_tokens_seen += seen if seen is not None else estimate_tokens(prompt)
-        self.recorder.metadata["context_tokens_seen"] = self.context_tokens_seen
+        self.budget.charge(prompt, completion)
 
     async def structured(self, prompt: str, schema: dict[str, Any]) -> tuple[Any, dict[str, Any] | None, str | None]:
         completion = await self.ctx.model.complete(
@@ -218,6 +219,7 @@ class RegisterEpisode:
     async def answer(self, *, forced: bool, agent_answer: str | None = None) -> EpisodeResult:
         """G(q, S): from the register and its supporting passages; bounded when forced at the budget.
         `agent_answer`: what the tool-using agent replied when it chose to stop, kept in the step's args."""
+        why = forced_end_reason(self.budget)  # before the answer call adds its own prompt
         limit = self.params["max_answer_passages"]
         evidence = (self.register.supporting_chunk_ids() or self.exposed[-limit:])[:limit]
         fields = dict(question=self.question.text, register=self.register.render(),
@@ -236,7 +238,7 @@ class RegisterEpisode:
         if forced:
             self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer")),
                                      completion, problem)
-            return answer, ("forced_answer" if answer else "budget"), None
+            return answer, why, None
         args: dict[str, Any] = {"answer": answer}
         if agent_answer is not None:
             args["agent_answer"] = agent_answer

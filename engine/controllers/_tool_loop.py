@@ -18,6 +18,7 @@ from trajscope.format import (
 
 from ._actions import Action, ActionProtocol, ActionSpace, ParsedTurn
 from ._base import EpisodeResult
+from ._budget import ContextBudget, forced_end_reason, prompt_text
 from ._gates import EvidenceState, Gate, first_rejection
 from ._history import fit_history
 from ._recorder import TrajectoryRecorder
@@ -32,6 +33,8 @@ class LoopSettings:
     correction_cap: int | None = None  # None: rejections are bounded by the turn cap only
     max_invalid_actions: int = 3
     forced_answer_prompt: str = "turn_cap_answer"
+    # Summed prompt tokens that force the answer (engine.controllers._budget; None: no context budget).
+    context_token_budget: int | None = None
     decoding: Mapping[str, Any] | None = None
     max_history_tokens: int | None = None
 
@@ -47,21 +50,20 @@ class ToolLoop:
         self.turns = 0
         self.rejections = 0
         self.invalid_actions = 0
+        self.budget = ContextBudget(settings.context_token_budget, recorder.metadata)
 
     async def run(self, messages: list[dict[str, Any]]) -> EpisodeResult:
         """Loop until done; `messages` is the opening history (system prompt and question)."""
         history = list(messages)
         decoding = dict(self.settings.decoding or {})
-        while self.turns < self.settings.max_turns and not getattr(self.env, "budget_exhausted", False):
+        while (self.turns < self.settings.max_turns and not self.budget.exceeded
+               and not getattr(self.env, "budget_exhausted", False)):
             shown = sorted(getattr(self.env, "visited_ids", ()) or ())
-            completion = await self.model.complete(
-                fit_history(history, self.settings.max_history_tokens),
-                **self.protocol.request(self.space, shown), **decoding,
-            )
+            fitted = fit_history(history, self.settings.max_history_tokens)
+            completion = await self.model.complete(fitted, **self.protocol.request(self.space, shown), **decoding)
             self.turns += 1
             # The budget counts the context the model actually saw, as the endpoint measured it.
-            if hasattr(self.env, "saw_prompt"):
-                self.env.saw_prompt(getattr(completion, "tokens_in", None))
+            self.budget.charge(prompt_text(fitted), completion)
             parsed = self.protocol.parse(completion, self.space, self.turns)
             answer, observations = self._act(parsed, completion)
             self._note_counters()
@@ -168,16 +170,18 @@ class ToolLoop:
         meta["read_count"] = int(getattr(self.env, "read_count", 0))
 
     async def _forced_answer(self, history: list[dict[str, Any]], decoding: dict[str, Any]) -> EpisodeResult:
+        why = forced_end_reason(self.budget)  # decided before the forced call adds its own prompt
         suffix, request = self.protocol.answer_request(self.space)
         prompt = render_prompt(self.settings.forced_answer_prompt, max_turns=self.settings.max_turns)
         prompt = f"{prompt}\n{suffix}" if suffix else prompt
         messages = fit_history(history + [{"role": "user", "content": prompt}],
                                self.settings.max_history_tokens)
         completion = await self.model.complete(messages, **request, **decoding)
+        self.budget.charge(prompt_text(messages), completion)
         answer, problem = self.protocol.parse_answer(completion)
         self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=prompt), completion, problem)
         self._note_counters()
         self.recorder.metadata["forced_at_turn"] = self.turns
-        return answer, ("forced_answer" if answer else "budget"), None
+        return answer, why, None
 
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
 from engine.judges import EquivalenceItem, LLMJudge, is_abstention
-from trajscope.format import ENTITY_EXTRACTORS, answer_invalidity, has_gold_answer, score_answer
+from trajscope.format import ENTITY_EXTRACTORS, FORCED_END_REASONS, answer_invalidity, has_gold_answer, score_answer
 from warehouse import open_warehouse, transaction
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
@@ -146,7 +146,7 @@ def has_gold(item: JudgeInput) -> bool:
 
 # A trajectory without an answer that ended by budget, error or a forced answer did not answer (scored
 # 0); one without an answer text that ended otherwise answered in a way the log did not capture.
-_DID_NOT_ANSWER = ("budget", "error", "forced_answer")
+_DID_NOT_ANSWER = ("error", *FORCED_END_REASONS)
 
 
 def answer_missing(item: JudgeInput) -> bool:

@@ -38,7 +38,7 @@ _CANDIDATE_KEYS = {"id", "title", "score", "snippet"}
 _JUDGES = {"em", "f1", "contain", "llm"}
 _TOTALS = {"cost_usd", "tokens_in", "tokens_out", "latency_ms"}
 _RUN_KEYS = {"model", "dataset", "controller", "condition", "intervention", "seed", "started_at"}
-_END_REASONS = ("final", "budget", "forced_answer", "error")
+_END_REASONS = ("final", "budget", "forced_answer", "loop_cap", "context_budget", "error")
 
 
 @dataclass(frozen=True)

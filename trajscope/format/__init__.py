@@ -59,7 +59,9 @@ from ._definitions import (
     CORRECT_AT,
     DEFAULT_COMPARE_METRIC,
     ENTITY_EXTRACTORS,
+    FORCED_END_REASONS,
     GATE_EXTRACTOR,
+    GAVE_UP_END_REASONS,
     LOW_EVIDENCE_THRESHOLD,
     READ_KIND,
 )
@@ -118,6 +120,7 @@ from ._steps import (
 from ._trajectory import FORK_INTERVENTIONS, ForkOrigin, Trajectory, make_trajectory_id
 
 __all__ = [
+    "FORCED_END_REASONS", "GAVE_UP_END_REASONS",
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
     "echoes_controller", "names_every_option",
     "EXPORT_KEY", "EXPORT_VERSION", "Exported", "decode_exported", "encode_exported",

@@ -24,6 +24,12 @@ CORRECT_AT = 0.5
 READ_KIND = "read"
 AGENT_ACTION_KINDS: tuple[str, ...] = (*SEARCH_KINDS, READ_KIND, "final", "tool")
 
+# End reasons of an answer the environment forced (none is a voluntary final); the first two say why.
+FORCED_END_REASONS: tuple[str, ...] = ("loop_cap", "context_budget", "forced_answer", "budget")
+# ExecutionRAG App. B: an answer forced at the context budget is "Gave Up"; one forced at the loop cap is
+# not (it is labelled by the other rules). A forced answer whose cause the log does not say stays Gave Up.
+GAVE_UP_END_REASONS: tuple[str, ...] = ("context_budget", "forced_answer", "budget")
+
 # Per-question outcomes `trajscope compare` and the Compare page offer, and the default of both:
 # the papers' criterion (LLM verdict, else Contain-Acc).
 COMPARE_METRICS: tuple[str, ...] = ("correct", "contain", "em", "f1", "llm")
@@ -31,6 +37,7 @@ DEFAULT_COMPARE_METRIC = "correct"
 
 
 __all__ = [
+    "FORCED_END_REASONS", "GAVE_UP_END_REASONS",
     "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
 ]

@@ -8,7 +8,9 @@ import msgspec
 SCHEMA_VERSION = "1"
 
 JudgeName = Literal["em", "f1", "contain", "llm"]
-EndReason = Literal["final", "budget", "forced_answer", "error"]
+# loop_cap / context_budget: an answer forced at the loop (turn) cap or at the context budget (issue 21);
+# budget / forced_answer: forced for a reason the log does not say (older engine logs, importers).
+EndReason = Literal["final", "budget", "forced_answer", "loop_cap", "context_budget", "error"]
 GoldMatch = Literal["given", "title", "fingerprint", "unmatched"]
 # Where the reasoning order of gold_chunk_ids comes from: MuSiQue's question_decomposition, 2Wiki's
 # evidence triples, HotpotQA's supporting_facts, or a writer that lists its gold chain in order (the

@@ -19,6 +19,10 @@ CREATE OR REPLACE MACRO answer_correct_by(llm, contain) AS
 CREATE OR REPLACE MACRO entity_extractors() AS TABLE SELECT unnest(${entity_extractors}) AS extractor;
 -- The extractor the +lowev gate uses at run time (trajscope.format.GATE_EXTRACTOR); its label rows need no spaCy.
 CREATE OR REPLACE MACRO gate_extractor() AS '${gate_extractor}';
+-- The environment forced the answer (loop cap, context budget, or a cause the log does not say).
+CREATE OR REPLACE MACRO is_forced_end(end_reason) AS coalesce(list_contains(${forced_end_reasons}, end_reason), false);
+-- ExecutionRAG App. B: forced at the context budget (or for an unstated cause) is Gave Up; at the loop cap it is not.
+CREATE OR REPLACE MACRO is_gave_up_end(end_reason) AS coalesce(list_contains(${gave_up_end_reasons}, end_reason), false);
 -- Step kinds that are searches (Read-Gate search, A-RAG keyword_search / semantic_search).
 CREATE OR REPLACE MACRO search_kinds() AS ${search_kinds};
 -- Step kinds that are the agent's own actions (searches, read, final, other tools), not the environment's.

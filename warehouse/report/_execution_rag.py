@@ -4,7 +4,7 @@ T12-15 failure analysis overall and by hop, and the accuracy-vs-tokens Pareto fr
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from warehouse.stats import pareto_frontier
 
@@ -633,8 +633,43 @@ def pareto_figure(table: ReportTable) -> ReportFigure | None:
     return ReportFigure("er_pareto", "Figure 4", table.caption, spec, table.sql)
 
 
+def budget_check(ctx: ReportContext) -> list[str]:
+    """The matched-budget check: per dataset, do the A-RAG and ExecutionRAG runs share one context-budget
+    rule and limit? A note per dataset where they do not, or where a run does not record its rule."""
+    budgets = {r["run_id"]: r for r in ctx.query("er_budget").iter_rows(named=True)}
+    notes = []
+    for group, runs in ctx.groups().items():
+        arms = [r for r in runs if r.controller in ("arag", "execution_rag") and r.run_id in budgets]
+        if not arms:
+            continue
+        unrecorded = [r.run_id for r in arms if "unrecorded" in budgets[r.run_id]["rules"]]
+        settings = {r.run_id: (tuple(budgets[r.run_id]["rules"]), tuple(budgets[r.run_id]["budgets"])) for r in arms}
+        if unrecorded:
+            notes.append(
+                f"Budget not checked on {group}: run(s) {', '.join(unrecorded)} do not record their context-budget "
+                "rule (logs from before the one rule, or imported), so A-RAG and ExecutionRAG may have run under "
+                "different budgets (before: A-RAG its current context, ExecutionRAG the sum of every prompt)."
+            )
+        elif len(set(settings.values())) > 1 and len({r.controller for r in arms}) > 1:
+            detail = "; ".join(f"{rid}: {'/'.join(v[0])} {'/'.join(v[1])}" for rid, v in settings.items())
+            notes.append(
+                f"BUDGET NOT MATCHED on {group}: the arms ran under different context-budget rules or limits "
+                f"({detail}); Gave Up shares and accuracy are not comparable."
+            )
+    return notes
+
+
 def execution_rag_report(ctx: ReportContext) -> list[ReportTable]:
-    """Every ExecutionRAG table, in paper order, over the context's runs."""
+    """Every ExecutionRAG table, in paper order, over the context's runs; the matched-budget check's notes
+    are printed under each."""
+    tables = _tables(ctx)
+    notes = tuple(budget_check(ctx))
+    if not notes:
+        return tables
+    return [replace(t, notes=(*t.notes, *notes)) for t in tables]
+
+
+def _tables(ctx: ReportContext) -> list[ReportTable]:
     return [
         main_results(ctx),
         ablations(ctx),
@@ -651,6 +686,7 @@ def execution_rag_report(ctx: ReportContext) -> list[ReportTable]:
 __all__ = [
     "ReportFigure",
     "ablation_efficiency",
+    "budget_check",
     "ablations",
     "efficiency",
     "embedding_efficiency",

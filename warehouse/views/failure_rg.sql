@@ -1,4 +1,4 @@
--- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity with the discipline sub-type; a trajectory that did not end on a final is labelled by how it ended (ended_budget, ended_forced_answer, ended_error), and a measure the log cannot support is NULL with its reason (does_not_apply, label_reason).
+-- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity with the discipline sub-type; a trajectory that did not end on a final is labelled by how it ended (ended_loop_cap, ended_context_budget, ended_budget, ended_forced_answer, ended_error), and a measure the log cannot support is NULL with its reason (does_not_apply, label_reason).
 -- Runs without a known read action (vanilla RAG, direct answer, web agents whose search returns pages) have no discipline branch; their post-gold test is the gold placed in the prompt or the results.
 CREATE OR REPLACE VIEW failure_rg AS
 WITH ran AS (
@@ -59,7 +59,7 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, ex
        read_count, n_gold, n_gold_retrieved, n_gold_read,
        coverage_computed, answer_checked, correct_by
 FROM flags;
-COMMENT ON COLUMN failure_rg.label IS 'discipline > post_gold_read > retrieval > ambiguity; ended_budget / ended_forced_answer / ended_error when the trajectory did not end on a final; NULL (see label_reason) without gold passages.';
+COMMENT ON COLUMN failure_rg.label IS 'discipline > post_gold_read > retrieval > ambiguity; ended_loop_cap / ended_context_budget / ended_budget / ended_forced_answer / ended_error when the trajectory did not end on a final; NULL (see label_reason) without gold passages.';
 COMMENT ON COLUMN failure_rg.discipline_subtype IS 'no_read_final, snippet_only_final or low_evidence_final; only for a voluntary final of an agent with a read action.';
 COMMENT ON COLUMN failure_rg.is_discipline IS 'Any discipline test fires (multi-label); NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.is_post_gold_read IS 'A gold passage was read (or, without a read action, placed in the prompt or results); NULL without gold passages.';
@@ -73,7 +73,7 @@ COMMENT ON COLUMN failure_rg.dataset IS 'Dataset key of the trajectory (trajecto
 COMMENT ON COLUMN failure_rg.question_type IS 'Question type from the dataset (NULL: the source gives none).';
 COMMENT ON COLUMN failure_rg.hop_count IS 'Reasoning hops the dataset assigns the question (NULL: the source gives none).';
 COMMENT ON COLUMN failure_rg.extractor IS 'Entity extractor of the low-evidence test: regex or spacy (Read-Gate reports both).';
-COMMENT ON COLUMN failure_rg.end_reason IS 'How the trajectory ended: final, budget, forced_answer or error.';
+COMMENT ON COLUMN failure_rg.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN failure_rg.no_read IS 'No-read final: the agent could read but answered with no read step that returned a passage; NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.snippet_only IS 'Snippet-only final: the answer occurs in a snippet and in no read passage (false when the answer is unchecked, see answer_checked); NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.low_evidence IS 'Low-evidence final: read passages cover less than low_evidence_threshold() of the question''s entities (false when coverage is unknown, see coverage_computed); NULL where discipline does not apply (see does_not_apply).';

@@ -27,7 +27,7 @@ COMMENT ON COLUMN hop_breakdown.n_llm_judged IS 'Trajectories with an LLM verdic
 COMMENT ON COLUMN hop_breakdown.hop_evidence_recall IS 'Mean hop-level evidence recall over trajectories where it is defined (gold reached / supporting paragraphs); NULL: no question with gold passages.';
 COMMENT ON COLUMN hop_breakdown.n_failures IS 'Wrong trajectories (correct = false).';
 COMMENT ON COLUMN hop_breakdown.judge_error IS 'Failures labelled judge_error (LLM says wrong, Contain-Acc right).';
-COMMENT ON COLUMN hop_breakdown.gave_up IS 'Failures labelled gave_up (abstained, budget or forced answer).';
+COMMENT ON COLUMN hop_breakdown.gave_up IS 'Failures labelled gave_up (abstained, or forced at the context budget or for an unrecorded cause; not at the loop cap).';
 COMMENT ON COLUMN hop_breakdown.reasoning_error IS 'Failures labelled reasoning_error (all gold reached, or a false resolution).';
 COMMENT ON COLUMN hop_breakdown.missing_evidence IS 'Failures labelled missing_evidence (a gold passage never reached the agent).';
 COMMENT ON COLUMN hop_breakdown.no_gold_evidence IS 'Failures labelled no_gold_evidence (the question has no gold passages).';

@@ -12,7 +12,7 @@ SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
             CASE WHEN NOT has_gold_answer(q.gold_answer, q.aliases)
                  THEN 'no gold answer for this question: correctness does not apply'
                  WHEN nullif(trim(t.final_answer), '') IS NULL
-                      AND coalesce(t.end_reason, '') NOT IN ('budget', 'error', 'forced_answer')
+                      AND coalesce(t.end_reason, '') <> 'error' AND NOT is_forced_end(t.end_reason)
                  THEN 'no answer text: not judged (the log did not capture the answer)'
                  ELSE 'not judged yet: run trajscope judge' END END AS correct_reason
 FROM trajectories t

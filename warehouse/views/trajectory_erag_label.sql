@@ -11,14 +11,14 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, co
        CASE WHEN correct IS DISTINCT FROM false THEN NULL
             WHEN end_reason = 'error' THEN 'error'
             WHEN llm IS NOT NULL AND says_correct(contain) THEN 'judge_error'
-            WHEN coalesce(abstained, false) OR end_reason IN ('budget', 'forced_answer') THEN 'gave_up'
+            WHEN coalesce(abstained, false) OR is_gave_up_end(end_reason) THEN 'gave_up'
             WHEN all_gold_reached OR false_resolution THEN 'reasoning_error'
             WHEN n_gold > 0 THEN 'missing_evidence'
             ELSE 'no_gold_evidence' END                                AS label,
        CASE WHEN correct IS DISTINCT FROM false THEN NULL
             WHEN end_reason = 'error' THEN NULL
             WHEN llm IS NOT NULL AND says_correct(contain) THEN NULL
-            WHEN coalesce(abstained, false) OR end_reason IN ('budget', 'forced_answer') THEN NULL
+            WHEN coalesce(abstained, false) OR is_gave_up_end(end_reason) THEN NULL
             WHEN all_gold_reached THEN 'all_gold_retrieved'
             WHEN false_resolution THEN 'false_resolution' END         AS reasoning_subtype,
        abstained, end_reason, false_resolution, n_false_resolved, register_complete,
@@ -34,7 +34,7 @@ COMMENT ON COLUMN trajectory_erag_label.correct IS 'Correct by the papers'' crit
 COMMENT ON COLUMN trajectory_erag_label.label IS 'ExecutionRAG failure label (App. E) of a wrong trajectory: error > judge_error > gave_up > reasoning_error > missing_evidence, no_gold_evidence without gold passages; NULL when correct or unjudged (see correct).';
 COMMENT ON COLUMN trajectory_erag_label.reasoning_subtype IS 'For reasoning_error: all_gold_retrieved (every gold passage reached) or false_resolution; NULL for every other label.';
 COMMENT ON COLUMN trajectory_erag_label.abstained IS 'The final answer is an abstention; NULL: not checked yet (answer_checked), and then it counts as not abstained.';
-COMMENT ON COLUMN trajectory_erag_label.end_reason IS 'How the trajectory ended: final, budget, forced_answer or error.';
+COMMENT ON COLUMN trajectory_erag_label.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN trajectory_erag_label.false_resolution IS 'At least one register item falsely resolved (ExecutionRAG App. E); NULL without gold passages (n_gold = 0) or without a register.';
 COMMENT ON COLUMN trajectory_erag_label.n_false_resolved IS 'Register items falsely resolved: last status resolved, citing no gold passage that reached the agent (0 without gold passages; NULL: no register item).';
 COMMENT ON COLUMN trajectory_erag_label.register_complete IS 'Every register item ended resolved or retired and at least one resolved (false without a register).';
