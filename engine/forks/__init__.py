@@ -4,9 +4,11 @@ from ._interventions import INTERVENTIONS, ForkError, Intervention, parse_interv
 from ._rules import STEP_RULES, WAREHOUSE_RULES, register_warehouse_rule, step_for
 from ._run import (
     ForkSummary,
+    ImportedSetup,
     fork_many,
     fork_one,
     fork_run_id,
+    imported_reason,
     load_log,
     load_parent,
     parent_model_spec,
@@ -16,8 +18,9 @@ from ._run import (
 )
 
 __all__ = [
-    "INTERVENTIONS", "STEP_RULES", "WAREHOUSE_RULES", "ForkController", "ForkError", "ForkModel", "ForkPlan",
-    "ForkProbe", "ForkSummary", "Intervention", "comparable", "fork_many", "fork_one", "fork_run_id", "load_log",
-    "load_parent", "parent_model_spec", "parse_intervention", "placebo_chunk", "plan_forks", "refuse_reason",
-    "register_warehouse_rule", "resolve", "select_parents", "step_for",
+    "ForkController", "ForkError", "ForkModel", "ForkPlan", "ForkProbe", "ForkSummary", "INTERVENTIONS",
+    "ImportedSetup", "Intervention", "STEP_RULES", "WAREHOUSE_RULES", "comparable", "fork_many", "fork_one",
+    "fork_run_id", "imported_reason", "load_log", "load_parent", "parent_model_spec", "parse_intervention",
+    "placebo_chunk", "plan_forks", "refuse_reason", "register_warehouse_rule", "resolve", "select_parents",
+    "step_for",
 ]

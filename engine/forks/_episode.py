@@ -17,7 +17,9 @@ import msgspec
 from engine.controllers import EpisodeContext
 from engine.controllers._gates import EvidenceState, GateDecision
 from engine.environment._environment import normalised_query
+from engine.environment._observations import passage as passage_text
 from engine.environment._observations import search_results
+from engine.environment._result import ToolResult
 from engine.environment._tokens import estimate_tokens
 from engine.llm import ChatModel, Completion
 from engine.llm._completion import ToolCall, parse_json_object
@@ -25,8 +27,10 @@ from engine.prompts import render_prompt
 from trajscope.format import (
     Candidate,
     ErrorStep,
+    FinalStep,
     ForkOrigin,
     Question,
+    ReadStep,
     Run,
     SearchStep,
     StepBase,
@@ -42,6 +46,15 @@ def comparable(step: StepBase) -> dict[str, Any]:
     """A step as compared between parent and replay: everything but whether the cache answered it."""
     data = msgspec.to_builtins(step)
     data.pop("cached", None)
+    return data
+
+
+def _as_seen(step: StepBase) -> dict[str, Any]:
+    """An imported step as a replay must reproduce it: the action and what it showed (the raw reply and
+    the accounting were the original agent's)."""
+    data = comparable(step)
+    for key in ("raw", "thought", "tokens_in", "tokens_out", "latency_ms", "cost_usd"):
+        data.pop(key, None)
     return data
 
 
@@ -74,6 +87,9 @@ class ForkProbe:
         self.fired = False
         self.failure: ForkError | None = None
         self.prefix_cache_hits = 0
+        # An imported parent's prefix is answered from its log (its agent's calls are in no cache of ours).
+        self.from_log = plan.parent.run.source != "engine"
+        self.prefix_log_replays = 0
         self.prefix_model_calls = 0
         self.fired_at_index: int | None = None
         self.environment: Any = None
@@ -97,11 +113,12 @@ class ForkProbe:
         """The replay's steps before `upto` must equal the parent's (else the state was not rebuilt)."""
         mine = self.recorder.steps[:upto] if self.recorder is not None else []
         theirs = self.plan.parent.steps[:upto]
+        same = comparable if not self.from_log else _as_seen
         if len(mine) != len(theirs):
             raise self.fail(f"the replay reached the intervention after {len(mine)} steps, the parent's "
                             f"prefix has {len(theirs)}")
         for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
-            if comparable(a) != comparable(b):
+            if same(a) != same(b):
                 raise self.fail(f"the replay diverged from the parent at step {i} ({type(a).__name__} vs "
                                 f"{type(b).__name__}): the corpus, retriever or controller is not the parent's")
 
@@ -126,6 +143,22 @@ def _tool_names(request: Mapping[str, Any]) -> list[str]:
         if const:
             names.append(const)
     return names
+
+
+def log_action(step: StepBase, tools: list[str]) -> tuple[str | None, dict[str, Any]]:
+    """The action of this tool set that repeats a logged step (None: it has no equivalent)."""
+    if isinstance(step, SearchStep):
+        kind = type(step).__struct_config__.tag
+        name = kind if kind in tools else next((t for t in ("search", "semantic_search", "keyword_search")
+                                                if t in tools), None)
+        query = step.query or ""
+        return name, ({"keywords": query} if name == "keyword_search" else {"query": query})
+    if isinstance(step, ReadStep):
+        name = next((t for t in ("read", "read_chunk") if t in tools), None)
+        return name, {"chunk_id": list(step.chunk_ids) or [p.chunk_id for p in step.passages]}
+    if isinstance(step, FinalStep):
+        return ("final" if "final" in tools else None), {"answer": step.answer or ""}
+    return None, {}
 
 
 def _action_reply(request: Mapping[str, Any], name: str, arguments: dict[str, Any], like: Completion | None
@@ -202,6 +235,8 @@ class ForkModel:
         return self._cached(messages, kwargs)
 
     def _cached(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> Completion:
+        if self.probe.from_log:
+            return self._from_log(kwargs)
         cache = self.inner.cache
         request = self.inner.build_request(messages, tools=kwargs.get("tools"),
                                            response_schema=kwargs.get("response_schema"),
@@ -215,6 +250,27 @@ class ForkModel:
         self.probe.prefix_cache_hits += 1
         self.inner.usage.cache_hits += 1
         return self.inner._completion(stored, cached=True, structured=kwargs.get("response_schema") is not None)
+
+    def _from_log(self, kwargs: dict[str, Any]) -> Completion:
+        """The imported agent's logged action at this step, as a reply in this controller's tool set."""
+        probe = self.probe
+        index = probe.index
+        steps = probe.plan.parent.steps
+        if index >= len(steps):
+            raise probe.fail(f"the replay asked for a model reply at step {index}, past the parent's last step")
+        step = steps[index]
+        request = {"tools": kwargs.get("tools"), "response_schema": kwargs.get("response_schema")}
+        name, arguments = log_action(step, _tool_names(request))
+        if name is None:
+            raise probe.fail(f"step {index} ({type(step).__name__}) has no equivalent in this controller's tools "
+                             f"({', '.join(_tool_names(request))})")
+        probe.prefix_log_replays += 1
+        like = Completion(text=step.thought or "", tokens_in=step.tokens_in, tokens_out=step.tokens_out,
+                          latency_ms=step.latency_ms, cost_usd=step.cost_usd, cached=True)
+        reply = _action_reply(request, name, arguments, like)
+        if request.get("response_schema") is None and step.thought:
+            reply = dataclasses.replace(reply, text=step.thought)
+        return reply
 
     async def _intervene(self, messages: list[dict[str, Any]], kwargs: dict[str, Any]) -> Completion:
         probe, intervention = self.probe, self.probe.plan.intervention
@@ -232,7 +288,11 @@ class ForkModel:
                                  f"(actions: {', '.join(tools) or 'none'})")
             return _action_reply(request, read_tool, {"chunk_id": arg}, None)
         reply = self._cached(messages, kwargs)
-        probe.prefix_cache_hits -= 1  # the step's own reply, rewritten: counted apart from the prefix
+        # the step's own reply, rewritten: counted apart from the prefix
+        if probe.from_log:
+            probe.prefix_log_replays -= 1
+        else:
+            probe.prefix_cache_hits -= 1
         if name == "replace_query":
             return _with_query(request, reply, arg)
         if name == "fix_register":
@@ -275,11 +335,43 @@ class ForkEnvironment:
         applies = (intervention.kind.hook == "environment" and not probe.fired
                    and probe.index == probe.plan.step_index)
         visited_before = set(self._inner.visited_ids) if applies else set()
-        result = self._inner.call(action, args)
+        if probe.from_log and not probe.fired:
+            result = self._replay_logged(action)
+        else:
+            result = self._inner.call(action, args)
         if applies and isinstance(result.step, SearchStep):
             probe.fire()
             self._rewrite_candidates(result, intervention, visited_before)
         return result
+
+    def _replay_logged(self, action: str) -> Any:
+        """An imported step's own results (its candidates or passages), with the environment's state moved as
+        if the tool had returned them; the observation is rendered the way this environment renders it."""
+        env, probe = self._inner, self._probe
+        step = msgspec.convert(msgspec.to_builtins(probe.plan.parent.steps[probe.index]), type(
+            probe.plan.parent.steps[probe.index]))
+        env.turns += 1
+        if isinstance(step, SearchStep):
+            env.search_count += 1
+            titles = {c.chunk_id: env.corpus[c.chunk_id].title for c in step.candidates if c.chunk_id in env.corpus}
+            text = search_results(action, step.query or "", step.candidates, titles, env.read_tool)
+            env._query_cache.setdefault((action, normalised_query(action, step.query or "")),
+                                        (env.turns, list(step.candidates)))
+            env.visited_ids.update(c.chunk_id for c in step.candidates)
+        elif isinstance(step, ReadStep):
+            parts = []
+            for passage in step.passages:
+                chunk = env.corpus[passage.chunk_id]
+                parts.append(passage_text(chunk))
+                env.read_ids.add(chunk.chunk_id)
+                env.visited_ids.add(chunk.chunk_id)
+                env._first_read_turn.setdefault(chunk.chunk_id, env.turns)
+            env.read_count += int(bool(step.passages))
+            text = "\n\n".join(parts)
+        else:
+            return env.call(action, {"answer": getattr(step, "answer", "")})
+        env.context_tokens += estimate_tokens(text)
+        return ToolResult(step=step, text=text)
 
     def _rewrite_candidates(self, result: Any, intervention: Intervention, visited_before: set[str]) -> None:
         """The search's candidates edited, with the environment's state (shown ids, repeat cache, context) kept
@@ -354,7 +446,8 @@ class ForkController:
             step_index=plan.step_index, intervention=plan.intervention.name, argument=plan.intervention.argument,
             rule=plan.rule, placebo=plan.placebo or plan.intervention.placebo,
             prefix_model_calls=probe.prefix_model_calls,
-            prefix_cache_hits=probe.prefix_cache_hits)
+            prefix_cache_hits=probe.prefix_cache_hits,
+            prefix_log_replays=probe.prefix_log_replays if probe.from_log else None)
         changes: dict[str, Any] = {"fork": origin, "metadata": {**trajectory.metadata,
                                                                  "fork_state": probe.state_at_fork}}
         if probe.failure is not None:

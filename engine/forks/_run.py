@@ -9,10 +9,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from engine.controllers import get_controller
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
 from engine.runs import RunInputs, RunSpec, RunSummary, execute_run_async, prepare_inputs
-from trajscope.format import Chunk, Trajectory, iter_trajectories
+from trajscope.format import (
+    Chunk,
+    FinalStep,
+    ModelSettings,
+    ReadStep,
+    RecordError,
+    RetrieverSettings,
+    SearchStep,
+    Trajectory,
+    iter_trajectories,
+    looks_canonical,
+)
 
 from ._auto import AUTO, auto_plan
 from ._episode import ForkController, ForkPlan
@@ -58,8 +71,11 @@ def load_parent(trajectory_id: str, *, log: str | Path | None = None, db: str | 
         if not rows:
             raise ForkError(f"no trajectory {trajectory_id!r} in the warehouse")
         source = rows[0][0]
-        if source and Path(source).is_file():
-            found = load_log(source, ids={trajectory_id})
+        if source and Path(source).is_file() and looks_canonical(Path(source)):
+            try:
+                found = load_log(source, ids={trajectory_id})
+            except (RecordError, OSError):
+                found = []  # the file changed since it was loaded: the warehouse's copy stands
             if found:
                 return found[0]
         rebuilt = read_trajectory(con, trajectory_id)
@@ -105,13 +121,52 @@ def refuse_reason(parent: Trajectory) -> str | None:
     """Why a parent cannot be forked, or None."""
     run = parent.run
     if run.source != "engine":
-        return (f"imported log (source {run.source!r}): its agent's model calls are not in trajscope's response "
-                "cache and its controller is not one of trajscope's, so the prefix cannot be replayed at zero cost")
+        return None  # an imported log: imported_reason decides, per fork step, with the corpus loaded
     if not run.controller:
         return "the run records no controller"
     if parent.fork is not None:
         return ("a fork child: its steps after the fork step came from an intervention the replay would not "
                 "repeat; fork its parent instead")
+    return None
+
+
+# Controllers whose whole episode is the agent's own tool calls: an imported prefix maps onto them step for step.
+IMPORTED_CONTROLLERS = ("read_gate", "arag")
+
+
+@dataclass(frozen=True)
+class ImportedSetup:
+    """How the rest of an imported log's fork runs: trajscope's controller over a loaded corpus, and a model."""
+
+    controller: str = "read_gate"
+    condition: str | None = None
+    dataset: str | None = None  # a dataset name or path (load_dataset) holding the log's chunk ids
+    retriever: str = "bm25"
+
+
+def imported_reason(parent: Trajectory, k: int, corpus: Mapping[str, Chunk]) -> str | None:
+    """Why an imported trajectory's prefix cannot be replayed onto trajscope's tools (None: it can).
+
+    Its tool map allows it when every step before k is a search listing chunk ids or a read of chunk ids,
+    all in the loaded corpus; step k itself may also be a final."""
+    source = parent.run.source
+    for i, step in enumerate(parent.steps[:k + 1]):
+        kind = type(step).__struct_config__.tag
+        if isinstance(step, SearchStep):
+            ids = [c.chunk_id for c in step.candidates]
+        elif isinstance(step, ReadStep):
+            ids = [p.chunk_id for p in step.passages] or list(step.chunk_ids)
+        elif i == k and isinstance(step, FinalStep):
+            ids = []
+        else:
+            return (f"imported log (source {source!r}): step {i} is a {kind}"
+                    + (f" (tool {step.tool_name!r})" if step.tool_name else "")
+                    + ", which has no equivalent in trajscope's search / read tools, so the state before the "
+                      "fork step cannot be rebuilt")
+        missing = [c for c in ids if c not in corpus]
+        if missing:
+            return (f"imported log (source {source!r}): step {i} names chunk ids that are not in the loaded corpus "
+                    f"({', '.join(missing[:3])}); load the corpus the log's tools searched (--dataset)")
     return None
 
 
@@ -146,6 +201,10 @@ def plan_forks(parents: Sequence[Trajectory], rule: str, intervention: Intervent
                                         + (" (a warehouse rule: select the parents from the warehouse)"
                                            if rule in WAREHOUSE_RULES and not own else ""))
                     plan = ForkPlan(parent, k, resolve(intervention, parent, k, corpus), rule)
+                if parent.run.source != "engine":
+                    if plan.intervention.name == "swap_model":
+                        raise ForkError("swap_model: an imported log's rest always runs on --model")
+                    reason = imported_reason(parent, plan.step_index, corpus)
             except ForkError as exc:
                 reason = str(exc)
         if reason is not None:
@@ -244,8 +303,10 @@ def fork_many(parents: Sequence[Trajectory], at: str, intervention: str, *, db_p
               out_dir: str | Path = "runs", cache_path: str | Path | None = None, model: str | None = None,
               inputs: RunInputs | None = None, where: str | None = None, concurrency: int = 4,
               progress: bool = False, facts: Mapping[str, Mapping[str, object]] | None = None,
-              model_overrides: Mapping[str, Any] | None = None) -> list[ForkSummary]:
-    """Fork every parent at the rule's step with one intervention; one fork run per parent run."""
+              model_overrides: Mapping[str, Any] | None = None,
+              imported: ImportedSetup | None = None) -> list[ForkSummary]:
+    """Fork every parent at the rule's step with one intervention; one fork run per parent run.
+    `imported`: how an imported log's fork runs (trajscope's controller, the corpus); --model is then needed."""
     parsed = parse_intervention(intervention)
     by_run: dict[str, list[Trajectory]] = {}
     for p in parents:
@@ -255,6 +316,8 @@ def fork_many(parents: Sequence[Trajectory], at: str, intervention: str, *, db_p
         parent_run = group[0].run
         run_id = fork_run_id(parent_run_id, parsed.label(), at, where)
         refused = refuse_reason(group[0])
+        if refused is None and parent_run.source != "engine":
+            parent_run, refused = _imported_run(parent_run, imported, model)
         if refused is not None:
             summaries.append(ForkSummary(run_id, parent_run_id, None, 0, [(p.trajectory_id, refused) for p in group]))
             continue
@@ -272,6 +335,23 @@ def fork_many(parents: Sequence[Trajectory], at: str, intervention: str, *, db_p
                                            child.error))
         summaries.append(summary)
     return summaries
+
+
+def _imported_run(run: Any, imported: ImportedSetup | None, model: str | None) -> tuple[Any, str | None]:
+    """The parent run as the fork replays it: trajscope's controller and corpus in place of the log's agent."""
+    if imported is None or not imported.dataset or not model:
+        return run, (f"imported log (source {run.source!r}): its agent is not one of trajscope's controllers and "
+                     "its model calls are in no cache of ours; fork it with --controller (read_gate or arag), "
+                     "--dataset (the corpus its chunk ids come from) and --model (who runs the rest): the prefix "
+                     "is then replayed from the log itself")
+    if imported.controller not in IMPORTED_CONTROLLERS:
+        return run, (f"imported log: controller {imported.controller!r} makes calls of its own that the log does "
+                     f"not hold; choose one of {', '.join(IMPORTED_CONTROLLERS)}")
+    replay = msgspec.structs.replace(
+        run, controller=imported.controller, condition=imported.condition, model=None,
+        model_settings=ModelSettings(), retriever=RetrieverSettings(kind=imported.retriever, top_k=5),
+        config={**(run.config or {}), "params": {}, "dataset_source": imported.dataset})
+    return replay, None
 
 
 def select_parents(db_path: str | Path | None, runs: Sequence[str], where: str | None = None,

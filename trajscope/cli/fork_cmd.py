@@ -29,10 +29,19 @@ from ._options import db_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default="runs", show_default=True,
               help="Folder of the fork run's log.")
 @click.option("--no-ingest", is_flag=True, help="Write the log only; do not load it into the warehouse.")
+@click.option("--controller", "imported_controller", type=click.Choice(["read_gate", "arag"]), default=None,
+              help="Imported logs only: the trajscope controller that runs the rest (its prefix is replayed from "
+                   "the log onto this controller's search / read tools).")
+@click.option("--condition", "imported_condition", default=None, help="Imported logs only: the controller's condition.")
+@click.option("--dataset", "imported_dataset", default=None,
+              help="Imported logs only: the dataset (name or path) whose corpus holds the log's chunk ids.")
+@click.option("--retriever", "imported_retriever", type=click.Choice(["bm25", "dense", "hybrid"]), default="bm25",
+              show_default=True, help="Imported logs only: the retriever the rest searches with.")
 @click.option("--concurrency", type=click.IntRange(1, 256), default=4, show_default=True)
 @db_option
 def command(trajectory_id, at, intervention, runs, where, log_path, model, cache_path, out_dir, no_ingest,
-            concurrency, db_path) -> None:
+            imported_controller, imported_condition, imported_dataset, imported_retriever, concurrency,
+            db_path) -> None:
     """Fork a logged trajectory at a step, change one thing, and run the rest.
 
     The parent's controller, tools, budget and model replay the steps before the fork step from the
@@ -46,8 +55,15 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
       trajscope fork 'demo-read_gate-...::q12' --at 3 --intervention force_read:c17
 
       trajscope fork --runs demo-read_gate-... --where "correct = false" --at final -i reject_final
+
+    An imported log forks where its tool map allows (searches listing chunk ids and reads of chunk ids
+    over a corpus given with --dataset): its prefix is replayed from the log itself onto trajscope's
+    --controller, and --model runs the rest; otherwise it is refused with the reason.
     """
-    from engine.forks import ForkError, fork_many, load_parent, parse_intervention, select_parents
+    from engine.forks import ForkError, ImportedSetup, fork_many, load_parent, parse_intervention, select_parents
+
+    imported = ImportedSetup(controller=imported_controller or "read_gate", condition=imported_condition,
+                             dataset=imported_dataset, retriever=imported_retriever)
 
     try:
         parse_intervention(intervention)
@@ -72,7 +88,7 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
             raise click.ClickException("no trajectory matches")
         summaries = fork_many(parents, at, intervention, db_path=None if no_ingest else db_path, out_dir=out_dir,
                               cache_path=cache_path, model=model, where=where, concurrency=concurrency,
-                              progress=len(parents) > 1, facts=facts)
+                              progress=len(parents) > 1, facts=facts, imported=imported)
     except ForkError as exc:
         raise click.ClickException(str(exc)) from None
     failed = False

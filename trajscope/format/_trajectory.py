@@ -36,6 +36,8 @@ class ForkOrigin(Record, kw_only=True):
     placebo: bool = False  # a control intervention (a non-gold passage of equal length)
     prefix_model_calls: int | None = None  # model calls the prefix made that the cache did not answer
     prefix_cache_hits: int | None = None
+    # An imported parent: its prefix was answered from its own log (its agent's calls are in no cache).
+    prefix_log_replays: int | None = None
 
 
 class Trajectory(Record, kw_only=True):
