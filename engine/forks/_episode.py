@@ -25,6 +25,7 @@ from engine.llm import ChatModel, Completion
 from engine.llm._completion import ToolCall, parse_json_object
 from engine.prompts import render_prompt
 from trajscope.format import (
+    SEARCH_KINDS,
     Candidate,
     ErrorStep,
     FinalStep,
@@ -149,8 +150,7 @@ def log_action(step: StepBase, tools: list[str]) -> tuple[str | None, dict[str, 
     """The action of this tool set that repeats a logged step (None: it has no equivalent)."""
     if isinstance(step, SearchStep):
         kind = type(step).__struct_config__.tag
-        name = kind if kind in tools else next((t for t in ("search", "semantic_search", "keyword_search")
-                                                if t in tools), None)
+        name = kind if kind in tools else next((t for t in SEARCH_KINDS if t in tools), None)
         query = step.query or ""
         return name, ({"keywords": query} if name == "keyword_search" else {"query": query})
     if isinstance(step, ReadStep):
