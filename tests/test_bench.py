@@ -34,6 +34,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                     r"^all three reports over 2,000 trajectories: \d+\.\d\d s median"]),
     "retrieval_2wiki": ([], [r"^recall@5 RRF hybrid", r"^rank-bm25 / bm25s median time\s+\d+x",
                              r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
+    "scan": ([], [r"^scan of 40 trajectories, mock latency 0.05 s", r"^\s+4\s+\d+\.\d\d\s.*\d+\.\d\d\s+\(",
+                  r"^\s+8\s+\d+\.\d\d\s"]),
     "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",
                     r"^\| smollm2-135m-instruct \| hotpotqa_distractor_dev_100 \| 1 \|"]),
 }
@@ -86,7 +88,7 @@ def test_bench_script_runs_in_tiny_mode(name, tmp_path):
 
 # Slow: each starts several Python processes (ingest) or imports Streamlit and ingests (app).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report"])
+@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan"])
 def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
     _check(name, tmp_path)
 

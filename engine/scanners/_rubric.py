@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,7 @@ class ScanReport:
     cost_usd: float = 0.0
     stored: StoreReport | None = None
     verdicts: list[VerdictRow] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)  # slice, read, model (rendering included), store
 
     def summary(self) -> str:
         counts = ", ".join(f"{k} {self.counts.get(k, 0)}" for k in ("match", "no_match", "unsure", "error"))
@@ -127,9 +129,20 @@ def scan(db_path: str | Path | None, rubric: str, runs: Sequence[str], *, config
     """`trajscope scan`: the slice through the read path, one verdict per trajectory, stored with the rubric."""
     if not rubric.strip():
         raise ValueError("RUBRIC: the rubric is empty")
+    clock = time.perf_counter()
+    seconds: dict[str, float] = {}
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name], clock = now - clock, now
+
     sql, ids = select_slice(db_path, runs, where, limit, limits=limits)
+    lap("slice")
     views = read_views(db_path, ids, limits=limits)
-    report = ScanReport(sql=sql, rubric_hash=rubric_hash(rubric), model=config.name, n_trajectories=len(views))
+    lap("read")
+    report = ScanReport(sql=sql, rubric_hash=rubric_hash(rubric), model=config.name, n_trajectories=len(views),
+                        seconds=seconds)
     if not views:
         return report
 
@@ -140,8 +153,10 @@ def scan(db_path: str | Path | None, rubric: str, runs: Sequence[str], *, config
             return rows, model.usage
 
     rows, usage = asyncio.run(go())
+    lap("model")
     report.verdicts = rows
     report.stored = store_verdicts(db_path, rows, rubric_text=rubric)
+    lap("store")
     for row in rows:
         report.counts[row.verdict] = report.counts.get(row.verdict, 0) + 1
         report.rejected_citations += len(row.rejected_citations)

@@ -88,25 +88,28 @@ def _redact_fragments(text: str, secrets: frozenset[str]) -> str:
     return "".join(out)
 
 
-def redact(text: str) -> str:
-    """text with key shapes, bearer tokens and any >= 8-character fragment of a configured key replaced."""
+def redact(text: str, secrets: frozenset[str] | None = None) -> str:
+    """text with key shapes, bearer tokens and any >= 8-character fragment of a configured key replaced
+    (secrets: configured_secrets(), read now unless the caller read it once for many strings)."""
     if not text:
         return text
     if any(marker in text for marker in KEY_MARKERS):
         text = _KEY_SHAPES.sub(lambda m: "Bearer " + REDACTED if m.group(0)[:6].lower() == "bearer" else REDACTED,
                                text)
-    secrets = configured_secrets()
+    secrets = configured_secrets() if secrets is None else secrets
     return _redact_fragments(text, secrets) if secrets else text
 
 
-def redact_value(value: Any) -> Any:
+def redact_value(value: Any, secrets: frozenset[str] | None = None) -> Any:
     """A JSON-like value (dicts, lists, strings) with redact() applied to every string, keys included."""
+    # The environment is read once per value, not once per string: a response body holds dozens.
+    secrets = configured_secrets() if secrets is None else secrets
     if isinstance(value, str):
-        return redact(value)
+        return redact(value, secrets)
     if isinstance(value, dict):
-        return {redact_value(k): redact_value(v) for k, v in value.items()}
+        return {redact_value(k, secrets): redact_value(v, secrets) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [redact_value(v) for v in value]
+        return [redact_value(v, secrets) for v in value]
     return value
 
 
