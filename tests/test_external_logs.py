@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import string
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -257,3 +258,102 @@ def test_the_warehouse_holds_each_logs_profile_and_its_reasons(warehouse):
         assert source == "recorded by the log"
         if not EXPECTED_PROFILES[name]["read_action"]:
             assert reason.startswith("no read action in this log: discipline metrics do not apply")
+
+
+# --- issue 27: passage text not its JSON, reads without captured content, the source's own verdicts --------
+
+def _otel_spans(path: Path) -> list[tuple[dict, dict]]:
+    out = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            for rs in json.loads(line)["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    for s in ss["spans"]:
+                        out.append((s, {a["key"]: next(iter(a["value"].values())) for a in s.get("attributes", [])}))
+    return out
+
+
+def test_span_read_passages_hold_the_documents_text_not_their_json(warehouse):
+    expected: Counter[str] = Counter()
+    for _span, attrs in _otel_spans(OTEL):
+        if attrs.get("gen_ai.tool.name") == "read" and "gen_ai.tool.call.result" in attrs:
+            doc = json.loads(attrs["gen_ai.tool.call.result"])
+            text = doc["text"] if doc["text"].startswith(doc["title"]) else f"{doc['title']}\n{doc['text']}"
+            expected[(doc["chunk_id"], text)] += 1
+    with open_readonly(warehouse) as con:
+        got = Counter(con.execute("SELECT r.chunk_id, r.text FROM reads r JOIN trajectories t USING (trajectory_id) "
+                                  "WHERE t.run_id = ? AND r.via = 'read'", [RUNS["otel"]]).fetchall())
+    assert sum(expected.values()) == 8 and got == expected
+
+
+def test_otel_without_content_capture_reads_are_reads_and_answers_are_not_judged(tmp_path):
+    """The real OTel file as the instrumentation writes it with content capture off."""
+    content = {"gen_ai.tool.call.arguments", "gen_ai.tool.call.result", "gen_ai.input.messages",
+               "gen_ai.output.messages", "gen_ai.retrieval.query.text", "gen_ai.retrieval.documents"}
+    lines = []
+    for line in OTEL.read_text().splitlines():
+        if line.strip():
+            record = json.loads(line)
+            for rs in record["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    for s in ss["spans"]:
+                        s["attributes"] = [a for a in s.get("attributes", []) if a["key"] not in content]
+            lines.append(json.dumps(record))
+    log = tmp_path / "otel_nocontent.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    ok_reads = sum(1 for s, a in _otel_spans(log) if a.get("gen_ai.tool.name") == "read"
+                   and s.get("status", {}).get("code") != 2)
+    db = tmp_path / "w.duckdb"
+    runner = CliRunner()
+    result = runner.invoke(cli, ["ingest", str(log), "--questions", str(_questions_of(tmp_path)), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    judged = runner.invoke(cli, ["judge", "otel_genai:otel_nocontent.jsonl", "--db", str(db)])
+    assert judged.exit_code == 0, judged.output
+    assert "5 no answer text: not judged" in judged.output
+    with open_readonly(db) as con:
+        reads = con.execute("SELECT sum(read_count), sum(failed_read_count) FROM trajectories").fetchone()
+        n_judgments = con.execute("SELECT count(*) FROM judgments").fetchone()[0]
+    assert ok_reads == 8 and reads == (8, 0) and n_judgments == 0
+
+
+def _questions_of(tmp_path: Path) -> Path:
+    """Question texts for the five traces (without content capture the spans carry none), from the real file."""
+    texts = {}
+    for _, attrs in _otel_spans(OTEL):
+        if attrs.get("rag.question_id") and attrs.get("gen_ai.input.messages"):
+            msgs = json.loads(attrs["gen_ai.input.messages"])
+            texts[attrs["rag.question_id"]] = next(p["content"] for m in msgs if m["role"] == "user"
+                                                   for p in m["parts"] if p.get("type") == "text")
+        elif attrs.get("rag.question_id"):
+            texts.setdefault(attrs["rag.question_id"], None)
+    path = tmp_path / "questions.json"
+    path.write_text(json.dumps([{"id": k, "question": v or k} for k, v in texts.items()]))
+    return path
+
+
+def _squad(text: str) -> str:
+    text = "".join(ch for ch in text.lower() if ch not in string.punctuation)
+    return " ".join(w for w in text.split() if w not in ("a", "an", "the"))
+
+
+def test_inspect_scorer_verdicts_are_kept_beside_a_disagreeing_normalised_em(tmp_path):
+    disagree = 0
+    with zipfile.ZipFile(INSPECT) as archive:
+        for name in archive.namelist():
+            if name.startswith("samples/"):
+                sample = json.loads(archive.read(name))
+                answer = sample["scores"]["includes"].get("answer") or ""
+                target = sample["target"] if isinstance(sample["target"], str) else sample["target"][0]
+                disagree += (sample["scores"]["includes"]["value"] == "C") != (_squad(answer) == _squad(target))
+    db = tmp_path / "w.duckdb"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(INSPECT), "--db", str(db)]).exit_code == 0
+    judged = runner.invoke(cli, ["judge", RUNS["inspect"], "--db", str(db)])
+    assert judged.exit_code == 0, judged.output
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT source_judge, source_score, trajscope_judge, trajscope_score "
+                           "FROM verdict_conflicts").fetchall()
+        record = con.execute("SELECT count(*) FROM judgments WHERE origin = 'record'").fetchone()[0]
+    assert disagree == 1 and rows == [("contain", 0.0, "em", 1.0)]
+    assert record == 15  # every sample's own verdict kept
+    assert f"{disagree} where trajscope's normalised verdict disagrees" in judged.output

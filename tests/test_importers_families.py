@@ -435,3 +435,31 @@ def test_new_readers_state_the_nesting_limit(tmp_path):
     (tmp_path / "n.ipynb").write_text('{"cells": ' + deep + "}")
     with pytest.raises(RecordError, match="nesting limit"):
         list(import_file(tmp_path / "n.ipynb"))
+
+
+# --- item 10: the source's own scorer verdict is kept beside trajscope's normalised EM -------------------
+
+def test_a_source_scorer_verdict_is_kept_and_a_normalised_em_that_disagrees_is_shown(tmp_path):
+    from engine.judge_pass import judge_run
+    from warehouse import open_readonly
+
+    log = F / "inspect_ctf_flags.json"
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(cli, ["ingest", str(log), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    report = judge_run(db, "inspect:inspect_ctf_flags.json")
+    # f1 submitted `flag{a|\/|b}` for `flag{a|/|b}`: SQuAD normalisation drops the punctuation, so EM says 1;
+    # the source's exact `includes` scorer said I. Both verdicts stay; the conflict is counted and shown.
+    assert report.source_conflicts == 1
+    assert "1 where trajscope's normalised verdict disagrees with the source's own" in report.summary()
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT question_id, source_judge, source_score, trajscope_judge, trajscope_score "
+                           "FROM verdict_conflicts").fetchall()
+        kept = con.execute("SELECT judge, score, origin FROM judgments j JOIN trajectories t USING (trajectory_id) "
+                           "WHERE t.question_id = 'f1' ORDER BY judge").fetchall()
+        correct = con.execute("SELECT question_id, correct, correct_by FROM trajectory_correctness "
+                              "ORDER BY question_id").fetchall()
+    assert rows == [("f1", "contain", 0.0, "em", 1.0)]
+    assert kept == [("contain", 0.0, "record"), ("em", 1.0, "judge"), ("f1", 1.0, "judge")]
+    # Correctness still follows the source's verdict (Contain-Acc is the source's here), not the normalised EM.
+    assert correct == [("f1", False, "contain"), ("f2", True, "contain")]

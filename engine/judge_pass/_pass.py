@@ -62,6 +62,7 @@ class JudgeReport:
     stale_skipped: int = 0
     no_gold_skipped: int = 0  # trajectories whose question has no gold answer: no verdict is possible
     no_answer_skipped: int = 0  # the log did not capture the answer text (e.g. OTel without content capture)
+    source_conflicts: int = 0  # trajectories where a verdict added here disagrees with the source's own
     judge_model: str | None = None
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -80,6 +81,9 @@ class JudgeReport:
         if self.no_answer_skipped:
             parts.append(f"{self.no_answer_skipped} no answer text: not judged (the log did not capture what "
                          "the agent answered; EM / F1 / Contain would score the missing text 0)")
+        if self.source_conflicts:
+            parts.append(f"{self.source_conflicts} where trajscope's normalised verdict disagrees with the source's "
+                         "own (both kept: see the verdict_conflicts view)")
         if self.stale_skipped:
             parts.append(f"{self.stale_skipped} skipped (re-ingested meanwhile)")
         return "; ".join(parts) + f" ({self.seconds:.1f}s)"
@@ -267,6 +271,8 @@ def judge_run(
     answers = _answer_table(inputs)
     with open_warehouse(db_path) as con:
         report.stale_skipped = write_judge_results(con, inputs, rows, coverage, answers)
+        report.source_conflicts = con.execute(
+            "SELECT count(DISTINCT trajectory_id) FROM verdict_conflicts WHERE run_id = ?", [run_id]).fetchone()[0]
     fresh = report.n_trajectories - report.stale_skipped
     report.lexical_added = sum(1 for r in rows if r[1] != "llm")
     report.llm_added = sum(1 for r in rows if r[1] == "llm")
