@@ -3,12 +3,15 @@ from ._connection import (
     DEFAULT_DB,
     SANDBOX_CONFIG,
     WarehouseBusy,
+    WarehouseFileError,
     WarehouseMissing,
+    check_schema,
     default_db_path,
     open_readonly,
     open_warehouse,
     transaction,
 )
+from ._file_check import BAD_WAREHOUSE_EXIT, check_warehouse_file
 from ._loader import (
     ON_DUPLICATE_CHOICES,
     GoldConflict,
@@ -42,6 +45,7 @@ from .read import (
 )
 
 __all__ = [
+    "BAD_WAREHOUSE_EXIT", "WarehouseFileError", "check_schema", "check_warehouse_file",
     "DEFAULT_DB", "DEFAULT_LIMITS", "ForbiddenStatement", "GoldConflict", "IngestReport", "LimitExceeded",
     "LogSliceLoad", "NotAWarehouse", "ON_DUPLICATE_CHOICES", "QueryTimeout", "ReadLimits", "ReadRefused",
     "ReadResult", "ResultTooLarge", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",

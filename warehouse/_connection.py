@@ -7,6 +7,7 @@ from pathlib import Path
 
 import duckdb
 
+from ._file_check import WarehouseFileError
 from ._file_lock import (
     DEFAULT_DB,
     LOCK_TIMEOUT_S,
@@ -16,8 +17,24 @@ from ._file_lock import (
     connect_retrying,
     default_db_path,
 )
-from ._schema import migrate
+from ._schema import latest_schema_version, migrate, schema_version
 from ._transaction import transaction
+
+
+def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """WarehouseFileError for a DuckDB file that is not ours (tables, no schema_migrations) or newer than this code."""
+    tables = sorted({r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()})
+    if tables and "schema_migrations" not in tables:
+        shown = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+        raise WarehouseFileError(
+            f"{path}: is a DuckDB database but not a trajscope warehouse (it has table(s) {shown} and no "
+            "schema_migrations); give another --db, nothing was written to this one")
+    if tables:
+        version, latest = schema_version(con), latest_schema_version()
+        if version > latest:
+            raise WarehouseFileError(
+                f"{path}: has schema version {version}, newer than this trajscope's {latest}; upgrade trajscope "
+                "to write it")
 
 
 @contextmanager
@@ -26,13 +43,13 @@ def open_warehouse(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Read-write connection for one operation; creates and migrates the file as needed."""
     path = Path(path) if path else default_db_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
     # Insertion order is never relied on (positions are explicit columns); dropping it lets
     # DuckDB stream large loads within the memory limit.
     con = connect_retrying(
         path, timeout_s, config={"memory_limit": memory_limit, "preserve_insertion_order": False}
     )
     try:
+        check_schema(con, path)
         migrate(con)
         yield con
     finally:
@@ -69,6 +86,6 @@ def open_readonly(
 
 
 __all__ = [
-    "DEFAULT_DB", "LOCK_TIMEOUT_S", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseMissing", "connect_retrying",
-    "default_db_path", "open_readonly", "open_warehouse", "transaction",
+    "DEFAULT_DB", "LOCK_TIMEOUT_S", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseFileError", "WarehouseMissing",
+    "check_schema", "connect_retrying", "default_db_path", "open_readonly", "open_warehouse", "transaction",
 ]

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import duckdb
 
+from ._file_check import WarehouseFileError, check_path_length, check_warehouse_file, open_failure
+
 DEFAULT_DB = "trajscope.duckdb"
 LOCK_TIMEOUT_S = 60.0
 
@@ -18,6 +20,17 @@ class WarehouseBusy(RuntimeError):
 
 class WarehouseMissing(FileNotFoundError):
     """A read-only open of a warehouse file that does not exist."""
+
+    exit_code = 3
+
+
+# Set on every connection, writable ones included, before anything runs on it: a file DuckDB could read
+# through an extension (SQLite, Postgres, a remote URL) must never make it download or load one.
+NO_EXTENSIONS_CONFIG = {
+    "autoload_known_extensions": False,
+    "autoinstall_known_extensions": False,
+    "allow_community_extensions": False,
+}
 
 
 def default_db_path() -> Path:
@@ -35,13 +48,33 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
     # for the holder's single operation to finish rather than failing at once.
     deadline = time.monotonic() + timeout_s
     delay = 0.05
-    config = dict(kwargs.pop("config", None) or {})
-    lock = config.pop("lock_configuration", False)
+    config = {**NO_EXTENSIONS_CONFIG, **dict(kwargs.pop("config", None) or {})}
+    path = Path(path)
+    if str(path) == ":memory:":
+        return duckdb.connect(":memory:", config=config, **kwargs)
+    check_path_length(path)
+    if not kwargs.get("read_only"):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise WarehouseFileError(f"{path}: cannot create its folder ({os.strerror(exc.errno or 0)})") from None
+    try:
+        check_warehouse_file(path, create=not kwargs.get("read_only"))
+    except FileNotFoundError:
+        raise WarehouseMissing(
+            f"{path}: no warehouse here yet; create one with `trajscope ingest LOG --db {path}` or `make demo`"
+        ) from None
     while True:
         try:
+            # lock_configuration travels in the config, so the database instance DuckDB shares between
+            # this process's connections is locked from its creation: no connection ever needs a SET
+            # that a concurrent one's lock would refuse ("the configuration has been locked").
             con = duckdb.connect(str(path), config=config, **kwargs)
-        except duckdb.IOException as exc:
-            if not _is_lock_error(exc):
+        except duckdb.Error as exc:
+            if not isinstance(exc, duckdb.IOException) or not _is_lock_error(exc):
+                refused = open_failure(path, exc)
+                if refused is not None:
+                    raise refused from None
                 raise
             if time.monotonic() >= deadline:
                 raise WarehouseBusy(
@@ -51,17 +84,20 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
             continue
-        try:
-            # DuckDB draws a progress bar on stdout for queries over 2 s: it would land inside a CSV
-            # or JSON that `trajscope sql` / `export` writes there. It is a session setting, so it
-            # is set before the configuration is locked, with no statement of the caller's between.
-            con.execute("SET enable_progress_bar = false")
-            if lock:
-                con.execute("SET lock_configuration = true")
-        except BaseException:
-            con.close()
-            raise
+        _no_progress_bar(con)
         return con
+
+
+def _no_progress_bar(con: duckdb.DuckDBPyConnection) -> None:
+    # DuckDB draws a progress bar on stdout for queries over 2 s where it is on (an interactive
+    # session): it would land inside a CSV or JSON that `trajscope sql` / `export` writes there. Off by
+    # default otherwise; where it is on and the configuration is locked, it stays (the query worker,
+    # which writes the CLI's results, has its stdout on /dev/null).
+    try:
+        if con.execute("SELECT current_setting('enable_progress_bar')").fetchall()[0][0]:
+            con.execute("SET enable_progress_bar = false")
+    except duckdb.InvalidInputException:
+        pass
 
 
 SANDBOX_CONFIG = {
@@ -74,6 +110,6 @@ SANDBOX_CONFIG = {
 
 
 __all__ = [
-    "DEFAULT_DB", "LOCK_TIMEOUT_S", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseMissing", "connect_retrying",
-    "default_db_path",
+    "DEFAULT_DB", "LOCK_TIMEOUT_S", "NO_EXTENSIONS_CONFIG", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseFileError",
+    "WarehouseMissing", "connect_retrying", "default_db_path",
 ]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import ReadLimits, open_read, time_limit
+from warehouse import NotAWarehouse, ReadLimits, open_read, time_limit
 from warehouse.read import fetch_bounded, to_polars
 from warehouse.read import write_lock as warehouse_write_lock
 
@@ -116,11 +116,14 @@ def warehouse_state(db_path: str | Path, *, lock_wait_s: float = 15.0) -> Wareho
     """Counts and view names; a missing file or one without the schema reads as empty."""
     if not Path(db_path).exists():
         return WarehouseState(exists=False)
-    with read_connection(db_path, lock_wait_s=lock_wait_s) as con:
-        tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-        if not {"runs", "trajectories"} <= tables:
-            return WarehouseState(exists=False)
-        n_runs, n_traj, views = con.execute(_STATE_SQL).fetchall()[0]
+    try:
+        with read_connection(db_path, lock_wait_s=lock_wait_s) as con:
+            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+            if not {"runs", "trajectories"} <= tables:
+                return WarehouseState(exists=False)
+            n_runs, n_traj, views = con.execute(_STATE_SQL).fetchall()[0]
+    except NotAWarehouse:  # a DuckDB file without the schema (or an empty one): nothing to show yet
+        return WarehouseState(exists=False)
     return WarehouseState(True, n_runs, n_traj, frozenset(views or ()))
 
 

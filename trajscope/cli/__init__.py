@@ -34,8 +34,44 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class WarehouseUnusable(click.ClickException):
+    """One line for a --db that is not a usable warehouse, with its own exit status (docs/security.md)."""
+
+    def __init__(self, message: str, exit_code: int):
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc)
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class LazyGroup(click.Group):
     """A group that imports a subcommand's module only when that subcommand runs."""
+
+    def invoke(self, ctx: click.Context):
+        # Every command opens the warehouse through warehouse.open_warehouse / open_read, whose file
+        # errors carry an exit_code: any a command does not handle itself becomes one line here.
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            cause = exc.__cause__ or exc.__context__
+            code = getattr(cause, "exit_code", None)
+            if isinstance(code, int) and not isinstance(cause, click.ClickException) and exc.exit_code == 1:
+                exc.exit_code = code
+            raise
+        except (click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as exc:
+            code = getattr(exc, "exit_code", None)
+            if isinstance(code, int) and not isinstance(exc, click.exceptions.Exit):
+                raise WarehouseUnusable(_one_line(exc), code) from None
+            if type(exc).__module__.startswith(("duckdb", "_duckdb")) and _corrupt(exc):
+                raise WarehouseUnusable(f"the warehouse file is corrupt ({_one_line(exc)}); a warehouse holds "
+                                        "nothing its logs lack: rebuild it by ingesting them into a new "
+                                        "file (trajscope ingest LOG... --db NEW.duckdb)", 3) from None
+            raise
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -48,6 +84,11 @@ class LazyGroup(click.Group):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, help_text) for name, (_, help_text) in COMMANDS.items()])
+
+
+def _corrupt(exc: BaseException) -> bool:
+    text = str(exc).lower()
+    return "checksum" in text or "corrupt" in text
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

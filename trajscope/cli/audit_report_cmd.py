@@ -26,8 +26,11 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) 
     """
     from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
     from warehouse.audit import render_report, report_tables
+    from warehouse.export import check_output_path, write_output
 
     path = Path(db) if db else default_db_path()
+    if out:
+        check_output_path(out, db=path)
     try:
         # The read path brings an older warehouse (no audit tables yet) up to date first.
         with open_read(path) as con:
@@ -41,7 +44,7 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) 
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise click.ClickException(str(exc)) from None
     if out:
-        Path(out).write_text(text)
+        write_output(out, text, db=path)
         click.echo(f"wrote {out}")
     else:
         click.echo(text, nl=False)

@@ -26,8 +26,10 @@ def command(query_or_view, db_path, fmt, out, caption, label, digits, limits) ->
 
     Example: trajscope export run_summary --format latex --out table1.tex
     """
-    from warehouse.export import export_table
+    from warehouse.export import check_output_path, export_table
 
+    # Before the query runs: an --out that is the warehouse (or its WAL, by any link) is refused.
+    check_output_path(out, db=db_path)
     query = f'SELECT * FROM "{query_or_view}"' if _IDENTIFIER.match(query_or_view) else query_or_view
     result = read_frame(db_path, query, limits)
     if result.truncated:
@@ -42,5 +44,5 @@ def command(query_or_view, db_path, fmt, out, caption, label, digits, limits) ->
         options = {"caption": caption, "label": label, "float_digits": digits}
     elif fmt == "markdown":
         options = {"float_digits": digits}
-    export_table(df, fmt, out, **options)
+    export_table(df, fmt, out, db=db_path, **options)
     click.echo(f"{out}: {df.height} rows x {df.width} columns ({fmt})")

@@ -59,11 +59,12 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     --labels ../shared/data/external_logs/trail_swe/annotations
     """
     from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
-    from warehouse import WarehouseBusy, ingest_paths
+    from warehouse import WarehouseBusy, check_warehouse_file, ingest_paths
 
     if not files and not label_files:
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
-
+    # The warehouse file first: a --db that is not one is refused before any log is converted.
+    check_warehouse_file(db_path, create=True)
     try:
         declared = parse_declarations(declares)
     except ValueError as exc:

@@ -44,10 +44,14 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
     from engine.judge_pass import judge_run
     from warehouse import WarehouseBusy
 
-    if not Path(db_path).exists():
+    from warehouse import check_warehouse_file
+
+    try:
+        check_warehouse_file(Path(db_path))  # one line, exit 3, for a file that is not a warehouse
+    except FileNotFoundError:
         raise click.ClickException(
             f"{db_path}: no warehouse here; create one with `trajscope ingest LOG --db {db_path}`"
-        )
+        ) from None
     server = None
     make_judge = None
     try:

@@ -121,6 +121,7 @@ def command(
       trajscope report audit --format csv
     """
     from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
+    from warehouse.export import OutputRefused, write_output
     from warehouse.report import (
         EXTENSIONS,
         ReportError,
@@ -132,6 +133,7 @@ def command(
     )
 
     path = Path(db) if db else default_db_path()
+    reading = [path, matrix, human_labels]
     run_ids = _run_ids(runs, more_runs, matrix)
     labels = _human_labels(human_labels)
     try:
@@ -151,16 +153,23 @@ def command(
         click.echo(render_all(built, fmt), nl=False)
         return
     folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputRefused(f"{folder}: cannot create this folder ({exc.strerror or exc})") from None
+    # Each file through write_output: a table file that is a link to the warehouse is refused.
     for table in built:
-        (folder / f"{table.name}.{EXTENSIONS[fmt]}").write_text(render(table, fmt))
+        write_output(folder / f"{table.name}.{EXTENSIONS[fmt]}", render(table, fmt), db=path, reading=reading)
     if fmt == "latex":
-        (folder / f"{paper}.tex").write_text(latex_document(built, f"trajscope report: {paper}"))
+        write_output(folder / f"{paper}.tex", latex_document(built, f"trajscope report: {paper}"), db=path,
+                     reading=reading)
     figures = report_figures(built)
     if figures:
         import vl_convert
 
         for figure in figures:
-            (folder / f"{figure.name}.svg").write_text(vl_convert.vegalite_to_svg(figure.spec))
-            (folder / f"{figure.name}.png").write_bytes(vl_convert.vegalite_to_png(figure.spec, scale=2))
+            write_output(folder / f"{figure.name}.svg", vl_convert.vegalite_to_svg(figure.spec), db=path,
+                         reading=reading)
+            write_output(folder / f"{figure.name}.png", vl_convert.vegalite_to_png(figure.spec, scale=2), db=path,
+                         reading=reading)
     click.echo(f"wrote {len(built)} table(s){f' and {len(figures)} figure(s)' if figures else ''} to {folder}")

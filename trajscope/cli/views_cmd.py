@@ -23,7 +23,7 @@ def _with_warehouse(db_path: str | None, action):
     # so `trajscope views NAME` works before any data exists.
     import duckdb
 
-    from warehouse import WarehouseBusy, WarehouseMissing, migrate, open_readonly, upgrade_if_warehouse
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, migrate, open_read
 
     if db_path is None:
         con = duckdb.connect()
@@ -33,11 +33,10 @@ def _with_warehouse(db_path: str | None, action):
         finally:
             con.close()
     try:
-        if upgrade_if_warehouse(db_path) == "not a warehouse":
-            raise click.ClickException(f"{db_path}: not a trajscope warehouse")
-        with open_readonly(db_path) as con:
+        # The read path: brought up to date, sandboxed, refused with one line when not a warehouse.
+        with open_read(db_path) as con:
             return action(con)
-    except (WarehouseMissing, WarehouseBusy) as exc:
+    except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise click.ClickException(str(exc)) from None
 
 

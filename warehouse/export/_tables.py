@@ -10,6 +10,8 @@ import polars as pl
 
 from trajscope.format import redact, redaction_prefilter
 
+from ._output import write_output
+
 FORMATS = ("csv", "parquet", "latex", "markdown")
 
 _LATEX_ESCAPES = {
@@ -143,8 +145,9 @@ def to_latex(df: pl.DataFrame, *, caption: str | None = None, label: str | None 
     return redact("\n".join(lines) + "\n")
 
 
-def export_table(df: pl.DataFrame, fmt: str, out: str | Path | None = None, **options) -> bytes:
-    """Render df in fmt; write to out when given; returns the bytes written."""
+def export_table(df: pl.DataFrame, fmt: str, out: str | Path | None = None, *, db: str | Path | None = None,
+                 **options) -> bytes:
+    """Render df in fmt; write to out when given (never over the warehouse db: see write_output); returns the bytes."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if fmt == "parquet":
@@ -156,5 +159,5 @@ def export_table(df: pl.DataFrame, fmt: str, out: str | Path | None = None, **op
     else:
         data = to_markdown(df, **options).encode()
     if out is not None:
-        Path(out).write_bytes(data)
+        write_output(out, data, db=db)
     return data

@@ -1,6 +1,8 @@
 """What the read path refuses or stops, each a one-line message that names the rule or the limit."""
 from __future__ import annotations
 
+from .._file_check import WarehouseFileError
+
 
 class ReadRefused(ValueError):
     """A read the sandbox did not run or did not finish; the message says why in one line."""
@@ -10,8 +12,8 @@ class ForbiddenStatement(ReadRefused):
     """Not a single read-only SELECT over the warehouse (decided by DuckDB's parser)."""
 
 
-class NotAWarehouse(ReadRefused):
-    """The path is a directory or a file DuckDB cannot open as a database."""
+class NotAWarehouse(ReadRefused, WarehouseFileError):
+    """The path is not a file DuckDB can open as a warehouse (a directory, device, other format, corrupt)."""
 
 
 class LimitExceeded(ReadRefused):

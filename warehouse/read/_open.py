@@ -8,6 +8,7 @@ from pathlib import Path
 
 import duckdb
 
+from .._file_check import WarehouseFileError, check_path_length, check_warehouse_file
 from .._file_lock import SANDBOX_CONFIG, WarehouseMissing, connect_retrying, default_db_path
 from ._errors import NotAWarehouse
 from ._limits import ReadLimits
@@ -57,13 +58,29 @@ def write_lock():
 def resolve_path(path: str | Path | None) -> Path:
     """The warehouse path; WarehouseMissing or NotAWarehouse when nothing readable is there."""
     path = Path(path) if path else default_db_path()
+    try:
+        check_path_length(path)
+    except WarehouseFileError as exc:
+        raise NotAWarehouse(str(exc)) from None
     if path.is_dir():
         raise NotAWarehouse(f"{path}: is a directory, not a warehouse file")
     if not path.exists():
         raise WarehouseMissing(
             f"{path}: no warehouse here yet; create one with `trajscope ingest LOG --db {path}` or `make demo`"
         )
+    try:
+        check_warehouse_file(path)
+    except NotAWarehouse:
+        raise
+    except WarehouseFileError as exc:
+        raise NotAWarehouse(str(exc)) from None
     return path
+
+
+def not_our_schema(path: Path) -> NotAWarehouse:
+    """The refusal of a DuckDB file that holds no trajscope schema (no schema_migrations table)."""
+    return NotAWarehouse(f"{path}: is a DuckDB database but not a trajscope warehouse (no schema_migrations "
+                         f"table); create one with `trajscope ingest LOG --db NEW.duckdb`")
 
 
 def not_a_database(path: Path, exc: duckdb.Error) -> NotAWarehouse | None:
@@ -82,6 +99,10 @@ def connect_sandboxed(path: Path, limits: ReadLimits, temp_directory: Path) -> d
     config = {**SANDBOX_CONFIG, **limits.duckdb_config(str(temp_directory))}
     try:
         return connect_retrying(path, limits.lock_wait_s, read_only=True, config=config)
+    except NotAWarehouse:
+        raise
+    except WarehouseFileError as exc:
+        raise NotAWarehouse(str(exc)) from None
     except duckdb.Error as exc:
         refused = not_a_database(path, exc)
         if refused is not None:
@@ -89,4 +110,4 @@ def connect_sandboxed(path: Path, limits: ReadLimits, temp_directory: Path) -> d
         raise
 
 
-__all__ = ["PROCESS_LOCK", "connect_sandboxed", "not_a_database", "resolve_path", "write_lock"]
+__all__ = ["PROCESS_LOCK", "connect_sandboxed", "not_a_database", "not_our_schema", "resolve_path", "write_lock"]

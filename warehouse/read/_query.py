@@ -19,7 +19,7 @@ from ._open import resolve_path
 from ._session import open_read
 from ._statement import check_statement
 from ._tempdir import private_temp_dir
-from ._upgrade import upgrade_if_warehouse
+from ._upgrade import upgrade_or_refuse
 
 # The worker starts from warehouse.read._worker without running the packages' __init__ (the loader,
 # polars, msgspec: over a second of start-up on a busy machine); it needs duckdb and pyarrow only.
@@ -65,7 +65,8 @@ def to_polars(table: pa.Table) -> pl.DataFrame:
 
 def _in_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
     with private_temp_dir() as folder:
-        request = {"db": str(path), "sql": statement, "folder": str(folder), "limits": limits.__dict__}
+        # Absolute: the worker runs in its own temp directory, where a relative --db names nothing.
+        request = {"db": str(path.absolute()), "shown_db": str(path), "sql": statement, "folder": str(folder), "limits": limits.__dict__}
         proc = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, str(_PACKAGE_ROOT)], stdin=subprocess.PIPE,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(folder))
         try:
@@ -114,7 +115,7 @@ def run_read_query(path: str | Path | None, sql: str, *, limits: ReadLimits = DE
     path = resolve_path(path)
     started = time.perf_counter()
     if isolated:
-        upgrade_if_warehouse(path, timeout_s=limits.lock_wait_s, limits=limits)
+        upgrade_or_refuse(path, timeout_s=limits.lock_wait_s, limits=limits)
         fetched = _in_worker(path, statement, limits)
     else:
         with open_read(path, limits=limits) as con:

@@ -10,7 +10,7 @@ import duckdb
 from ._limits import DEFAULT_LIMITS, ReadLimits
 from ._open import PROCESS_LOCK, connect_sandboxed, resolve_path
 from ._tempdir import shared_temp_dir
-from ._upgrade import upgrade_if_warehouse
+from ._upgrade import upgrade_or_refuse
 
 
 @contextmanager
@@ -23,7 +23,7 @@ def open_read(path: str | Path | None = None, *, limits: ReadLimits = DEFAULT_LI
     """
     path = resolve_path(path)
     if upgrade:
-        upgrade_if_warehouse(path, timeout_s=limits.lock_wait_s, limits=limits)
+        upgrade_or_refuse(path, timeout_s=limits.lock_wait_s, limits=limits)
     with PROCESS_LOCK.read(), shared_temp_dir() as temp_directory:
         con = connect_sandboxed(path, limits, temp_directory)
         try:

@@ -4,11 +4,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import duckdb
+
 from .._connection import WarehouseBusy, open_warehouse
+from .._file_check import open_failure
 from .._schema import latest_schema_version, schema_version, views_stale
 from ._errors import NotAWarehouse
 from ._limits import DEFAULT_LIMITS, ReadLimits
-from ._open import PROCESS_LOCK, connect_sandboxed
+from ._open import PROCESS_LOCK, connect_sandboxed, not_our_schema
 from ._tempdir import shared_temp_dir
 
 # Files already found current in this process, by (path, size, mtime): the look is skipped until they change.
@@ -28,10 +31,18 @@ def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0, limits: Re
     (locked past timeout_s). Every command that reads goes through this, via open_read; the look uses
     limits' connection settings, since DuckDB refuses two in-process connections with different ones.
     """
+    try:
+        return upgrade_or_refuse(path, timeout_s=timeout_s, limits=limits)
+    except NotAWarehouse:
+        return "not a warehouse"
+
+
+def upgrade_or_refuse(path: str | Path, *, timeout_s: float = 5.0, limits: ReadLimits | None = None) -> str:
+    """upgrade_if_warehouse, raising NotAWarehouse (saying why: corrupt, no schema, ...) instead of returning it."""
     limits = (limits or DEFAULT_LIMITS).with_overrides(lock_wait_s=timeout_s)
     path = Path(path)
     if not path.is_file():
-        return "not a warehouse"
+        raise NotAWarehouse(f"{path}: is not a regular file, not a warehouse")
     stamp = _stamp(path)
     with _current_lock:
         if stamp in _current:
@@ -42,8 +53,13 @@ def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0, limits: Re
             try:
                 tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
                 if "schema_migrations" not in tables:
-                    return "not a warehouse"
+                    raise not_our_schema(path)
                 current = schema_version(con) >= latest_schema_version() and not views_stale(con)
+            except duckdb.Error as exc:
+                refused = open_failure(path, exc)
+                if refused is None:
+                    raise
+                raise NotAWarehouse(str(refused)) from None
             finally:
                 con.close()
         if not current:
@@ -51,11 +67,9 @@ def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0, limits: Re
                 pass
     except WarehouseBusy:
         return "busy"
-    except NotAWarehouse:
-        return "not a warehouse"
     with _current_lock:
         _current.add(_stamp(path))
     return "current" if current else "upgraded"
 
 
-__all__ = ["upgrade_if_warehouse"]
+__all__ = ["upgrade_if_warehouse", "upgrade_or_refuse"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
+from .._file_check import open_failure
 from .._file_lock import WarehouseBusy
 from ._errors import LimitExceeded, ReadRefused
 from ._fetch import fetch_bounded, limit_error
@@ -61,8 +62,11 @@ def main() -> None:
                 message=str(refused))
     except duckdb.Error as exc:  # a DuckDB error the user's SQL caused: one line back
         refused = limit_error(exc, limits)
+        damaged = open_failure(Path(request.get("shown_db") or request["db"]), exc)
         if refused is not None:
             _status(folder, ok=False, kind="limit", limit=refused.limit, message=str(refused))
+        elif damaged is not None:  # a corrupt block met while reading: the file, not the query
+            _status(folder, ok=False, kind="NotAWarehouse", message=str(damaged))
         else:
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             _status(folder, ok=False, kind="duckdb", message=first)
