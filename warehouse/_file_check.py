@@ -109,7 +109,7 @@ def check_warehouse_file(path: str | Path, *, create: bool = False) -> Path:
         what = _what_it_is(head[:64])
         if what == "empty":
             raise WarehouseFileError(f"{path}: is an empty file, not a warehouse")
-        raise WarehouseFileError(f"{path}: is {what}, not a DuckDB warehouse file")
+        raise WarehouseFileError(f"{path}: is {what}, not a trajscope warehouse (a DuckDB file)")
     if len(head) < _MIN_DUCKDB_BYTES:
         raise WarehouseFileError(
             f"{path}: is a truncated DuckDB file ({info.st_size:,} bytes, shorter than its headers); {REBUILD_HINT}")

@@ -21,8 +21,6 @@ class WarehouseBusy(RuntimeError):
 class WarehouseMissing(FileNotFoundError):
     """A read-only open of a warehouse file that does not exist."""
 
-    exit_code = 3
-
 
 # Set on every connection, writable ones included, before anything runs on it: a file DuckDB could read
 # through an extension (SQLite, Postgres, a remote URL) must never make it download or load one.

@@ -46,7 +46,7 @@ def _checksum_corrupt(path: Path, source: Path) -> None:
 
 
 BAD_FILES = {
-    "text": (lambda p, w: p.write_text("hello, not a database\n"), "is text, not a DuckDB warehouse file"),
+    "text": (lambda p, w: p.write_text("hello, not a database\n"), "is text, not a trajscope warehouse"),
     "empty": (lambda p, w: p.write_bytes(b""), "is an empty file"),
     "passwd-like": (lambda p, w: p.write_text("root:x:0:0:root:/root:/bin/bash\n"), "is text"),
     "sqlite": (lambda p, w: _sqlite(p), "is a SQLite database"),

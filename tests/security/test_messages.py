@@ -71,7 +71,7 @@ def test_odd_types_print_instead_of_a_traceback(args, says, warehouse_db, tmp_pa
 
 
 @pytest.mark.parametrize("make, says", [
-    (lambda p: p.write_text("not a database at all\n"), "is text, not a DuckDB warehouse file"),
+    (lambda p: p.write_text("not a database at all\n"), "is text, not a trajscope warehouse"),
     (lambda p: p.write_bytes(b""), "is an empty file"),
     (lambda p: None, "no warehouse here yet"),
 ])

@@ -42,9 +42,7 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
     from pathlib import Path
 
     from engine.judge_pass import judge_run
-    from warehouse import WarehouseBusy
-
-    from warehouse import check_warehouse_file
+    from warehouse import WarehouseBusy, check_warehouse_file
 
     try:
         check_warehouse_file(Path(db_path))  # one line, exit 3, for a file that is not a warehouse

@@ -66,7 +66,8 @@ def to_polars(table: pa.Table) -> pl.DataFrame:
 def _in_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
     with private_temp_dir() as folder:
         # Absolute: the worker runs in its own temp directory, where a relative --db names nothing.
-        request = {"db": str(path.absolute()), "shown_db": str(path), "sql": statement, "folder": str(folder), "limits": limits.__dict__}
+        request = {"db": str(path.absolute()), "shown_db": str(path), "sql": statement, "folder": str(folder),
+                   "limits": limits.__dict__}
         proc = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, str(_PACKAGE_ROOT)], stdin=subprocess.PIPE,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(folder))
         try:
