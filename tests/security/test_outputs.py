@@ -94,3 +94,16 @@ def test_a_relative_or_default_db_works_in_the_query_worker(command, relative, t
     assert result.exit_code == 0, result.output
     written = (tmp_path / "n.csv").read_text() if command[0] == "export" else result.output
     assert written.splitlines()[:2] == ["n", "10"]
+
+
+@pytest.mark.parametrize("case", ["the warehouse", "a link to it", "a hard link to it", "its WAL", "a missing folder"])
+@pytest.mark.parametrize("command", [["export-traces", "r1", "--format", "atif"], ["bundle", "--runs", "r1"]])
+def test_trace_exports_and_bundles_never_write_over_the_warehouse(case, command, tmp_path, warehouse_db):
+    db = tmp_path / "w.duckdb"
+    shutil.copy(warehouse_db, db)
+    before = fingerprint(db)
+    out, says = _out_cases(tmp_path, db)[case]
+    result = CliRunner().invoke(main, [*command, "--out", str(out), "--db", str(db)])
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert result.exit_code == 1 and len(errors) == 1 and says in errors[0], result.output
+    assert fingerprint(db) == before

@@ -44,6 +44,9 @@ def command(db_path, queries, runs, out, title, max_replays, limits, more_runs) 
         raise click.UsageError("extra arguments are runs: give them after --runs")
     if not queries and not run_ids:
         raise click.UsageError("give --query SQL or --runs RUN [RUN ...]")
+    from warehouse.export import check_output_path, write_output
+
+    check_output_path(out, db=db_path)  # never the warehouse or its WAL, by any link
     if not Path(db_path).exists():
         raise click.ClickException(f"{db_path}: no warehouse here")
     try:
@@ -52,8 +55,6 @@ def command(db_path, queries, runs, out, title, max_replays, limits, more_runs) 
     except (WarehouseMissing, WarehouseBusy, ReadRefused, LookupError) as exc:
         raise click.ClickException(str(exc).splitlines()[0]) from None
     html = render_bundle(bundle)
-    tmp = out.with_name(out.name + ".part")
-    tmp.write_text(html, encoding="utf-8")
-    tmp.replace(out)
+    write_output(out, html, db=db_path)  # written beside the target and renamed over it
     click.echo(f"{out}: {len(bundle.tables)} tables, {len(bundle.figures)} figures, {len(bundle.replays)} replays "
                f"({len(html) / 1e6:.1f} MB); warehouse sha256 {bundle.db_sha256[:12]}…")

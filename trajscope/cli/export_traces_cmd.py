@@ -38,8 +38,9 @@ def command(run_id: str, db_path: str, fmt: str, out: Path) -> None:
 
     from ingest.exporters import EXPORT_FORMATS, export_file
     from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
-    from warehouse.export import RunNotFound, exported_trajectories
+    from warehouse.export import RunNotFound, check_output_path, exported_trajectories
 
+    check_output_path(out, db=db_path)  # never the warehouse or its WAL, by any link
     try:
         with open_readonly(db_path) as con:
             n = export_file(exported_trajectories(con, run_id), fmt, out, version=trajscope_version())
