@@ -204,7 +204,8 @@ def test_question_only_initialisation_skips_the_seed_retrieval():
                                                "supporting_chunk_ids": ["c1"]}]}])
     retriever = RoutedRetriever(CORPUS, route_by_item({R1: ["c1"]}, seed=["c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "question_only_init"), server, retriever=retriever)
+        traj = run_controller(get_controller("execution_rag", "composed_question_only_init"), server,
+                             retriever=retriever)
         init_prompt = server.chat_requests[0].messages[0]["content"]
     assert kinds(traj)[:2] == ["register_update", "semantic_search"]
     assert "Evidence:" not in init_prompt and QUESTION.text in init_prompt
@@ -216,7 +217,7 @@ def test_no_updates_ablation_searches_each_item_once_and_never_updates():
     model = RegisterModel([R1, R2], [])
     retriever = RoutedRetriever(CORPUS, route_by_item({R1: ["c1"], R2: ["c2"]}, seed=["c7"]))
     with mock_server(model) as server:
-        traj = run_controller(get_controller("execution_rag", "no_updates"), server, retriever=retriever)
+        traj = run_controller(get_controller("execution_rag", "composed_no_updates"), server, retriever=retriever)
         n_requests = len(server.chat_requests)
     assert kinds(traj) == ["semantic_search", "read", "register_update", "semantic_search", "read",
                            "semantic_search", "read", "final"]

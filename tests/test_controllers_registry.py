@@ -26,7 +26,8 @@ def test_registry_lists_every_controller_with_its_conditions():
     assert table == {
         "read_gate": ["baseline", "read_gate", "context_injection", "strict_prompt", "lowev", "full"],
         "arag": ["baseline"],
-        "execution_rag": ["register", "composed", "question_only_init", "no_updates"],
+        "execution_rag": ["register", "composed", "question_only_init", "no_updates", "composed_question_only_init",
+                          "composed_no_updates"],
         "direct": ["baseline"],
         "vanilla_rag": ["k3", "k5", "k10"],
     }

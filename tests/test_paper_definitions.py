@@ -317,3 +317,18 @@ def test_report_marks_arms_that_ran_under_different_budget_rules(tmp_path):
         old = build_report(con, "execution-rag", ["arag-old", "execution_rag-register"], db_path=path)
     assert any("BUDGET NOT MATCHED on musique" in n and "1000" in n and "128000" in n for n in matched[0].notes)
     assert any(n.startswith("Budget not checked on musique: run(s) arag-old") for n in old[0].notes)
+
+
+# ---------------------------------------------------------------------------------------------- item 4
+
+
+def test_ablations_remove_one_component_of_the_register_system():
+    """ER Table 2: each ablation is the full system with one component removed, so it runs the same
+    (tool-using agent) variant as `register`; only the removed component differs."""
+    from engine.controllers import get_controller
+
+    full = get_controller("execution_rag", "register").params
+    for condition, removed in (("question_only_init", "seed_init"), ("no_updates", "iterative_updates")):
+        params = get_controller("execution_rag", condition).params
+        assert params["variant"] == full["variant"] == "agent"
+        assert {k for k in full if params[k] != full[k]} == {removed}
