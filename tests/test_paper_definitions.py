@@ -332,3 +332,30 @@ def test_ablations_remove_one_component_of_the_register_system():
         params = get_controller("execution_rag", condition).params
         assert params["variant"] == full["variant"] == "agent"
         assert {k for k in full if params[k] != full[k]} == {removed}
+
+
+# ---------------------------------------------------------------------------------------------- item 5
+
+
+def test_failure_tables_are_named_by_dataset_and_backbone_not_position(tmp_path):
+    """ER App. E: Table 12 is MuSiQue under all-MiniLM-L6-v2, Table 14 MuSiQue under Qwen3-Embedding, even
+    when 2Wiki runs come first (by position 2Wiki-MiniLM would be Table 12 and MuSiQue-MiniLM Table 14)."""
+    from trajscope.format import RetrieverSettings
+    from warehouse.report import build_report
+
+    records, ids = [], []
+    for dataset, embedding in (("2wiki", None), ("musique", None), ("musique", "Qwen3-Embedding-0.6B")):
+        rid = f"{dataset}-{embedding or 'minilm'}"
+        ids.append(rid)
+        run = Run(run_id=rid, dataset=dataset, controller="arag", condition="baseline", model="m",
+                  retriever=RetrieverSettings(embedding_model=embedding))
+        records.append(_traj(run, "q1", "Where was Ann born?", "Paris", [FinalStep(answer="Lyon")], "Lyon",
+                             judgments=[Judgment(judge="contain", score=0.0)], gold_chunk_ids=["g1"], hop_count=2))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        tables = {t.name: t for t in build_report(con, "execution-rag", ids, db_path=path)}
+    assert "musique" in tables["er_t12"].caption and "all-MiniLM-L6-v2" in tables["er_t12"].caption
+    assert "musique" in tables["er_t14"].caption and "Qwen3-Embedding-0.6B" in tables["er_t14"].caption
+    assert "er_failures_2wiki_all_minilm_l6_v2" in tables and "er_hops_2wiki_all_minilm_l6_v2" in tables
+    assert tables["er_failures_2wiki_all_minilm_l6_v2"].title == "Failures (2wiki, all-MiniLM-L6-v2)"

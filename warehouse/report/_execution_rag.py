@@ -3,6 +3,7 @@ T12-15 failure analysis overall and by hop, and the accuracy-vs-tokens Pareto fr
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
@@ -31,6 +32,7 @@ FAILURE_LABELS = (
 )
 # Per-category tables in the paper's order: (dataset keyword, first-backbone number).
 CATEGORY_TABLES = (("musique", 3), ("hotpot", 4), ("2wiki", 5))
+QWEN_EMBEDDING = "Qwen3-Embedding-0.6B"
 EMBEDDING_NOTE = "the run's embedding model (default all-MiniLM-L6-v2)"
 
 
@@ -413,12 +415,29 @@ def _failure_groups(ctx: ReportContext) -> list[tuple[str, str, dict[str, list[R
     return out
 
 
+# The paper's failure tables by what they hold (App. E): MuSiQue under each embedding backbone.
+FAILURE_TABLES = {("musique", "all-MiniLM-L6-v2"): (12, 13), ("musique", QWEN_EMBEDDING): (14, 15)}
+
+
+def _failure_table_id(group: str, embedding: str, by_hop: bool) -> tuple[str, str]:
+    """(name, title) of a failure table, from the (dataset, backbone) it holds, never its position:
+    Tables 12/13 are MuSiQue + MiniLM, 14/15 MuSiQue + Qwen3-Embedding; any other pair is named by both."""
+    dataset = "musique" if "musique" in group.lower() else group
+    numbers = FAILURE_TABLES.get((dataset, embedding))
+    if numbers:
+        number = numbers[1] if by_hop else numbers[0]
+        return f"er_t{number}", f"Table {number}"
+    slug = re.sub(r"[^a-z0-9]+", "_", f"{group}_{embedding}".lower()).strip("_")
+    kind = "hops" if by_hop else "failures"
+    return f"er_{kind}_{slug}", f"{'Failures by hop' if by_hop else 'Failures'} ({group}, {embedding})"
+
+
 def failure_analysis(ctx: ReportContext) -> list[ReportTable]:
     """Tables 12/14: wrong answers by failure category, count and share of each method's failures."""
     sql = sql_file("er_failures")
     counts = _failure_counts(ctx)
     tables = []
-    for index, (group, embedding, methods) in enumerate(_failure_groups(ctx)):
+    for group, embedding, methods in _failure_groups(ctx):
         columns = (
             Column("category", "Failure type", "text"),
             *[c for m in methods for c in (Column(f"{m}_n", f"{m} n", "int"), Column(f"{m}_pct", f"{m} %"))],
@@ -433,9 +452,7 @@ def failure_analysis(ctx: ReportContext) -> list[ReportTable]:
             for m, runs in methods.items()
         }
         used = [label for label, _ in FAILURE_LABELS if any(totals[m][label] for m in methods)]
-        number = 12 if index == 0 else (14 if index == 1 else None)
-        title = f"Table {number}" if number else f"Failures ({group}, {embedding})"
-        name = f"er_t{number}" if number else f"er_failures_{index + 1}"
+        name, title = _failure_table_id(group, embedding, by_hop=False)
         caption = (
             f"Failure case analysis on {group} (embedding {embedding}). Percentages are relative to total "
             "failures for each method."
@@ -490,10 +507,8 @@ def failures_by_hop(ctx: ReportContext) -> list[ReportTable]:
         *[Column(label, text + " (%)") for label, text in FAILURE_LABELS],
     )
     tables = []
-    for index, (group, embedding, methods) in enumerate(_failure_groups(ctx)):
-        number = 13 if index == 0 else (15 if index == 1 else None)
-        title = f"Table {number}" if number else f"Failures by hop ({group}, {embedding})"
-        name = f"er_t{number}" if number else f"er_hops_{index + 1}"
+    for group, embedding, methods in _failure_groups(ctx):
+        name, title = _failure_table_id(group, embedding, by_hop=True)
         caption = f"Failure distribution by hop count (%, {group}, embedding {embedding})."
         hops = sorted({h for rs in methods.values() for r in rs for (h, _) in counts[r.run_id]})
         if not hops or hops == [-1]:
