@@ -359,3 +359,28 @@ def test_failure_tables_are_named_by_dataset_and_backbone_not_position(tmp_path)
     assert "musique" in tables["er_t14"].caption and "Qwen3-Embedding-0.6B" in tables["er_t14"].caption
     assert "er_failures_2wiki_all_minilm_l6_v2" in tables and "er_hops_2wiki_all_minilm_l6_v2" in tables
     assert tables["er_failures_2wiki_all_minilm_l6_v2"].title == "Failures (2wiki, all-MiniLM-L6-v2)"
+
+
+# --------------------------------------------------------------------------------------------- item 10
+
+
+def test_every_gate_condition_pairs_with_the_baseline(tmp_path):
+    """RG Table 1 / 3 / 4 pair the baseline with the gate; the demo's gate run is `full` (all three gates):
+    it pairs too (before: 'does not apply: no ... read_gate run')."""
+    from warehouse.report import build_report
+
+    records = [t for t in _rg_runs()]
+    records = [msgspec.structs.replace(t, run=msgspec.structs.replace(t.run, condition="full", run_id="rg-full"),
+                                       trajectory_id=make_trajectory_id("rg-full", t.question.question_id))
+               if t.run.condition == "read_gate" else t for t in records]
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        tables = {t.name: t for t in build_report(con, "read-gate", ["rg-baseline", "rg-full"], db_path=path)}
+    t3 = tables["rg_t3"]
+    assert t3.not_applicable is None
+    row = dict(zip([c.key for c in t3.columns], t3.rows[0], strict=True))
+    # 4 judged pairs: baseline 3 of 4 right, the full gate 4 of 4.
+    assert row["dataset"] == "hotpotqa (full)" and row["n"] == 4
+    assert (row["no_gate"], row["read_gate"]) == (pytest.approx(75.0), pytest.approx(100.0))
+    assert tables["rg_t1"].not_applicable is None and tables["rg_t4"].not_applicable is None

@@ -51,7 +51,7 @@ def test_report_page_says_when_a_table_does_not_apply(db, monkeypatch):
     at = _open(db, monkeypatch, paper="read-gate", runs=IDS[:2])
     infos = [i.value for i in at.info]
     assert any(
-        i.startswith("Does not apply: no dataset has both a 'baseline' run and a 'read_gate' run") for i in infos
+        i.startswith("Does not apply: no dataset has both a 'baseline' run and a gate run") for i in infos
     )
 
 

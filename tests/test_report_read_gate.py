@@ -287,7 +287,7 @@ def test_tables_without_their_input_say_why(fixture):
         main, ["report", "read-gate", "--runs", "musique-baseline-s0", "--format", "markdown", "--db", str(path)]
     )
     assert result.exit_code == 0, result.output
-    assert "_Does not apply: no dataset has both a 'baseline' run and a 'read_gate' run" in result.output
+    assert "_Does not apply: no dataset has both a 'baseline' run and a gate run" in result.output
 
 
 def test_unknown_run_is_a_message_not_a_traceback(fixture):
