@@ -5,11 +5,27 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from funnel_records import CHUNKS, DATASET, DECOY, H1, H2, cases, correct_trajectory
+from scipy.stats import binomtest
 
 from ingest.datasets import load_dataset
-from trajscope.format import Candidate, FinalStep, RetrieverSettings, Run, SearchStep, Trajectory
+from trajscope.cli import main as cli
+from trajscope.format import (
+    Candidate,
+    Capabilities,
+    FinalStep,
+    Judgment,
+    Passage,
+    Question,
+    ReadStep,
+    RetrieverSettings,
+    Run,
+    SearchStep,
+    Trajectory,
+)
 from warehouse import ingest_trajectories, load_chunks, open_readonly
+from warehouse.queries import FUNNEL_STAGES, compare_funnels
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +149,45 @@ def test_2wiki_hop_order_follows_the_evidence_triples_for_50_questions(tmp_path)
     want = {qid: hops for qid, hops in expected.items() if hops}
     assert sum(len(h) for h in want.values()) > 90
     assert got == want
+
+
+def _paired_runs() -> list[Trajectory]:
+    """12 two-hop questions; run A reads hop 2 on questions 0-3, run B on 0-9 (hop 1 read by both everywhere)."""
+    out = []
+    for name, reads_hop2 in (("A", range(4)), ("B", range(10))):
+        run = Run(run_id=f"pair_{name}", dataset=DATASET, retriever=RetrieverSettings(top_k=5),
+                  capabilities=Capabilities(search_candidates=True, read_action=True, gold_passages=True))
+        for i in range(12):
+            g1, g2 = f"p{i}:1", f"p{i}:2"
+            q = Question(question_id=f"pq{i}", text=f"q {i}", dataset=DATASET, gold_answer=f"a{i}",
+                         gold_chunk_ids=[g1, g2], gold_order="chain")
+            listed = [Candidate(chunk_id=g1, rank=1), Candidate(chunk_id=g2, rank=2)]
+            steps = [SearchStep(query=f"q {i}", candidates=listed),
+                     ReadStep(chunk_ids=[g1], passages=[Passage(chunk_id=g1, text="t")])]
+            if i in reads_hop2:
+                steps.append(ReadStep(chunk_ids=[g2], passages=[Passage(chunk_id=g2, text="t")]))
+            steps.append(FinalStep(answer="x"))
+            out.append(Trajectory(trajectory_id=f"{run.run_id}::{i}", run=run, question=q, steps=steps,
+                                  final_answer="x", end_reason="final",
+                                  judgments=[Judgment(judge="contain", score=float(i in reads_hop2))]))
+    return out
+
+
+def test_paired_stage_table_counts_discordant_questions_and_mcnemar(tmp_path):
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, _paired_runs())
+    with open_readonly(db) as con:
+        frame = compare_funnels(con, "pair_A", "pair_B").frame
+    rows = {(r["scope"], r["stage"]): r for r in frame.iter_rows(named=True)}
+    hop2 = rows[("hop 2", "read")]
+    # Hop 2 read under A on 4 of 12, under B on 10 of 12; B only on 6, A only on none.
+    assert (hop2["n_pairs"], hop2["a_only"], hop2["b_only"]) == (12, 0, 6)
+    assert (hop2["share_a"], hop2["share_b"]) == (pytest.approx(4 / 12), pytest.approx(10 / 12))
+    assert hop2["mcnemar_exact_p"] == pytest.approx(binomtest(0, 6, 0.5).pvalue)
+    # All hops read: the same 4 vs 10 (hop 1 is read everywhere); hop 1 read: no change, p = 1.
+    assert (rows[("all hops", "read")]["a_only"], rows[("all hops", "read")]["b_only"]) == (0, 6)
+    assert rows[("hop 1", "read")]["mcnemar_exact_p"] == 1.0 and rows[("hop 1", "read")]["delta"] == 0
+    assert [r["stage"] for r in frame.iter_rows(named=True)][:5] == list(FUNNEL_STAGES)
+    out = CliRunner().invoke(cli, ["compare", "pair_A", "pair_B", "--funnel", "--db", str(db), "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    assert "hop 2,read,12," in out.output and "Evidence funnel (pair_B vs pair_A)" in out.output

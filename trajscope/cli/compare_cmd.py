@@ -29,6 +29,10 @@ from ._options import db_option, read_failure, timeout_option
               help="Also print Read-Gate Table 4: the marginal and the Mantel-Haenszel odds ratio (B vs A) of "
                    "post-gold-read failure across read-exposure strata (0, 1, 2, 3, 4+ passages read), with "
                    "95% CIs; needs `trajscope judge` to have labelled the runs.")
+@click.option("--funnel", is_flag=True,
+              help="Also print the evidence funnel paired stage by stage (view evidence_funnel_question): for all "
+                   "hops and per hop, the share of questions whose gold passages were queried for, retrieved, shown, "
+                   "read and used under A and B, the change, the discordant counts and McNemar's exact p.")
 @click.option("--resamples", type=click.IntRange(100, 1_000_000), default=1000, show_default=True,
               help="Paired bootstrap resamples.")
 @click.option("--seed", type=int, default=42, show_default=True, help="Bootstrap seed.")
@@ -38,8 +42,8 @@ from ._options import db_option, read_failure, timeout_option
               help="Decimal places (markdown and latex; csv prints full precision).")
 @db_option
 @timeout_option
-def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, resamples, seed, fmt, digits, db_path,
-            timeout_s) -> None:
+def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, funnel, resamples, seed, fmt, digits,
+            db_path, timeout_s) -> None:
     """Compare RUN_B against RUN_A, paired by question id.
 
     Prints accuracy under A and B, the delta (B - A) with a 95% paired bootstrap CI, the
@@ -48,13 +52,22 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, res
     answered are excluded and the header says how many; runs with no shared question are refused.
 
     Example: trajscope compare baseline readgate --strata question_type --format latex
+
+    Example: trajscope compare baseline readgate --funnel   (where along the funnel B gained or lost)
     """
     import duckdb
 
     from trajscope.format import GATE_EXTRACTOR
     from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
     from warehouse.export import to_csv, to_latex, to_markdown
-    from warehouse.queries import QueryError, compare_runs, comparison_frame, post_read_odds_ratio, table4_frame
+    from warehouse.queries import (
+        QueryError,
+        compare_funnels,
+        compare_runs,
+        comparison_frame,
+        post_read_odds_ratio,
+        table4_frame,
+    )
     from warehouse.stats import UnpairedComparison
 
     limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)
@@ -68,6 +81,7 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, res
                 subset="a_zero_read" if zero_read else None, n_resamples=resamples, seed=seed,
             )
             odds = post_read_odds_ratio(con, run_a, run_b, extractor=GATE_EXTRACTOR) if table4 else None
+            stages = compare_funnels(con, run_a, run_b) if funnel else None
     except (QueryError, UnpairedComparison) as exc:
         raise click.ClickException(str(exc)) from None
     except (WarehouseBusy, WarehouseMissing, ReadRefused) as exc:
@@ -84,6 +98,13 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, res
         tables.append((f"Table 4 ({run_b} vs {run_a}): post-gold-read failure odds ratio, marginal and "
                        f"Mantel-Haenszel across read-exposure strata ({GATE_EXTRACTOR} extractor), 95% CIs",
                        table4_frame(odds)))
+    if stages is not None:
+        caption = (f"Evidence funnel ({run_b} vs {run_a}), paired by question: share of questions whose gold passages "
+                   "reached each stage (all hops: every passage; hop k: that hop's), delta = B - A, a_only / b_only "
+                   "the discordant questions, McNemar exact p")
+        if stages.frame.height == 0:
+            caption += ": no shared question with gold passages"
+        tables.append((caption, stages.frame))
     for k, (caption, table) in enumerate(tables):
         if fmt == "csv":
             click.echo(caption, err=True)

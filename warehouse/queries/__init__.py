@@ -23,15 +23,17 @@ from ._forensics import (
     post_read_odds_ratio,
     table4_frame,
 )
+from ._funnel import FUNNEL_PAIRED_SQL, FUNNEL_STAGES, FunnelComparison, compare_funnels
 from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, paired_outcomes_sql
 from ._table import comparison_frame
 
 __all__ = [
     "CI_METHODS", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement", "poisson_binomial_range",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
-    "DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
+    "DEFAULT_COMPARE_METRIC", "FUNNEL_PAIRED_SQL",
+    "FUNNEL_STAGES", "FunnelComparison", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
     "JudgeRobustness", "JudgeRobustnessTable", "LabelAgreement", "PairedStatistics", "PooledCooccurrence",
-    "QueryError", "StratifiedOddsRatio", "compare_runs", "comparison_frame", "efficiency_frontier",
+    "QueryError", "StratifiedOddsRatio", "compare_funnels", "compare_runs", "comparison_frame", "efficiency_frontier",
     "extractor_agreement", "judge_agreement", "judge_agreements", "judge_robustness", "paired_outcomes_sql",
     "pooled_cooccurrence", "post_read_odds_ratio", "table4_frame", "zero_read_rescue",
 ]
