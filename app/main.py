@@ -18,6 +18,8 @@ PAGES = {
                 url_path="failure_plane"),
         st.Page("page_scripts/breakdowns.py", title="Breakdowns", icon=":material/stacked_bar_chart:",
                 url_path="breakdowns"),
+        st.Page("page_scripts/funnel.py", title="Evidence funnel", icon=":material/filter_alt:",
+                url_path="funnel"),
         st.Page("page_scripts/replay.py", title="Trajectory replay", icon=":material/replay:",
                 url_path="replay"),
         st.Page("page_scripts/compare.py", title="Compare", icon=":material/compare_arrows:",

@@ -83,3 +83,31 @@ def interval_chart(df: pl.DataFrame, *, prefix: str, category: str, group: str, 
                  alt.Tooltip(f"{prefix}_low:Q", format=".2f"), alt.Tooltip(f"{prefix}_high:Q", format=".2f")])
     zero = alt.Chart(pl.DataFrame({"x": [0.0]})).mark_rule(color="#999", strokeDash=[4, 3]).encode(x="x:Q")
     return alt.layer(zero, bars, dots).properties(width=520, title=title)
+
+
+def funnel_chart(df: pl.DataFrame, *, stages: tuple[str, ...], group: str, title: str,
+                 facet: str | None = None) -> alt.Chart:
+    """The evidence funnel: one bar per stage (in funnel order) per group, optionally one panel per facet value."""
+    chart = alt.Chart(df).transform_fold(list(stages), as_=["stage", "share"]).mark_bar().encode(
+        x=alt.X("stage:N", sort=list(stages), title=None, axis=alt.Axis(labelAngle=0)),
+        xOffset=alt.XOffset(f"{group}:N"),
+        y=alt.Y("share:Q", title="Share of gold passages", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color(f"{group}:N", title=group.replace("_", " ").capitalize(), scale=alt.Scale(scheme=_PALETTE)),
+        tooltip=[group, "stage:N", alt.Tooltip("share:Q", format=".1%"), "n_passages"],
+    ).properties(width=alt.Step(16), height=220, title=title)
+    if facet:
+        return chart.facet(column=alt.Column(f"{facet}:O", title=facet.replace("_", " ").capitalize()))
+    return chart
+
+
+def stage_change_chart(df: pl.DataFrame, *, stages: tuple[str, ...], title: str) -> alt.Chart:
+    """Paired change (B - A) at each funnel stage, one panel row per scope (all hops, hop k)."""
+    return alt.Chart(df).mark_bar().encode(
+        x=alt.X("stage:N", sort=list(stages), title=None, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("delta:Q", title="B − A (share of questions)", axis=alt.Axis(format="%")),
+        color=alt.condition("datum.mcnemar_exact_p < 0.05", alt.value("#e15759"), alt.value("#9d9d9d")),
+        row=alt.Row("scope:N", title=None, header=alt.Header(labelAngle=0, labelAlign="left")),
+        tooltip=["scope", "stage", "n_pairs", alt.Tooltip("share_a:Q", format=".1%"),
+                 alt.Tooltip("share_b:Q", format=".1%"), "a_only", "b_only",
+                 alt.Tooltip("mcnemar_exact_p:Q", format=".3g")],
+    ).properties(width=320, height=120, title=title)

@@ -7,6 +7,12 @@ from app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
 from app.replay import load_trajectory, render_fork_command, render_forks, render_trajectory
 from app.ui import fetch, page_header, require_warehouse, set_url, url_value
 
+
+def human_labels_present() -> bool:
+    """Whether the warehouse has the human_step_labels table (issue 22 item 4; older warehouses lack it)."""
+    found = fetch("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'human_step_labels'")
+    return found is not None and found.df["n"][0] > 0
+
 page_header("Trajectory replay", "Each action with its arguments, the candidates it saw (gold "
             "highlighted), passages read, gate rejections, injections, the register, the answer and "
             "its verdicts.")
@@ -14,6 +20,8 @@ page_header("Trajectory replay", "Each action with its arguments, the candidates
 state = require_warehouse()
 if state:
     with_labels = {"failure_rg", "failure_erag"} <= state.views
+    with_funnel = {"evidence_funnel", "first_decisive_error"} <= state.views
+    with_human = with_funnel and human_labels_present()
     trajectory_id = url_value("trajectory")
     with st.expander("Pick a trajectory", expanded=trajectory_id is None):
         runs = fetch(run_choices_sql())
@@ -52,10 +60,11 @@ if state:
             set_url("vs", other)
         else:
             other = None
-        main = load_trajectory(trajectory_id, with_labels=with_labels)
+        main = load_trajectory(trajectory_id, with_labels=with_labels, with_funnel=with_funnel,
+                               with_human=with_human)
         if main is not None:
             if other:
-                second = load_trajectory(other, with_labels=with_labels)
+                second = load_trajectory(other, with_labels=with_labels, with_funnel=with_funnel, with_human=with_human)
                 left, right = st.columns(2, gap="large")
                 with left:
                     found = render_trajectory(main, compact=True)

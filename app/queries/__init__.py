@@ -1,5 +1,13 @@
 """The SQL text of every page's tables and figures, built from warehouse views with literal values."""
 from ._breakdowns import failure_breakdown_sql, hop_breakdown_sql, type_breakdown_sql
+from ._funnel import (
+    decisive_error_rules_sql,
+    decisive_error_summary_sql,
+    funnel_summary_sql,
+    replay_decisive_sql,
+    replay_funnel_sql,
+    replay_human_labels_sql,
+)
 from ._overview import (
     overview_contents_sql,
     overview_gate_rejections_sql,
@@ -32,7 +40,9 @@ from ._runs import (
 from ._schema import schema_columns_sql, schema_relations_sql
 
 __all__ = [
-    "CAPABILITIES", "RunFilters", "failure_breakdown_sql", "failure_plane_sql", "hop_breakdown_sql",
+    "CAPABILITIES", "RunFilters", "decisive_error_rules_sql", "decisive_error_summary_sql", "failure_breakdown_sql",
+    "funnel_summary_sql", "replay_decisive_sql", "replay_funnel_sql", "replay_human_labels_sql", "failure_plane_sql",
+    "hop_breakdown_sql",
     "overview_contents_sql", "overview_gate_rejections_sql", "overview_pairs_sql", "overview_plane_moves_sql",
     "plane_arrows_sql", "plane_failures_sql", "question_choices_sql", "replay_candidates_sql", "replay_evidence_sql",
     "replay_header_sql", "replay_judgments_sql", "replay_labels_sql", "replay_peers_sql", "replay_reads_sql",

@@ -10,8 +10,11 @@ import streamlit as st
 from app.access import QueryResult
 from app.queries import (
     replay_candidates_sql,
+    replay_decisive_sql,
     replay_evidence_sql,
+    replay_funnel_sql,
     replay_header_sql,
+    replay_human_labels_sql,
     replay_judgments_sql,
     replay_labels_sql,
     replay_reads_sql,
@@ -30,8 +33,9 @@ _KIND_ICON = {
 }
 
 
-def replay_queries(trajectory_id: str, *, with_labels: bool) -> dict[str, str]:
-    """The named SQL a replay of trajectory_id runs."""
+def replay_queries(trajectory_id: str, *, with_labels: bool, with_funnel: bool = False,
+                   with_human: bool = False) -> dict[str, str]:
+    """The named SQL a replay of trajectory_id runs (the funnel and human labels where the warehouse has them)."""
     named = {
         "header": replay_header_sql(trajectory_id),
         "steps": replay_steps_sql(trajectory_id),
@@ -43,12 +47,59 @@ def replay_queries(trajectory_id: str, *, with_labels: bool) -> dict[str, str]:
     }
     if with_labels:
         named["labels"] = replay_labels_sql(trajectory_id)
+    if with_funnel:
+        named["funnel"] = replay_funnel_sql(trajectory_id)
+        named["decisive"] = replay_decisive_sql(trajectory_id)
+    if with_human:
+        named["human"] = replay_human_labels_sql(trajectory_id)
     return named
 
 
-def load_trajectory(trajectory_id: str, *, with_labels: bool) -> dict[str, QueryResult] | None:
+def load_trajectory(trajectory_id: str, *, with_labels: bool, with_funnel: bool = False,
+                    with_human: bool = False) -> dict[str, QueryResult] | None:
     """Every replay query's result for one trajectory (one short connection)."""
-    return fetch_many(replay_queries(trajectory_id, with_labels=with_labels))
+    return fetch_many(replay_queries(trajectory_id, with_labels=with_labels, with_funnel=with_funnel,
+                                     with_human=with_human))
+
+
+def _step_link(step: int | None) -> str:
+    # Anchors are the step containers' ids (_render_step), so a link jumps to the step on this page.
+    return "—" if step is None else f"[{int(step)}](#step-{int(step)})"
+
+
+def _render_funnel(funnel: QueryResult, decisive: QueryResult | None, human: QueryResult | None) -> None:
+    st.markdown("**Evidence funnel** — for each gold passage in hop order, the step where it was first queried "
+                "for, retrieved, shown, read and used (links jump to the step)")
+    lines = ["| hop | passage | queried | retrieved (rank) | shown | read | used |", "|---|---|---|---|---|---|---|"]
+    for r in funnel.df.iter_rows(named=True):
+        rank = f" (rank {r['best_rank']})" if r["best_rank"] is not None else ""
+        title = (r["title"] or r["chunk_id"]).replace("|", "/")
+        used = _step_link(r["used_step"]) + (f" ({r['used_via']})" if r["used_via"] else "")
+        lines.append(f"| {r['hop']} | {title} | {_step_link(r['queried_step'])} | "
+                     f"{_step_link(r['retrieved_step'])}{rank} | {_step_link(r['snippet_shown_step'])} | "
+                     f"{_step_link(r['read_step'])} | {used} |")
+    st.markdown("\n".join(lines))
+    reasons = {r for r in funnel.df["stage_reason"].to_list() if r}
+    for reason in sorted(reasons):
+        st.caption(reason)
+    sql_expander(funnel.sql, seconds=funnel.seconds)
+    ours, theirs = st.columns(2)
+    if decisive is not None and decisive.df.height:
+        d = decisive.df.row(0, named=True)
+        with ours:
+            if d["rule"]:
+                where = f" at step {_step_link(d['step_index'])}" + (f", hop {d['hop']}" if d["hop"] else "")
+                extra = f" ({d['confusion']}: {d['answered_entity']})" if d["confusion"] else ""
+                st.markdown(f"**First decisive error (trajscope):** `{d['rule']}`{where}{extra}")
+            else:
+                st.markdown(f"**First decisive error (trajscope):** none — {d['reason']}")
+    if human is not None and human.df.height:
+        with theirs:
+            for h in human.df.iter_rows(named=True):
+                who = f" by {h['agent']}" if h["agent"] else ""
+                cat = f" ({h['category']})" if h["category"] else ""
+                st.markdown(f"**Human label:** {h['label']}{cat} at step {_step_link(h['step_index'])}{who}"
+                            + (f" — {h['reason']}" if h["reason"] else ""))
 
 
 def _gold_highlight(df: pl.DataFrame) -> pd.io.formats.style.Styler:
@@ -127,7 +178,8 @@ def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, regi
                  *, compact: bool) -> None:
     kind, index = step["kind"], step["step_index"]
     with st.container(border=True):
-        st.markdown(_step_title(step))
+        # The anchor the funnel's step links jump to; the id is an integer, never text from the log.
+        st.markdown(f'<span id="step-{int(index)}"></span>' + _step_title(step), unsafe_allow_html=True)
         if step["thought"]:
             st.caption(f"Thought: {step['thought']}")
         if kind == "gate_rejection":
@@ -182,6 +234,9 @@ def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False,
                     "seen as a snippet?")
         st.dataframe(evidence.df, hide_index=True, width="stretch")
         sql_expander(evidence.sql, seconds=evidence.seconds)
+    funnel = results.get("funnel")
+    if funnel is not None and funnel.df.height and not compact:
+        _render_funnel(funnel, results.get("decisive"), results.get("human"))
     st.markdown("**Steps**")
     candidates, reads = results["candidates"].df, results["reads"].df
     register = results["register"].df

@@ -1,0 +1,128 @@
+"""Evidence funnel: where along query → retrieve → show → read → use each run lost its gold passages, per hop."""
+from __future__ import annotations
+
+import duckdb
+import polars as pl
+import streamlit as st
+
+from app.access import read_connection
+from app.charts import funnel_chart, short_run_labels, stacked_share_chart, stage_change_chart
+from app.queries import (
+    decisive_error_rules_sql,
+    decisive_error_summary_sql,
+    failure_breakdown_sql,
+    funnel_summary_sql,
+    run_choices_sql,
+)
+from app.ui import (
+    app_config,
+    fetch,
+    figure_panel,
+    not_available,
+    page_header,
+    require_warehouse,
+    set_url,
+    sql_expander,
+    table_exports,
+    table_panel,
+    url_list,
+    warehouse_stamp,
+)
+from warehouse import WarehouseBusy
+from warehouse.queries import FUNNEL_STAGES, QueryError, compare_funnels
+
+page_header("Evidence funnel", "For every gold passage: was it asked for, retrieved, shown in the top-k, read, "
+            "used? Per run and per hop; two runs paired stage by stage (McNemar); and each wrong answer's "
+            "first decisive error beside the ExecutionRAG taxonomy.")
+
+NEEDED = {"evidence_funnel_summary", "evidence_funnel_question", "first_decisive_error_summary", "failure_breakdown"}
+PERCENT = {s: st.column_config.NumberColumn(format="percent") for s in (*FUNNEL_STAGES, "share", "share_a",
+                                                                        "share_b", "delta")}
+
+
+@st.cache_data(max_entries=64, show_spinner="Pairing the funnels…")
+def _paired(db_path: str, stamp: tuple[int, ...], run_a: str, run_b: str):
+    # Cached per warehouse stamp, as the Compare page does.
+    with read_connection(db_path, lock_wait_s=app_config().lock_wait_s) as con:
+        return compare_funnels(con, run_a, run_b)
+
+
+state = require_warehouse()
+if state and not NEEDED <= state.views:
+    not_available("Evidence funnel", "the views " + ", ".join(f"`{v}`" for v in sorted(NEEDED - state.views)))
+elif state:
+    runs = fetch(run_choices_sql())
+    if runs is not None and runs.df.height:
+        run_ids = runs.df["run_id"].to_list()
+        default = [r for r in url_list("run") if r in run_ids] or run_ids[:2]
+        chosen = st.multiselect("Runs", run_ids, default=default, key="funnel-runs")
+        set_url("run", chosen)
+        if not chosen:
+            st.info("Choose at least one run.")
+        else:
+            labels = short_run_labels(runs.df, chosen)
+            named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
+            whole = fetch(funnel_summary_sql(chosen, "run"))
+            by_hop = fetch(funnel_summary_sql(chosen, "hop"))
+            if whole is not None and whole.df.height == 0:
+                st.info("These runs have no question with gold passages: the funnel does not apply.")
+            elif whole is not None and by_hop is not None:
+                left, right = st.columns(2, gap="large")
+                with left:
+                    figure_panel(funnel_chart(named(whole.df), stages=FUNNEL_STAGES, group="run",
+                                              title="Funnel per run"), whole, key="funnel-run", stem="funnel-by-run")
+                with right:
+                    figure_panel(funnel_chart(named(by_hop.df), stages=FUNNEL_STAGES, group="run", facet="hop",
+                                              title="Funnel per hop"), by_hop, key="funnel-hop", stem="funnel-by-hop")
+                table_panel(by_hop, key="funnel-hop-table", stem="funnel-by-hop", column_config=PERCENT)
+                types = fetch(funnel_summary_sql(chosen, "question_type"))
+                if types is not None:
+                    with st.expander("By question type"):
+                        table_panel(types, key="funnel-type-table", stem="funnel-by-type", column_config=PERCENT)
+
+            st.divider()
+            st.subheader("Two runs, paired stage by stage")
+            if len(chosen) < 2:
+                st.caption("Choose two runs to pair them.")
+            else:
+                c1, c2 = st.columns(2)
+                run_a = c1.selectbox("Run A (reference)", chosen, index=0, key="funnel-a")
+                run_b = c2.selectbox("Run B", chosen, index=1, key="funnel-b")
+                try:
+                    paired = _paired(str(app_config().db_path), warehouse_stamp(app_config().db_path), run_a, run_b)
+                except (QueryError, WarehouseBusy, duckdb.Error) as exc:
+                    st.error(str(exc).splitlines()[0])
+                else:
+                    if paired.frame.height == 0:
+                        st.info("No shared question with gold passages: nothing to pair.")
+                    else:
+                        st.caption("Share of the questions both runs answered whose gold passages reached each stage "
+                                   "(all hops: every passage; hop k: that hop's); red bars: McNemar exact p < 0.05.")
+                        figure_panel(stage_change_chart(paired.frame, stages=FUNNEL_STAGES,
+                                                        title=f"{run_b} − {run_a}"),
+                                     [], key="funnel-paired", stem="funnel-paired")
+                        st.dataframe(paired.frame, hide_index=True, column_config=PERCENT)
+                        sql_expander(paired.sql)
+                        table_exports(paired.frame, key="funnel-paired-table", stem="funnel-paired")
+
+            st.divider()
+            st.subheader("First decisive error, beside the ExecutionRAG taxonomy")
+            left, right = st.columns(2, gap="large")
+            rules = fetch(decisive_error_rules_sql(chosen))
+            decisive = fetch(decisive_error_summary_sql(chosen))
+            with left:
+                if rules is not None and rules.df.height:
+                    figure_panel(stacked_share_chart(named(rules.df), slice_title="", run_field="run",
+                                                     title="First decisive error (trajscope rules)"),
+                                 rules, key="decisive", stem="first-decisive-error")
+                elif rules is not None:
+                    st.caption("No wrong trajectory in these runs.")
+            with right:
+                erag = fetch(failure_breakdown_sql(chosen, "execution_rag", "hop_count"))
+                if erag is not None and erag.df.height:
+                    figure_panel(stacked_share_chart(named(erag.df), slice_title="Hop count", run_field="run",
+                                                     title="ExecutionRAG labels"),
+                                 erag, key="decisive-erag", stem="erag-by-hop")
+            if decisive is not None and decisive.df.height:
+                table_panel(decisive, key="decisive-table", stem="first-decisive-error",
+                            column_config=PERCENT)
