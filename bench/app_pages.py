@@ -21,8 +21,11 @@ from app.access import read_connection, run_queries, warehouse_state  # noqa: E4
 from app.console import run_console_query  # noqa: E402
 from app.queries import (  # noqa: E402
     RunFilters,
+    decisive_error_rules_sql,
+    decisive_error_summary_sql,
     failure_breakdown_sql,
     failure_plane_sql,
+    funnel_summary_sql,
     hop_breakdown_sql,
     plane_arrows_sql,
     plane_failures_sql,
@@ -40,7 +43,7 @@ from bench.synthetic import write_synthetic_log  # noqa: E402
 from warehouse import ingest_paths  # noqa: E402
 
 # Imported up front as the app does at start-up, so the Compare row times queries, not imports.
-from warehouse.queries import compare_runs, post_read_odds_ratio  # noqa: E402
+from warehouse.queries import compare_funnels, compare_runs, post_read_odds_ratio  # noqa: E402
 
 TARGET_S = 1.0
 
@@ -58,6 +61,16 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
         ids = comparison.overall.transitions.b_only[:5000]
         run_queries(db, {"cell": transition_questions_sql(run_a, run_b, ids)})
 
+    def funnel() -> None:
+        # The Evidence funnel page: summaries, the decisive-error breakdown, then the paired stage table.
+        run_queries(db, {
+            "runs": run_choices_sql(), "whole": funnel_summary_sql(runs[:2], "run"),
+            "by_hop": funnel_summary_sql(runs[:2], "hop"), "types": funnel_summary_sql(runs[:2], "question_type"),
+            "rules": decisive_error_rules_sql(runs[:2]), "decisive": decisive_error_summary_sql(runs[:2]),
+            "erag": failure_breakdown_sql(runs[:2], "execution_rag", "hop_count")})
+        with read_connection(db) as con:
+            compare_funnels(con, run_a, run_b)
+
     return {
         "every page: warehouse state": lambda: warehouse_state(db),
         "Runs": lambda: run_queries(db, {
@@ -74,8 +87,10 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
         "Trajectory replay": lambda: run_queries(db, {
             "runs": run_choices_sql(), "choices": question_choices_sql(run_a),
             "peers": replay_peers_sql(tid),
-            **replay_queries(tid, with_labels={"failure_rg", "failure_erag"} <= state.views)}),
+            **replay_queries(tid, with_labels={"failure_rg", "failure_erag"} <= state.views,
+                             with_funnel={"evidence_funnel", "first_decisive_error"} <= state.views)}),
         "Compare": compare,
+        "Evidence funnel": funnel,
         "SQL console (run_summary)": lambda: run_console_query(
             db, "SELECT * FROM run_summary", timeout_s=10, row_cap=10_000),
         "Export (trajectory_facts, 100k rows)": lambda: run_queries(db, {

@@ -191,3 +191,20 @@ def test_paired_stage_table_counts_discordant_questions_and_mcnemar(tmp_path):
     out = CliRunner().invoke(cli, ["compare", "pair_A", "pair_B", "--funnel", "--db", str(db), "--format", "csv"])
     assert out.exit_code == 0, out.output
     assert "hop 2,read,12," in out.output and "Evidence funnel (pair_B vs pair_A)" in out.output
+
+
+def test_without_a_stated_order_hops_follow_first_appearance(tmp_path):
+    q = Question(question_id="q-free", text="q", dataset=DATASET, gold_answer="a", gold_chunk_ids=["u:1", "u:2", "u:3"])
+    run = Run(run_id="free", dataset=DATASET, retriever=RetrieverSettings(top_k=1))
+    # u:3 listed first (step 0, rank 1), u:1 next (step 1, rank 2: beyond the top-1), u:2 never.
+    steps = [SearchStep(query="x", candidates=[Candidate(chunk_id="u:3", rank=1)]),
+             SearchStep(query="y", candidates=[Candidate(chunk_id="v:9", rank=1), Candidate(chunk_id="u:1", rank=2)]),
+             FinalStep(answer="b")]
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, [Trajectory(trajectory_id="free::q", run=run, question=q, steps=steps, final_answer="b",
+                                        end_reason="final")])
+    rows = _rows(db, "SELECT chunk_id, hop, hop_order, snippet_shown, snippet_shown_step "
+                     "FROM evidence_funnel ORDER BY hop")
+    assert [(r["chunk_id"], r["hop"], r["snippet_shown"], r["snippet_shown_step"]) for r in rows] == [
+        ("u:3", 1, True, 0), ("u:1", 2, False, None), ("u:2", 3, False, None)]
+    assert {r["hop_order"] for r in rows} == {"first_appearance"}

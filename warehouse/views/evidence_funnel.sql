@@ -2,51 +2,65 @@
 CREATE OR REPLACE VIEW evidence_funnel AS
 -- Hop order is the dataset's (questions.gold_order: MuSiQue decomposition, 2Wiki evidence triples,
 -- HotpotQA supporting facts, a writer's gold chain); a question without one orders its passages by
--- first appearance (first step that listed, read or injected it; never-seen ones last, in list order).
+-- first appearance (gold_evidence_facts.appearance_hop, fixed at load: first step that listed, read
+-- or injected it; never-seen ones last, in list order).
 -- Texts are put in funnel_words form once per text, then compared pairwise with names_words.
-WITH gold AS (
-    SELECT g.trajectory_id, t.run_id, t.question_id, t.dataset, q.question_type, g.chunk_id,
-           list_position(q.gold_chunk_ids, g.chunk_id)                        AS position,
-           len(q.gold_chunk_ids)                                              AS n_hops,
-           q.gold_order, c.title,
-           list_filter(coalesce(q.gold_hops, []), lambda h: h.chunk_id = g.chunk_id)[1] AS hop_info,
-           list_filter([q.gold_answer] || coalesce(q.aliases, []), lambda a: coalesce(trim(a), '') <> '') AS gold_names,
-           c.text AS passage_text, t.final_answer,
-           g.first_retrieved_step, g.best_rank, g.first_read_step, g.first_injected_step, r.top_k
-    FROM gold_evidence_facts g
-    JOIN trajectories t USING (trajectory_id)
-    JOIN runs r ON r.run_id = t.run_id
-    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-    LEFT JOIN chunks c ON c.dataset = t.dataset AND c.chunk_id = g.chunk_id
-),
-named AS (
-    SELECT *,
-           hop_info.entity                                                     AS bridge_entity,
+WITH qgold AS (
+    -- Per question and gold passage, once (not once per trajectory): position, title, hop facts.
+    SELECT p.dataset, p.question_id, p.chunk_id, p.position, p.n_hops, p.gold_order, c.title, h.entity AS bridge_entity,
            -- What the hop yields: the dataset's hop answers; else the gold answer for the last hop of a
            -- stated order, or, without an order, for a passage whose text names the gold answer.
-           CASE WHEN len(coalesce(hop_info.answers, [])) > 0 THEN hop_info.answers
-                WHEN gold_order IS NOT NULL AND position = n_hops THEN gold_names
-                WHEN gold_order IS NULL AND list_bool_or(list_transform(gold_names, lambda a: names_entity(passage_text, a)))
-                THEN gold_names
-                ELSE [] END                                                    AS answer_entities,
-           funnel_words(title)                                                 AS title_words,
-           funnel_words(hop_info.entity)                                       AS entity_words
-    FROM gold
+           CASE WHEN len(coalesce(h.answers, [])) > 0 THEN h.answers
+                WHEN p.gold_order IS NOT NULL AND p.position = p.n_hops THEN p.gold_names
+                WHEN p.gold_order IS NULL AND c.text IS NOT NULL
+                     AND list_bool_or(list_transform(p.gold_names, lambda a: names_entity(c.text, a))) THEN p.gold_names
+                ELSE [] END                                                    AS answer_entities
+    FROM (
+        -- A chunk listed twice counts once, at its first position (positions counted over distinct chunks).
+        SELECT dataset, question_id, chunk_id, gold_order, gold_names, len(list_distinct(gold_chunk_ids)) AS n_hops,
+               CASE WHEN i = 1 THEN 1 ELSE len(list_distinct(gold_chunk_ids[1:i - 1])) + 1 END AS position
+        FROM (SELECT dataset, question_id, unnest(gold_chunk_ids) AS chunk_id,
+                     generate_subscripts(gold_chunk_ids, 1) AS i, gold_chunk_ids, gold_order,
+                     list_filter([gold_answer] || coalesce(aliases, []), lambda a: coalesce(trim(a), '') <> '')
+                         AS gold_names
+              FROM questions WHERE len(gold_chunk_ids) > 0)
+        WHERE list_position(gold_chunk_ids, chunk_id) = i) p
+    LEFT JOIN (SELECT dataset, question_id, h.chunk_id, h.entity, h.answers
+               FROM (SELECT dataset, question_id, unnest(gold_hops) AS h FROM questions WHERE len(gold_hops) > 0)) h
+           ON h.dataset = p.dataset AND h.question_id = p.question_id AND h.chunk_id = p.chunk_id
+    LEFT JOIN chunks c ON c.dataset = p.dataset AND c.chunk_id = p.chunk_id
 ),
-words AS (
-    SELECT *, list_transform(answer_entities, lambda a: funnel_words(a))     AS answer_words,
-           least(first_read_step, first_injected_step)                        AS read_step
-    FROM named
+qwords AS (
+    SELECT *, CASE WHEN title IS NOT NULL THEN funnel_words(title) END         AS title_words,
+           CASE WHEN bridge_entity IS NOT NULL THEN funnel_words(bridge_entity) END AS entity_words,
+           CASE WHEN len(answer_entities) > 0 THEN list_transform(answer_entities, lambda a: funnel_words(a)) END
+                                                                               AS answer_words
+    FROM qgold
 ),
-agent_steps AS (
-    SELECT trajectory_id, step_index, kind, funnel_words(query) AS query_words
-    FROM steps
-    WHERE (list_contains(search_kinds(), kind) OR kind IN ('final', 'forced_answer'))
-      AND trajectory_id IN (SELECT trajectory_id FROM gold_evidence_facts)
+words AS NOT MATERIALIZED (
+    SELECT g.trajectory_id, t.run_id, t.question_id, t.dataset, q.question_type, g.chunk_id, w.position, w.n_hops,
+           w.gold_order, w.title, w.bridge_entity, coalesce(w.answer_entities, []) AS answer_entities,
+           w.title_words, w.entity_words, w.answer_words,
+           -- Only passages something can be named by are matched against the trajectory's queries.
+           w.title_words IS NOT NULL OR w.entity_words IS NOT NULL OR w.answer_words IS NOT NULL AS nameable,
+           t.final_answer, g.first_retrieved_step, g.best_rank, g.first_shown_step, g.appearance_hop, g.first_read_step,
+           g.first_injected_step, least(g.first_read_step, g.first_injected_step) AS read_step
+    FROM gold_evidence_facts g
+    JOIN trajectories t USING (trajectory_id)
+    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
+    LEFT JOIN qwords w ON w.dataset = t.dataset AND w.question_id = t.question_id AND w.chunk_id = g.chunk_id
 ),
 final_step AS (
     SELECT trajectory_id, max(step_index) AS final_step
-    FROM agent_steps WHERE kind IN ('final', 'forced_answer') GROUP BY trajectory_id
+    FROM steps WHERE kind IN ('final', 'forced_answer')
+      AND trajectory_id IN (SELECT trajectory_id FROM gold_evidence_facts)
+    GROUP BY trajectory_id
+),
+query_steps AS (
+    SELECT trajectory_id, step_index, funnel_words(query) AS query_words
+    FROM steps
+    WHERE list_contains(search_kinds(), kind) AND query IS NOT NULL
+      AND trajectory_id IN (SELECT trajectory_id FROM words WHERE nameable)
 ),
 query_hits AS (
     SELECT w.trajectory_id, w.chunk_id,
@@ -57,16 +71,9 @@ query_hits AS (
                                      AND list_bool_or(list_transform(w.answer_words,
                                                                      lambda a: names_words(s.query_words, a)))) AS next_query_step
     FROM words w
-    JOIN agent_steps s ON s.trajectory_id = w.trajectory_id AND list_contains(search_kinds(), s.kind)
+    JOIN query_steps s ON s.trajectory_id = w.trajectory_id
+    WHERE w.nameable
     GROUP BY w.trajectory_id, w.chunk_id
-),
-shown AS (
-    -- Listed within the run's top-k (every listed candidate when the run records no top_k).
-    SELECT c.trajectory_id, c.chunk_id, min(c.step_index) AS shown_step
-    FROM candidates c
-    JOIN words w ON w.trajectory_id = c.trajectory_id AND w.chunk_id = c.chunk_id
-    WHERE w.best_rank <= coalesce(w.top_k, w.best_rank) AND c.rank <= coalesce(w.top_k, c.rank)
-    GROUP BY c.trajectory_id, c.chunk_id
 ),
 resolved AS (
     SELECT trajectory_id, chunk_id, min(step_index) AS resolved_step, count(*) AS n_resolutions
@@ -76,24 +83,23 @@ resolved AS (
 ),
 staged AS (
     SELECT w.*, rc.search_candidates, rc.read_action, rc.search_candidates_reason, rc.read_action_reason,
-           qh.queried_step, qh.next_query_step, sh.shown_step, rs.resolved_step, rs.n_resolutions,
-           fs.final_step,
-           least(rs.resolved_step, qh.next_query_step,
-                 CASE WHEN list_bool_or(list_transform(w.answer_words, lambda a: names_words(funnel_words(w.final_answer), a)))
-                      THEN fs.final_step END)                                AS used_step,
-           list_bool_or(list_transform(w.answer_words, lambda a: names_words(funnel_words(w.final_answer), a)))
-                                                                               AS final_names_answer
+           qh.queried_step, qh.next_query_step, w.first_shown_step AS shown_step, rs.resolved_step, rs.n_resolutions,
+           fs.final_step, f.final_names_answer,
+           least(rs.resolved_step, qh.next_query_step, CASE WHEN f.final_names_answer THEN fs.final_step END) AS used_step
     FROM words w
     LEFT JOIN run_capabilities rc ON rc.run_id = w.run_id
     LEFT JOIN query_hits qh ON qh.trajectory_id = w.trajectory_id AND qh.chunk_id = w.chunk_id
-    LEFT JOIN shown sh ON sh.trajectory_id = w.trajectory_id AND sh.chunk_id = w.chunk_id
     LEFT JOIN resolved rs ON rs.trajectory_id = w.trajectory_id AND rs.chunk_id = w.chunk_id
     LEFT JOIN final_step fs ON fs.trajectory_id = w.trajectory_id
+    -- The final answer names what the passage yields (only for passages that yield something).
+    LEFT JOIN (SELECT trajectory_id, chunk_id,
+                      list_bool_or(list_transform(answer_words,
+                                                  lambda a: names_words(funnel_words(final_answer), a))) AS final_names_answer
+               FROM words WHERE answer_words IS NOT NULL AND final_answer IS NOT NULL) f
+           ON f.trajectory_id = w.trajectory_id AND f.chunk_id = w.chunk_id
 )
 SELECT trajectory_id, run_id, question_id, dataset, question_type, chunk_id, title,
-       CASE WHEN gold_order IS NOT NULL THEN position
-            ELSE row_number() OVER (PARTITION BY trajectory_id
-                                    ORDER BY least(first_retrieved_step, read_step) NULLS LAST, position) END AS hop,
+       CASE WHEN gold_order IS NOT NULL THEN position ELSE appearance_hop END AS hop,
        n_hops,
        coalesce(gold_order, 'first_appearance')                               AS hop_order,
        bridge_entity, answer_entities,
