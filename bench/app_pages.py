@@ -21,7 +21,6 @@ from app.access import read_connection, run_queries, warehouse_state  # noqa: E4
 from app.console import run_console_query  # noqa: E402
 from app.queries import (  # noqa: E402
     RunFilters,
-    decisive_error_rules_sql,
     decisive_error_summary_sql,
     failure_breakdown_sql,
     failure_plane_sql,
@@ -64,9 +63,8 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
     def funnel() -> None:
         # The Evidence funnel page: summaries, the decisive-error breakdown, then the paired stage table.
         run_queries(db, {
-            "runs": run_choices_sql(), "whole": funnel_summary_sql(runs[:2], "run"),
-            "by_hop": funnel_summary_sql(runs[:2], "hop"), "types": funnel_summary_sql(runs[:2], "question_type"),
-            "rules": decisive_error_rules_sql(runs[:2]), "decisive": decisive_error_summary_sql(runs[:2]),
+            "runs": run_choices_sql(), "summary": funnel_summary_sql(runs[:2]),
+            "decisive": decisive_error_summary_sql(runs[:2]),
             "erag": failure_breakdown_sql(runs[:2], "execution_rag", "hop_count")})
         with read_connection(db) as con:
             compare_funnels(con, run_a, run_b)

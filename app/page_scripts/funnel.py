@@ -1,6 +1,8 @@
 """Evidence funnel: where along query → retrieve → show → read → use each run lost its gold passages, per hop."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 import polars as pl
 import streamlit as st
@@ -8,7 +10,6 @@ import streamlit as st
 from app.access import read_connection
 from app.charts import funnel_chart, short_run_labels, stacked_share_chart, stage_change_chart
 from app.queries import (
-    decisive_error_rules_sql,
     decisive_error_summary_sql,
     failure_breakdown_sql,
     funnel_summary_sql,
@@ -62,11 +63,14 @@ elif state:
         else:
             labels = short_run_labels(runs.df, chosen)
             named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
-            whole = fetch(funnel_summary_sql(chosen, "run"))
-            by_hop = fetch(funnel_summary_sql(chosen, "hop"))
-            if whole is not None and whole.df.height == 0:
+            # One query for the three groupings; the page only picks its rows (evidence_funnel_summary.grouped_by).
+            summary = fetch(funnel_summary_sql(chosen))
+            part = lambda result, g: replace(  # noqa: E731
+                result, df=result.df.filter(pl.col("grouped_by") == g).drop("grouped_by"))
+            if summary is not None and summary.df.height == 0:
                 st.info("These runs have no question with gold passages: the funnel does not apply.")
-            elif whole is not None and by_hop is not None:
+            elif summary is not None:
+                whole, by_hop, types = part(summary, "run"), part(summary, "hop"), part(summary, "question_type")
                 left, right = st.columns(2, gap="large")
                 with left:
                     figure_panel(funnel_chart(named(whole.df), stages=FUNNEL_STAGES, group="run",
@@ -75,10 +79,8 @@ elif state:
                     figure_panel(funnel_chart(named(by_hop.df), stages=FUNNEL_STAGES, group="run", facet="hop",
                                               title="Funnel per hop"), by_hop, key="funnel-hop", stem="funnel-by-hop")
                 table_panel(by_hop, key="funnel-hop-table", stem="funnel-by-hop", column_config=PERCENT)
-                types = fetch(funnel_summary_sql(chosen, "question_type"))
-                if types is not None:
-                    with st.expander("By question type"):
-                        table_panel(types, key="funnel-type-table", stem="funnel-by-type", column_config=PERCENT)
+                with st.expander("By question type"):
+                    table_panel(types, key="funnel-type-table", stem="funnel-by-type", column_config=PERCENT)
 
             st.divider()
             st.subheader("Two runs, paired stage by stage")
@@ -108,8 +110,9 @@ elif state:
             st.divider()
             st.subheader("First decisive error, beside the ExecutionRAG taxonomy")
             left, right = st.columns(2, gap="large")
-            rules = fetch(decisive_error_rules_sql(chosen))
-            decisive = fetch(decisive_error_summary_sql(chosen))
+            summary = fetch(decisive_error_summary_sql(chosen))
+            rules = None if summary is None else part(summary, "rule")
+            decisive = None if summary is None else part(summary, "rule_and_label")
             with left:
                 if rules is not None and rules.df.height:
                     figure_panel(stacked_share_chart(named(rules.df), slice_title="", run_field="run",

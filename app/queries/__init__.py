@@ -1,7 +1,6 @@
 """The SQL text of every page's tables and figures, built from warehouse views with literal values."""
 from ._breakdowns import failure_breakdown_sql, hop_breakdown_sql, type_breakdown_sql
 from ._funnel import (
-    decisive_error_rules_sql,
     decisive_error_summary_sql,
     funnel_summary_sql,
     replay_decisive_sql,
@@ -40,7 +39,7 @@ from ._runs import (
 from ._schema import schema_columns_sql, schema_relations_sql
 
 __all__ = [
-    "CAPABILITIES", "RunFilters", "decisive_error_rules_sql", "decisive_error_summary_sql", "failure_breakdown_sql",
+    "CAPABILITIES", "RunFilters", "decisive_error_summary_sql", "failure_breakdown_sql",
     "funnel_summary_sql", "replay_decisive_sql", "replay_funnel_sql", "replay_human_labels_sql", "failure_plane_sql",
     "hop_breakdown_sql",
     "overview_contents_sql", "overview_gate_rejections_sql", "overview_pairs_sql", "overview_plane_moves_sql",

@@ -8,29 +8,23 @@ def _runs_clause(run_ids: list[str]) -> str:
     return f"run_id IN ({', '.join(sql_literal(r) for r in run_ids)})"
 
 
-def funnel_summary_sql(run_ids: list[str], grouped_by: str = "run") -> str:
-    """Stage shares per run (grouped_by run), per run and hop (hop) or per question type (question_type)."""
-    return f"""SELECT run_id, hop, question_type, n_trajectories, n_passages,
+def funnel_summary_sql(run_ids: list[str]) -> str:
+    """Stage shares per run (grouped_by run), per run and hop (hop) and per question type, in one query."""
+    return f"""SELECT grouped_by, run_id, hop, question_type, n_trajectories, n_passages,
        queried, retrieved, snippet_shown, read, used, mean_best_rank
 FROM evidence_funnel_summary
-WHERE {_runs_clause(run_ids)} AND grouped_by = {sql_literal(grouped_by)}
-ORDER BY run_id, hop, question_type"""
+WHERE {_runs_clause(run_ids)}
+ORDER BY grouped_by, run_id, hop, question_type"""
 
 
 def decisive_error_summary_sql(run_ids: list[str]) -> str:
-    """First-decisive-error rule counts per run beside the ExecutionRAG labels."""
-    return f"""SELECT run_id, rule, erag_label, n, share, n_wrong
+    """First-decisive-error rule counts per run (grouped_by rule) and beside the ExecutionRAG labels, in one query;
+    slice_value / label / n_failures are the stacked share chart's columns."""
+    return f"""SELECT grouped_by, run_id, rule, erag_label, n, share, n_wrong,
+       'all wrong answers' AS slice_value, rule AS label, n_wrong AS n_failures
 FROM first_decisive_error_summary
-WHERE {_runs_clause(run_ids)} AND grouped_by = 'rule_and_label'
-ORDER BY run_id, n DESC, rule, erag_label"""
-
-
-def decisive_error_rules_sql(run_ids: list[str]) -> str:
-    """First-decisive-error rule shares per run, in the columns of the stacked share chart."""
-    return f"""SELECT run_id, 'all wrong answers' AS slice_value, rule AS label, n, n_wrong AS n_failures, share
-FROM first_decisive_error_summary
-WHERE {_runs_clause(run_ids)} AND grouped_by = 'rule'
-ORDER BY run_id, n DESC, rule"""
+WHERE {_runs_clause(run_ids)}
+ORDER BY grouped_by, run_id, n DESC, rule, erag_label"""
 
 
 def replay_funnel_sql(trajectory_id: str) -> str:
@@ -58,5 +52,5 @@ WHERE trajectory_id = {sql_literal(trajectory_id)}
 ORDER BY ordinal"""
 
 
-__all__ = ["decisive_error_rules_sql", "decisive_error_summary_sql", "funnel_summary_sql", "replay_decisive_sql",
+__all__ = ["decisive_error_summary_sql", "funnel_summary_sql", "replay_decisive_sql",
            "replay_funnel_sql", "replay_human_labels_sql"]
