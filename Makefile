@@ -3,9 +3,19 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.setup-stamp
+APP_STAMP := $(VENV)/.app-stamp
 DB     ?= demo.duckdb
+PORT   ?= 8501
+# What the dashboard (and the demo until its first model call) imports: wheels only, no native build.
+# Their version constraints are read from pyproject.toml, so the two set-ups cannot disagree.
+APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-convert-python numpy httpx \
+            scipy statsmodels jsonschema openinference-semantic-conventions
+# llama-cpp-python builds from source (no binary wheel on the registries these machines reach):
+# text generation needs neither its multimodal library (LLAVA_BUILD) nor anything but the shared
+# libraries, and the build uses every core. An explicit CMAKE_ARGS wins.
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 
-.PHONY: setup browser latex test test-fast lint demo app bench schema clean
+.PHONY: setup browser latex test test-fast lint demo demo-url app bench schema clean
 
 setup: $(STAMP)
 
@@ -15,8 +25,19 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e '.[test]'
+	CMAKE_ARGS="$${CMAKE_ARGS:-$(LLAMA_CMAKE_ARGS)}" CMAKE_BUILD_PARALLEL_LEVEL="$$(nproc)" \
+	  $(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# The dashboard's dependencies alone (about a minute from an empty cache: BENCHMARKS.md).
+$(APP_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $$($(BIN)/python -c "import re, tomllib; \
+	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; \
+	  print(' '.join(d for d in deps if re.split(r'[<>=!~\[ ;]', d)[0] in '$(APP_DEPS)'.split()))")
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $(APP_STAMP)
 
 # Debian's Chromium drives the end-to-end dashboard test (Playwright's own browser download is not
 # reachable from these machines).
@@ -45,8 +66,19 @@ test-fast: setup
 lint: setup
 	$(BIN)/ruff check .
 
-demo: setup
-	$(BIN)/trajscope demo --db $(DB)
+# The URL first: the dashboard serves as soon as the warehouse exists (after the light set-up above),
+# while the full set-up (torch, the llama.cpp build) runs in the background; the demo's runs start
+# when it is done and fill the dashboard live. With the set-up already done it starts at once.
+demo: demo-url $(APP_STAMP)
+	@rm -f $(STAMP).failed; \
+	if ! $(MAKE) --no-print-directory -q setup; then \
+	  rm -f $(STAMP); echo "set-up continues in the background (log: $(VENV)/setup.log)"; \
+	  ( $(MAKE) --no-print-directory setup > $(VENV)/setup.log 2>&1 || touch $(STAMP).failed ) & \
+	fi; \
+	$(BIN)/trajscope demo --db $(DB) --port $(PORT) --wait-for-setup $(STAMP) --setup-log $(VENV)/setup.log
+
+demo-url:
+	@echo "Dashboard: http://127.0.0.1:$(PORT)  (serves once its packages are installed; then fills as the demo builds)"
 
 app: setup
 	$(BIN)/trajscope app --db $(DB)

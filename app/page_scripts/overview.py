@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.progress import arrived_sql, build_running, read_progress
 from app.queries import (
     overview_contents_sql,
     overview_gate_rejections_sql,
     overview_pairs_sql,
     overview_plane_moves_sql,
 )
-from app.ui import fetch_many, page_header, require_warehouse
+from app.ui import app_config, fetch_many, page_header, require_warehouse
 
 page_header("Overview", "What this warehouse holds, and three findings to open first: the gate at work "
             "in a replay, a movement on the failure plane, and a paired test of two conditions.")
@@ -23,7 +24,71 @@ def _names(values: list[str] | None) -> str:
     return ", ".join(f"`{v}`" for v in values or []) or "none"
 
 
-state = require_warehouse()
+# -- The build's progress (trajscope demo writes DB.build.json): shown while it runs, refreshed in place ------
+_FINDINGS = {  # finding -> (query key, what it waits for)
+    "1 · The gate at work": ("gates", "a gate run (read_gate/full) with a rejected final"),
+    "2 · A movement on the failure plane": ("moves", "a judged baseline and a judged intervention run"),
+    "3 · A paired test": ("pairs", "a baseline and another run on the same questions"),
+    "The intervention audit": ("audit", "the audit, after the runs"),
+}
+
+
+def _findings_ready() -> dict[str, bool]:
+    results = fetch_many({"contents": overview_contents_sql(), "gates": overview_gate_rejections_sql(),
+                          "pairs": overview_pairs_sql(), "moves": overview_plane_moves_sql()}) or {}
+    ready = {key: key in results and results[key].df.height > 0 for key in ("gates", "pairs", "moves")}
+    ready["audit"] = "contents" in results and bool(results["contents"].df["n_audit_records"][0])
+    return ready
+
+
+def _build_progress() -> None:
+    progress = read_progress(app_config().db_path)
+    if progress is None:
+        return
+    running = build_running(progress)
+    if not running and progress.stage == "done":
+        st.caption(f"Demo build finished ({progress.message}).")
+        return
+    st.subheader("Demo build" + (" — in progress" if running else f" — {progress.stage}"))
+    st.markdown(f"Stage **{progress.stage}**: {progress.message or '…'} (started {progress.started_at})")
+    arrived = {}
+    if progress.runs:
+        result = fetch_many({"arrived": arrived_sql([r.run_id for r in progress.runs])})
+        if result is not None:
+            arrived = {row["run_id"]: row for row in result["arrived"].df.iter_rows(named=True)}
+    for run in progress.runs:
+        row = arrived.get(run.run_id, {"arrived": 0, "judged": 0})
+        status = "judged" if run.judged else ("running" if row["arrived"] else "waiting")
+        st.progress(min(1.0, row["arrived"] / max(1, run.planned)),
+                    text=f"{run.controller}/{run.condition}: {row['arrived']} of {run.planned} trajectories "
+                         f"({status})")
+    if progress.runs:
+        ready = _findings_ready()
+        icon = {True: ":material/check_circle:", False: ":material/hourglass_top:"}
+        st.markdown("\n".join(f"- {icon[ready[key]]} **{name}**: "
+                               + ("ready below" if ready[key] else f"waiting for {waits}")
+                               for name, (key, waits) in _FINDINGS.items()))
+    # A full rerun of the page when something new arrived, so the findings below fill in as well.
+    seen = sum(r["arrived"] for r in arrived.values()), progress.stage, sum(r.judged for r in progress.runs)
+    if st.session_state.get("build_seen", seen) != seen:
+        st.session_state["build_seen"] = seen
+        st.rerun()
+    st.session_state["build_seen"] = seen
+
+
+_live = st.fragment(run_every=3)(_build_progress)
+_building = build_running(read_progress(app_config().db_path))
+if _building:
+    _live()
+else:
+    _build_progress()
+
+if _building and not st.session_state.get("build_seen", (0,))[0]:
+    # Nothing below yet, and not the "fill this warehouse" help either: the build is filling it.
+    st.caption("The findings appear below as soon as the first trajectories arrive.")
+    state = None
+else:
+    state = require_warehouse()
 if state:
     results = fetch_many({
         "contents": overview_contents_sql(), "gates": overview_gate_rejections_sql(),

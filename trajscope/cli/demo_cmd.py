@@ -1,11 +1,18 @@
 """`trajscope demo`: build the demo warehouse with the embedded model, then open the dashboard."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
 import click
+
+from app.progress import BuildProgress, PlannedRun, now, write_progress
 
 # The baseline; the Read-Gate with all three gates (read_gate, snippet-only, low-evidence), which the
 # embedded model's low-evidence finals trip; the requirement register, the slowest per question (three
@@ -58,38 +65,107 @@ def _question_ids(n: int, seed: int, subset: int | None) -> list[str] | None:
               help="Dashboard port on 127.0.0.1.")
 @click.option("--no-app", is_flag=True,
               help="Build the warehouse and print the run summary; do not serve the dashboard.")
-@click.pass_context
-def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens: int, audit_n: int, db_path: str,
-            out_dir: str, seed: int, port: int, no_app: bool) -> None:
+@click.option("--wait-for-setup", "setup_stamp", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Serve the dashboard first, then wait until this file exists (the set-up that `make demo` "
+                   "runs meanwhile writes it) before the model runs; SETUP_STAMP.failed means it failed.")
+@click.option("--setup-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="The background set-up's log, quoted when it fails.")
+def command(n: int, conditions: str, model: str, max_tokens: int, audit_n: int, db_path: str,
+            out_dir: str, seed: int, port: int, no_app: bool, setup_stamp: Path | None,
+            setup_log: Path | None) -> None:
     """Build the demo warehouse with the embedded model and open the dashboard.
 
     Runs the bundled demo questions under the baseline, the Read-Gate (all gates), the requirement
     register and vanilla RAG with the embedded model served locally (no key, no network), ingests every
     trajectory into --db, judges it (EM / F1 / Contain-Acc, entity coverage, answer checks), runs a
-    short answer-presence audit, prints the three things to look at first, then starts `trajscope app`.
-    Rerunning is fast: finished questions are resumed and model responses come from the on-disk cache.
+    short answer-presence audit and prints the three things to look at first.
+
+    The dashboard's URL is the first line printed: it serves as soon as the warehouse exists and fills
+    live (each finished trajectory is ingested, each run judged as it ends; the Overview shows the
+    build's progress per condition and which findings are ready). Rerunning is fast: finished
+    questions are resumed and model responses come from the on-disk cache.
+
+    Example: trajscope demo --n 10 --db demo.duckdb
     """
+    started = time.perf_counter()
+    db = Path(db_path)
+    root = f"http://127.0.0.1:{port}"
+    items = _conditions(conditions)
+    if not no_app:
+        from trajscope.cli.app_cmd import _port_free
+
+        if not _port_free(port):
+            raise click.ClickException(f"port {port} on 127.0.0.1 is already in use; pass --port N")
+        # The first line: where to look. The dashboard fills while the demo builds.
+        click.echo(f"Dashboard: {root}  (it serves in a few seconds and fills as the demo builds; Ctrl-C stops both)")
+    progress = BuildProgress(stage="preparing", message="loading the demo corpus into the warehouse",
+                             started_at=now(), updated_at=now(), url=None if no_app else root, pid=os.getpid())
+    try:
+        _load_corpus(db)
+    except Exception as exc:  # noqa: BLE001 - any warehouse failure is one clear line, not a traceback
+        raise click.ClickException(f"{db_path}: cannot load the demo corpus into the warehouse: {exc}") from None
+    write_progress(db, progress)
+    click.echo(f"corpus loaded into the warehouse at {time.perf_counter() - started:.1f}s")
+    dashboard = None if no_app else _start_dashboard(db, port, started)
+    try:
+        if setup_stamp is not None:
+            _wait_for_setup(db, progress, setup_stamp, setup_log, started)
+        _build(db, progress, items, n, model, max_tokens, audit_n, Path(out_dir), seed, started)
+        progress.stage, progress.message = "done", f"built in {(time.perf_counter() - started) / 60:.1f} min"
+        write_progress(db, progress)
+        if no_app:
+            _print_run_summary(db)
+        _print_guide(db, port, serving=not no_app)
+        if dashboard is not None:
+            _wait_for_dashboard(dashboard)
+    except BaseException as exc:
+        if progress.stage != "done":
+            progress.stage = "failed"
+            progress.message = "stopped" if isinstance(exc, KeyboardInterrupt) else (
+                str(exc).splitlines() or [type(exc).__name__])[0][:300]
+            write_progress(db, progress)
+        raise
+    finally:
+        if dashboard is not None:
+            _stop_dashboard(dashboard)
+
+
+def _build(db: Path, progress: BuildProgress, items: list[tuple[str, str, int | None]], n: int, model: str,
+           max_tokens: int, audit_n: int, out_dir: Path, seed: int, started: float) -> None:
+    """The runs (each trajectory ingested as it finishes, each run judged as it ends), then the audit."""
     from engine.llm import LocalModelError
     from engine.runs import RunSpec, execute_matrix
 
-    started = time.perf_counter()
     specs = []
-    for controller, condition, subset in _conditions(conditions):
+    for controller, condition, subset in items:
         ids = _question_ids(n, seed, subset)
         specs.append(RunSpec(
             dataset="demo", controller=controller, condition=condition, model=model,
             n=len(ids) if ids else n, seed=seed, question_ids=ids,
             concurrency=1,  # one llama.cpp server: sequential requests keep its prompt-prefix cache warm
-            max_tokens=max_tokens, out_dir=Path(out_dir), db_path=Path(db_path)))
-    try:
-        _load_corpus(Path(db_path))
-    except Exception as exc:  # noqa: BLE001 - any warehouse failure is one clear line, not a traceback
-        raise click.ClickException(f"{db_path}: cannot load the demo corpus into the warehouse: {exc}") from None
+            ingest_batch=1,  # each finished trajectory reaches the dashboard at once
+            max_tokens=max_tokens, out_dir=out_dir, db_path=db))
+    progress.runs = [PlannedRun(run_id=s.resolved_run_id(), controller=s.controller, condition=s.condition or "",
+                                planned=s.n or n) for s in specs]
+    progress.stage, progress.message = "runs", "starting the embedded model server and the retrieval index"
+    write_progress(db, progress)
     sizes = ", ".join(f"{s.controller}/{s.condition} x {s.n}" for s in specs)
-    click.echo(f"demo: {sizes} questions with model {model!r} -> {db_path}")
-    click.echo(f"corpus loaded into the warehouse at {time.perf_counter() - started:.1f}s")
+    click.echo(f"demo: {sizes} questions with model {model!r} -> {db}")
+    printer = _timing_printer(started)
+
+    def done(summary) -> None:  # noqa: ANN001 - engine.runs.RunSummary
+        printer(summary)
+        if summary.ingest_error is None:
+            progress.message = f"judging {summary.run_id}"
+            write_progress(db, progress)
+            _judge(db, [summary.run_id])
+        for planned in progress.runs:
+            planned.judged = planned.judged or planned.run_id == summary.run_id
+        progress.message = f"{sum(p.judged for p in progress.runs)} of {len(progress.runs)} runs done"
+        write_progress(db, progress)
+
     try:
-        summaries = execute_matrix(specs, on_done=_timing_printer(started))
+        summaries = execute_matrix(specs, on_done=done)
     except (LocalModelError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     failed = sum(s.n_errors for s in summaries)
@@ -98,18 +174,73 @@ def command(ctx: click.Context, n: int, conditions: str, model: str, max_tokens:
     if any(s.ingest_error for s in summaries):
         first_error = next(s.ingest_error for s in summaries if s.ingest_error)
         raise click.ClickException(f"warehouse ingest failed: {first_error}")
-    _judge(Path(db_path), [s.run_id for s in summaries])
     if audit_n:
-        _audit(Path(db_path), Path(out_dir), model, audit_n, seed)
+        progress.stage, progress.message = "audit", "the answer-presence audit"
+        write_progress(db, progress)
+        _audit(db, out_dir, model, audit_n, seed)
     click.echo(f"demo built in {(time.perf_counter() - started) / 60:.1f} min")
-    if no_app:
-        _print_run_summary(Path(db_path))
-    _print_guide(Path(db_path), port, serving=not no_app)
-    if no_app:
-        return
-    from trajscope.cli.app_cmd import command as app_command
 
-    ctx.invoke(app_command, db=Path(db_path), port=port)
+
+def _wait_for_setup(db: Path, progress: BuildProgress, stamp: Path, log: Path | None, started: float) -> None:
+    """Block until the background set-up has written its stamp; its failure ends the demo with the log's tail."""
+    failed = stamp.with_name(stamp.name + ".failed")
+    if stamp.exists():
+        return
+    progress.stage = "setup"
+    progress.message = "installing the model runtime and torch" + (f" (log: {log})" if log else "")
+    write_progress(db, progress)
+    click.echo(f"waiting for the set-up to finish{f' (log: {log})' if log else ''} ...")
+    while not stamp.exists():
+        if failed.exists():
+            tail = log.read_text(errors="replace")[-2000:] if log and log.exists() else ""
+            raise click.ClickException(f"the set-up failed{f'; the end of {log}:' if log else ''}\n{tail}")
+        time.sleep(1.0)
+    click.echo(f"set-up finished at {time.perf_counter() - started:.1f}s")
+
+
+def _start_dashboard(db: Path, port: int, started: float) -> subprocess.Popen:
+    """`trajscope app` in the background (its output in DB.app.log); a thread says when it answers."""
+    import threading
+
+    from trajscope.cli.app_cmd import _die_with_parent
+
+    log = open(db.with_name(db.name + ".app.log"), "wb")  # noqa: SIM115 - owned by the child for its lifetime
+    proc = subprocess.Popen([sys.executable, "-m", "trajscope", "app", "--db", str(db), "--port", str(port)],
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            preexec_fn=_die_with_parent)  # noqa: PLW1509 - no threads yet
+    log.close()
+
+    def announce() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as answer:
+                    if answer.status == 200:
+                        click.echo(f"dashboard serving at {time.perf_counter() - started:.1f}s")
+                        return
+            except OSError:
+                time.sleep(0.5)
+
+    threading.Thread(target=announce, daemon=True).start()
+    return proc
+
+
+def _wait_for_dashboard(proc: subprocess.Popen) -> None:
+    """Keep serving until Ctrl-C (or the dashboard stops by itself)."""
+    try:
+        proc.wait()
+    except KeyboardInterrupt:
+        pass
+
+
+def _stop_dashboard(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def _timing_printer(started: float):  # noqa: ANN202 - a RunSummary callback
@@ -200,7 +331,7 @@ def _print_guide(db: Path, port: int, *, serving: bool) -> None:
         gate = con.execute(overview_gate_rejections_sql()).fetchone()
         move = con.execute(overview_plane_moves_sql()).fetchone()
         pair = con.execute(overview_pairs_sql()).fetchone()
-    how = "is starting on" if serving else f"serves with `trajscope app --db {db}` on"
+    how = "serves on" if serving else f"serves with `trajscope app --db {db}` on"
     where = f"The dashboard {how} {root}"
     lines = [f"{where} (the Overview page lists every finding). Look first at:"]
     if gate:
