@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +40,14 @@ main()
 # Seconds a worker gets beyond the query's own time limit and lock wait: interpreter start-up, writing.
 _WORKER_GRACE_S = 10.0
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+# Query workers one process (a dashboard server, many tabs) runs at once; more wait for a slot up to the
+# lock wait, then are refused. Each worker may take its memory limit plus the interpreter (see _limits).
+MAX_WORKERS = max(1, int(os.environ.get("TRAJSCOPE_MAX_QUERY_WORKERS") or 4))
+_worker_slots = threading.BoundedSemaphore(MAX_WORKERS)
+
+
+class QueryWorkersBusy(ReadRefused):
+    """Every query-worker slot of this process stayed taken past the wait."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +74,17 @@ def to_polars(table: pa.Table) -> pl.DataFrame:
 
 
 def _in_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
+    if not _worker_slots.acquire(timeout=limits.lock_wait_s):
+        raise QueryWorkersBusy(
+            f"busy: {MAX_WORKERS} queries are already running here (the most at once, "
+            f"$TRAJSCOPE_MAX_QUERY_WORKERS) and none finished within {limits.lock_wait_s:g} s; try again shortly")
+    try:
+        return _run_worker(path, statement, limits)
+    finally:
+        _worker_slots.release()
+
+
+def _run_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
     with private_temp_dir() as folder:
         # Absolute: the worker runs in its own temp directory, where a relative --db names nothing.
         request = {"db": str(path.absolute()), "shown_db": str(path), "sql": statement, "folder": str(folder),
@@ -125,4 +146,4 @@ def run_read_query(path: str | Path | None, sql: str, *, limits: ReadLimits = DE
                       seconds=time.perf_counter() - started, n_bytes=fetched.n_bytes, as_text=fetched.as_text)
 
 
-__all__ = ["ReadResult", "run_read_query", "to_polars"]
+__all__ = ["MAX_WORKERS", "QueryWorkersBusy", "ReadResult", "run_read_query", "to_polars"]
