@@ -24,6 +24,7 @@ PAGES = {
                 url_path="replay"),
         st.Page("page_scripts/compare.py", title="Compare", icon=":material/compare_arrows:",
                 url_path="compare"),
+        st.Page("page_scripts/search.py", title="Search", icon=":material/search:", url_path="search"),
         st.Page("page_scripts/audit.py", title="Intervention audit", icon=":material/science:",
                 url_path="audit"),
         st.Page("page_scripts/report.py", title="Report", icon=":material/article:", url_path="report"),

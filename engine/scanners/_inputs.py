@@ -8,26 +8,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from warehouse import DEFAULT_LIMITS, ReadLimits, open_read, run_read_query
+from warehouse.verdicts import SLICE_RELATION, slice_sql
 
 from ._render import StepView, TrajectoryView
-
-# The relation a --where condition is written over: one row per trajectory (columns: `trajscope views
-# trajectory_forensics`); other views are reachable through subqueries on trajectory_id.
-SLICE_RELATION = "trajectory_forensics"
-
-
-def _quote(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
-def slice_sql(runs: Sequence[str], where: str | None = None, limit: int | None = None) -> str:
-    """The one SELECT that picks the trajectories: runs, the user's condition, a stable order, the limit."""
-    if not runs:
-        raise ValueError("--runs: name at least one run")
-    condition = f"\n  AND ({where})" if where and where.strip() else ""
-    sql = (f"SELECT trajectory_id FROM {SLICE_RELATION}\nWHERE run_id IN ({', '.join(_quote(r) for r in runs)})"
-           f"{condition}\nORDER BY run_id, question_id, trajectory_id")
-    return sql + (f"\nLIMIT {int(limit)}" if limit is not None else "")
 
 
 def select_slice(db_path: str | Path | None, runs: Sequence[str], where: str | None = None,

@@ -1,0 +1,112 @@
+"""Search: write a rubric and get the exact `trajscope scan` command; browse, label and compare stored verdicts."""
+from __future__ import annotations
+
+import shlex
+
+import altair as alt
+import streamlit as st
+
+from app.access import read_connection
+from app.queries import cluster_sizes_sql, rubric_choices_sql, run_choices_sql, verdict_steps_sql, verdicts_sql
+from app.ui import app_config, fetch, page_header, require_warehouse, table_panel
+from warehouse import WarehouseBusy
+from warehouse.queries import QueryError, compare_runs, comparison_frame
+from warehouse.stats import UnpairedComparison
+from warehouse.verdicts import LABELS, label_verdict, slice_sql
+
+page_header("Search", "Rubric search over trajectories with a language model: the page writes the `trajscope scan` "
+            "command (scans run from the command line, so this page never waits on a model), then browses the "
+            "stored verdicts, hits and near-misses with their explanations and cited steps, takes your "
+            "agree / disagree / unsure labels, shows clusters and a rubric's prevalence between two runs.")
+
+config = app_config()
+state = require_warehouse()
+if state:
+    runs = fetch(run_choices_sql())
+    run_ids = runs.df["run_id"].to_list() if runs is not None else []
+
+    st.subheader("Scan")
+    rubric = st.text_area("Rubric", key="search-rubric",
+                          placeholder="The agent read a gold passage and still answered wrong.")
+    c1, c2, c3 = st.columns([2, 3, 1])
+    chosen = c1.multiselect("Runs", run_ids, default=run_ids[:1], key="search-runs")
+    where = c2.text_input("Slice (SQL condition over trajectory_forensics)", key="search-where",
+                          placeholder="any_gold_read AND NOT correct")
+    model = c3.text_input("Model", value="local", key="search-model")
+    if rubric.strip() and chosen:
+        command = ["trajscope", "scan", rubric.strip(), *[a for r in chosen for a in ("--runs", r)]]
+        command += ["--where", where] if where.strip() else []
+        command += ["--model", model.strip() or "local", "--db", str(config.db_path)]
+        st.caption("Run this in a terminal (progress bar, cost and the verdict counts are printed there):")
+        st.code(shlex.join(command), language="bash")
+        with st.expander("The slice's SQL (run through the sandboxed read path)"):
+            st.code(slice_sql(chosen, where), language="sql")
+    else:
+        st.caption("Write a rubric and choose runs to get the command.")
+
+    st.subheader("Verdicts")
+    rubrics = fetch(rubric_choices_sql())
+    if rubrics is None or not rubrics.df.height:
+        st.info("No rubric verdicts yet: run the scan command above.")
+    else:
+        options = rubrics.df["rubric_hash"].to_list()
+        texts = dict(zip(options, rubrics.df["rubric_text"].to_list(), strict=True))
+        picked = st.selectbox("Rubric", options, key="search-rubric-hash",
+                              format_func=lambda h: f"{h}: {texts[h][:90]}")
+        shown = st.multiselect("Verdicts shown", ["match", "unsure", "no_match", "error"], default=["match", "unsure"],
+                               key="search-verdicts", help="Hits (match) and near-misses (unsure) first.")
+        verdicts = fetch(verdicts_sql(picked, chosen, shown))
+        if verdicts is not None:
+            table_panel(verdicts, key="search-verdicts", stem=f"verdicts-{picked}",
+                        column_config={"replay": st.column_config.LinkColumn("replay", display_text="open")})
+            df = verdicts.df
+            if df.height:
+                ids = df["verdict_id"].to_list()
+                names = dict(zip(ids, (f"{r} / {q} ({v})" for r, q, v in
+                                       zip(df["run_id"], df["question_id"], df["verdict"], strict=True)), strict=True))
+                one = st.selectbox("Verdict", ids, format_func=names.__getitem__, key="search-one")
+                row = df.filter(df["verdict_id"] == one).row(0, named=True)
+                st.markdown(f"**{row['verdict']}**: {row['explanation'] or row['error'] or ''}")
+                steps = fetch(verdict_steps_sql(one))
+                if steps is not None:
+                    for s in steps.df.iter_rows(named=True):
+                        line = f"[{s['label']}] {s['kind']}" + (f" by {s['agent']}" if s["agent"] else "")
+                        text = f"{line}: {s['text']}"
+                        st.markdown(f":orange-background[**cited** {text}]" if s["cited"] else text)
+                with st.form("search-label"):
+                    label = st.radio("Your label of this verdict", LABELS, horizontal=True, key="search-label-value")
+                    note = st.text_input("Note (optional)", key="search-label-note")
+                    if st.form_submit_button("Save label"):
+                        try:
+                            label_verdict(config.db_path, one, label, note or None)
+                            st.success(f"Labelled {label}.")
+                        except (LookupError, ValueError, WarehouseBusy) as exc:
+                            st.error(str(exc))
+
+        if len(run_ids) >= 2:
+            st.subheader("Prevalence between two runs")
+            p1, p2 = st.columns(2)
+            run_a = p1.selectbox("Run A", run_ids, key="search-a")
+            run_b = p2.selectbox("Run B", run_ids, index=1, key="search-b")
+            try:
+                with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
+                    comparison = compare_runs(con, run_a, run_b, metric=f"rubric:{picked}")
+                st.caption(f"Matches the rubric, B vs A: {comparison.pairing}; unsure and error verdicts left out. "
+                           "Same statistics as `trajscope compare A B --rubric HASH`.")
+                st.dataframe(comparison_frame(comparison), hide_index=True, key="search-prevalence")
+            except (QueryError, UnpairedComparison) as exc:
+                st.info(str(exc))
+
+    st.subheader("Clusters")
+    clusters = fetch(cluster_sizes_sql())
+    if clusters is None or not clusters.df.height:
+        st.info("No clustering yet: `trajscope cluster --runs RUN --k 5` (embedding) or --method propose-assign.")
+    else:
+        first = clusters.df["clustering_id"][0]
+        latest = clusters.df.filter(clusters.df["clustering_id"] == first)
+        st.caption(f"Clustering {first} ({latest['method'][0]}, {latest['model'][0]})")
+        chart = alt.Chart(latest.to_pandas()).mark_bar().encode(
+            x=alt.X("trajectories:Q", title="trajectories"), y=alt.Y("name:N", sort="-x", title=None),
+            tooltip=["name", "description", "trajectories"])
+        st.altair_chart(chart, use_container_width=True)
+        table_panel(clusters, key="search-clusters", stem="clusters")
