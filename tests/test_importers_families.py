@@ -187,6 +187,20 @@ def test_otel_reads_without_captured_content_are_reads_and_a_failed_span_is_not(
     assert t.final_answer is None  # the answer text was not captured
 
 
+def test_a_trace_without_any_captured_text_imports_in_one_command_and_says_what_is_missing(tmp_path):
+    path = _otel_without_content(tmp_path)
+    rec = json.loads(path.read_text())
+    for span in rec["resourceSpans"][0]["scopeSpans"][0]["spans"]:
+        span["attributes"] = [a for a in span["attributes"] if a["key"] != "rag.question"]
+    path.write_text(json.dumps(rec) + "\n")
+    result = CliRunner().invoke(cli, ["ingest", str(path), "--db", str(tmp_path / "w.duckdb")])
+    assert result.exit_code == 0, result.output
+    assert "warning: some traces carry no question text (content capture off)" in result.output
+    [t] = import_file(path)
+    assert (t.question.question_id, t.question.text, t.question.gold_answer) == (
+        "n1", "(question text not captured: n1)", "Oder")
+
+
 def test_no_answer_text_is_not_judged_and_says_so(tmp_path):
     """Item 6: without the answer text, judge gives no EM / F1 / Contain 0; correctness says why."""
     from engine.judge_pass import judge_run

@@ -173,6 +173,15 @@ def trace_trajectory(ctx: ImportContext, views: list[SpanView]) -> Trajectory:
     question_text = root.input_text or next((v.input_text for v in views if v.input_text), None)
     source_id = metadata.pop("question_id", None)
     gold = metadata.pop("gold_answer", None)
+    if question_text is None and ctx.questions is None:
+        # Content capture off: no span holds the question. The trace still imports (its steps, reads and
+        # gold are real); the text says it is missing, and the report says how to join it.
+        qid = str(source_id) if source_id is not None else root.raw.trace_id
+        question_text = f"(question text not captured: {qid})"
+        warning = ("some traces carry no question text (content capture off): their question text is a "
+                   "placeholder; pass --questions FILE to join it by question id")
+        if warning not in ctx.notes.warnings:
+            ctx.notes.warnings.append(warning)
     question = ctx.question(root.raw.where, source_id=str(source_id) if source_id is not None else root.raw.trace_id,
                             text=question_text, gold=gold if isinstance(gold, str) else None)
     model = next((v.model for v in views if v.model), None)
