@@ -9,12 +9,69 @@ from typing import Any
 
 import openai
 
+try:  # the HTTP library this openai release is built on (httpx2 in openai 3.x, httpx before)
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - older openai
+    import httpx  # type: ignore[no-redef]
+
 from trajscope.format import redact, redact_value, register_secret
 
 from ._cache import ResponseCache, request_key
 from ._completion import Completion, parse_json_object, parse_tool_call
 from ._config import ModelConfig
 from ._errors import ModelError, ModelErrorKind
+
+
+class ReplyTooLarge(Exception):
+    """The reply's bytes passed the configured cap while they were being read."""
+
+
+class _CappedStream(httpx.AsyncByteStream):
+    # Counts the body as it arrives, so an endless or huge reply stops at the cap, never held whole.
+    def __init__(self, inner: httpx.AsyncByteStream, cap: int, cap_mb: float):
+        self._inner, self._cap, self._cap_mb = inner, cap, cap_mb
+
+    async def __aiter__(self):
+        seen = 0
+        async for chunk in self._inner:
+            seen += len(chunk)
+            if seen > self._cap:
+                raise ReplyTooLarge(f"the reply passed the cap of {self._cap_mb:g} MB (max_reply_mb) while being read")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CappedTransport(httpx.AsyncBaseTransport):
+    """The HTTP transport with every response body counted against max_reply_mb."""
+
+    def __init__(self, cap_mb: float):
+        self._inner = httpx.AsyncHTTPTransport()
+        self._cap_mb, self._cap = cap_mb, int(cap_mb * 2**20)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self._cap:
+            await response.aclose()
+            raise ReplyTooLarge(f"the reply declares {int(declared):,} bytes, over the cap of {self._cap_mb:g} MB "
+                                "(max_reply_mb)")
+        response.stream = _CappedStream(response.stream, self._cap, self._cap_mb)  # type: ignore[arg-type]
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+    seen = 0
+    while exc is not None and seen < 20:
+        if isinstance(exc, kind):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
 
 
 @dataclass
@@ -45,6 +102,8 @@ class ChatModel:
             api_key=config.resolved_api_key(),
             timeout=config.timeout_s,
             max_retries=0,  # retries are ours: typed errors and a count we control
+            http_client=openai.DefaultAsyncHttpxClient(transport=_CappedTransport(config.max_reply_mb),
+                                                       timeout=config.timeout_s),
         )
 
     async def __aenter__(self) -> ChatModel:
@@ -127,7 +186,10 @@ class ChatModel:
             try:
                 # The SDK's documented raw-request path: same auth, timeouts and typed HTTP errors, but
                 # no per-call TypedDict transform of the messages (3 ms of CPU per call, measured).
-                response = await self._client.post("/chat/completions", cast_to=dict, body=request)
+                # The deadline covers the whole request: the read timeout restarts with every byte, so an
+                # endpoint dripping bytes would otherwise hold the run forever.
+                response = await asyncio.wait_for(
+                    self._client.post("/chat/completions", cast_to=dict, body=request), self.config.deadline_s)
                 if not isinstance(response, dict):
                     raise ValueError(f"response is not a JSON object: {str(response)[:200]}")
             except Exception as exc:  # noqa: BLE001 - classified and re-raised as ModelError
@@ -157,6 +219,12 @@ class ChatModel:
     def _classify(self, exc: Exception, attempt: int) -> ModelError:
         kind: ModelErrorKind
         status = None
+        too_large = _cause(exc, ReplyTooLarge)
+        if too_large is not None:
+            return ModelError("too_large", self._redact(str(too_large)), attempts=attempt)
+        if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+            return ModelError("timeout", f"the request did not complete within its deadline of "
+                              f"{self.config.deadline_s:g} s (deadline_s)", attempts=attempt)
         if isinstance(exc, openai.APITimeoutError):
             kind = "timeout"
         elif isinstance(exc, openai.APIConnectionError):

@@ -29,6 +29,25 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
 }
 
 
+ENV_MAX_REPLY_MB = "TRAJSCOPE_LLM_MAX_REPLY_MB"
+ENV_DEADLINE_S = "TRAJSCOPE_LLM_DEADLINE_S"
+DEFAULT_MAX_REPLY_MB = 8.0  # a chat completion is kilobytes; 8 MB leaves room for long tool calls
+DEFAULT_DEADLINE_S = 180.0  # the whole request, headers to last byte: a dripping endpoint cannot outlast it
+
+
+def _positive_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"${name}={raw!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"${name} must be a positive finite number, got {raw!r} (no bound can be switched off)")
+    return value
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     """Everything needed to call one chat model; the key itself is never serialised."""
@@ -43,7 +62,10 @@ class ModelConfig:
     max_tokens: int | None = None
     reasoning_effort: str | None = None
     seed: int | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = 60.0  # between bytes (the HTTP client's read timeout)
+    # Per request: the reply's bytes are counted as they arrive and the whole request has a deadline.
+    max_reply_mb: float = field(default_factory=lambda: _positive_env(ENV_MAX_REPLY_MB, DEFAULT_MAX_REPLY_MB))
+    deadline_s: float = field(default_factory=lambda: _positive_env(ENV_DEADLINE_S, DEFAULT_DEADLINE_S))
     max_retries: int = 3
     backoff_base_s: float = 0.5
     backoff_max_s: float = 20.0
@@ -78,6 +100,8 @@ class ModelConfig:
             reasoning_effort=self.reasoning_effort,
             protocol=self.protocol,
             base_url=None if self.local else self.base_url,
+            max_reply_mb=self.max_reply_mb,
+            deadline_s=self.deadline_s,
         )
 
     def with_overrides(self, **changes: object) -> ModelConfig:

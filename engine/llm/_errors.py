@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-ModelErrorKind = Literal["rate_limit", "server_error", "timeout", "connection", "bad_request", "auth", "other"]
+ModelErrorKind = Literal["rate_limit", "server_error", "timeout", "connection", "bad_request", "auth", "too_large",
+                         "other"]
 
 
 class ModelError(RuntimeError):

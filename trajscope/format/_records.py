@@ -70,6 +70,8 @@ class ModelSettings(Record, kw_only=True):
     reasoning_effort: str | None = None
     protocol: Literal["tools", "json"] | None = None
     base_url: str | None = None
+    max_reply_mb: float | None = None  # the byte cap each model reply was read under
+    deadline_s: float | None = None  # the deadline of each model request, headers to last byte
 
 
 class RetrieverSettings(Record, kw_only=True):
