@@ -121,7 +121,11 @@ def test_hybrid_shows_the_rules_findings_and_is_stored_under_its_own_method(db):
     with MockLLMServer(respond) as server:
         report = attribute(db, ["mas"], "hybrid", config=resolve_model(server.model_spec), limit=2)
         prompt = server.chat_requests[0].text()
+        schema = server.chat_requests[0].body["response_format"]["json_schema"]["schema"]
     assert report.attributed == 2
+    # The step and agent a constrained model may name are the trajectory's own.
+    assert schema["properties"]["step"]["enum"] == [f"history:{k}" for k in range(STEPS)]
+    assert schema["properties"]["agent"]["enum"] == ["planner", "coder", "terminal", "verifier"]
     assert "What trajscope's rules found (may be wrong):" in prompt
     with open_readonly(db) as con:
         assert con.execute("SELECT DISTINCT method FROM model_step_attributions").fetchall() == [("llm:hybrid:mock",)]

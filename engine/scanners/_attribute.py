@@ -29,7 +29,7 @@ from ._render import TrajectoryView, normalise_citation, render_trajectory
 from ._session import CallTally, ask_json, model_session, run_all
 
 PROTOCOLS = ("all-at-once", "step-by-step", "binary-search", "hybrid")
-PROMPT_VERSION = "attribution-v1"
+PROMPT_VERSION = "attribution-v2"
 # Wrong answers: the task failed. A slice of other trajectories is accepted (a user may ask anyway).
 DEFAULT_WHERE = "correct IS NOT TRUE"
 
@@ -41,6 +41,16 @@ STEP_SCHEMA: dict[str, Any] = {
     "properties": {"agent": {"type": "string"}, "step": {"type": "string"}, "reason": {"type": "string"}},
     "required": ["step", "reason"],
 }
+
+
+def step_schema(view: TrajectoryView, shown: Sequence[str] | None = None) -> dict[str, Any]:
+    """STEP_SCHEMA with the step (and agent) restricted to the trajectory's own: a grammar-constrained model
+    (the embedded one) can then name no step outside it; a reply that does anyway is still an error verdict."""
+    schema = {**STEP_SCHEMA, "properties": dict(STEP_SCHEMA["properties"])}
+    schema["properties"]["step"] = {"type": "string", "enum": list(shown or view.labels)}
+    if view.agents:
+        schema["properties"]["agent"] = {"type": "string", "enum": view.agents}
+    return schema
 JUDGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"decisive": {"type": "boolean"}, "reason": {"type": "string"}},
@@ -72,7 +82,8 @@ def all_at_once_messages(view: TrajectoryView, rendered: str, hints: str | None 
     """One call: the whole (budgeted) log, the agent and the step asked for."""
     extra = f"\n\nWhat trajscope's rules found (may be wrong):\n{hints}" if hints else ""
     user = (f"Failed trajectory:\n{rendered}{extra}\n\nWhich step is the decisive error?{_who(view)} Answer with JSON: "
-            '{"agent": "name or empty", "step": "the bracketed number of the step", "reason": "one sentence"}')
+            '{"agent": "name or empty", "step": "the step\'s label, as in the square brackets", '
+            '"reason": "one sentence"}')
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -100,7 +111,9 @@ def _agent_of(view: TrajectoryView, step_index: int) -> str | None:
 async def _all_at_once(model: Any, view: TrajectoryView, budget: int, tally: CallTally,
                        hints: str | None = None) -> Attribution:
     rendered = render_trajectory(view, budget)
-    reply, error = await ask_json(model, all_at_once_messages(view, rendered.text, hints), STEP_SCHEMA, tally)
+    shown = [s.label for s in view.steps if s.step_index in set(rendered.shown)]
+    reply, error = await ask_json(model, all_at_once_messages(view, rendered.text, hints), step_schema(view, shown),
+                                  tally)
     if reply is None:
         return Attribution(None, None, None, error)
     label = normalise_citation(reply.get("step", ""))
@@ -233,4 +246,5 @@ def attribute(db_path: str | Path | None, runs: Sequence[str], protocol: str, *,
 
 
 __all__ = ["DEFAULT_WHERE", "PROMPT_VERSION", "PROTOCOLS", "AttributeReport", "Attribution",
-           "all_at_once_messages", "attribute", "attribute_view", "half_messages", "step_messages"]
+           "all_at_once_messages", "attribute", "attribute_view", "half_messages", "step_messages",
+           "step_schema"]
