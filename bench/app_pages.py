@@ -42,7 +42,7 @@ from bench.synthetic import write_synthetic_log  # noqa: E402
 from warehouse import ingest_paths  # noqa: E402
 
 # Imported up front as the app does at start-up, so the Compare row times queries, not imports.
-from warehouse.queries import compare_funnels, compare_runs, post_read_odds_ratio  # noqa: E402
+from warehouse.queries import LABELLED_RUNS_SQL, compare_funnels, compare_runs, post_read_odds_ratio  # noqa: E402
 
 TARGET_S = 1.0
 
@@ -76,7 +76,7 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
             "trajectories": run_trajectories_sql(run_a)}),
         "Failure plane": lambda: run_queries(db, {
             "points": failure_plane_sql("regex", []), "arrows": plane_arrows_sql("regex", []),
-            "failures": plane_failures_sql(run_a, "regex")}),
+            "failures": plane_failures_sql(run_a, "regex"), "labelled": LABELLED_RUNS_SQL}),
         "Breakdowns": lambda: run_queries(db, {
             "runs": run_choices_sql(),
             "by_hop": failure_breakdown_sql(runs, "execution_rag", "hop_count"),

@@ -23,7 +23,14 @@ from app.ui import (
     warehouse_stamp,
 )
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
-from warehouse.queries import CI_METHODS, extractor_agreement, human_agreement, judge_agreements, pooled_cooccurrence
+from warehouse.queries import (
+    CI_METHODS,
+    LABELLED_RUNS_SQL,
+    extractor_agreement,
+    human_agreement,
+    judge_agreements,
+    pooled_cooccurrence,
+)
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
             "post-gold-read failures (P_post) as shares of each run's trajectories. Click a point, or "
@@ -68,7 +75,7 @@ def _human_section(views: set[str]) -> None:
     """Where the first error is: each attribution method against the people's labels (agreement --human)."""
     if "attribution_agreement" not in views:
         return
-    labelled = fetch("SELECT run_id, count(*) AS n_labelled FROM human_first_error GROUP BY run_id ORDER BY run_id")
+    labelled = fetch(LABELLED_RUNS_SQL)
     if labelled is None or not labelled.df.height:
         return
     st.divider()

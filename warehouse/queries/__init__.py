@@ -1,6 +1,14 @@
 """Typed query functions for the dashboard and CLI: each runs named views and returns a dataclass
 carrying the SQL it ran (for a "Show SQL" expander)."""
-from ._attribution import CI_METHODS, HumanAgreement, Measure, MethodAgreement, human_agreement, poisson_binomial_range
+from ._attribution import (
+    CI_METHODS,
+    LABELLED_RUNS_SQL,
+    HumanAgreement,
+    Measure,
+    MethodAgreement,
+    human_agreement,
+    poisson_binomial_range,
+)
 from ._compare import Comparison, PairedStatistics, compare_runs, zero_read_rescue
 from ._forensics import (
     EXTRACTOR_AGREEMENT_SQL,
@@ -28,7 +36,8 @@ from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, pair
 from ._table import comparison_frame
 
 __all__ = [
-    "CI_METHODS", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement", "poisson_binomial_range",
+    "CI_METHODS", "LABELLED_RUNS_SQL", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement",
+    "poisson_binomial_range",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
     "DEFAULT_COMPARE_METRIC", "FUNNEL_PAIRED_SQL",
     "FUNNEL_STAGES", "FunnelComparison", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",

@@ -10,6 +10,8 @@ import polars as pl
 
 from ..stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, cohen_kappa, generator, wilson_interval
 
+# The runs whose trajectories carry a human first error (the pages' run choice).
+LABELLED_RUNS_SQL = "SELECT run_id, count(*) AS n_labelled FROM human_first_error GROUP BY run_id ORDER BY run_id"
 AGREEMENT_SQL = "SELECT * FROM attribution_agreement WHERE run_id = $run ORDER BY method"
 # What a uniformly drawn step / agent hits per labelled trajectory: the Poisson-binomial behind the baseline.
 UNIFORM_SQL = """

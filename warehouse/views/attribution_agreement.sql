@@ -8,8 +8,8 @@ CREATE OR REPLACE VIEW attribution_agreement AS
 -- Confidence intervals and Cohen's kappa are computed over these rows by warehouse.queries.
 WITH gold AS (SELECT * FROM human_first_error),
 speakers AS (
-    SELECT trajectory_id, list(DISTINCT lower(agent)) AS agents FROM steps WHERE agent IS NOT NULL
-    GROUP BY trajectory_id
+    SELECT trajectory_id, list(DISTINCT lower(agent)) AS agents FROM steps
+    WHERE agent IS NOT NULL AND trajectory_id IN (SELECT trajectory_id FROM gold) GROUP BY trajectory_id
 ),
 runs AS (
     SELECT run_id, count(*) AS n_labelled, count(agent) AS n_agent_labelled, count(category) AS n_category_labelled

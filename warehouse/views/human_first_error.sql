@@ -7,8 +7,10 @@ WITH errors AS (
     FROM human_step_labels h JOIN trajectories t USING (trajectory_id)
     WHERE h.label = 'error' AND h.step_index IS NOT NULL
 ),
+-- Only the labelled trajectories' steps: a warehouse without labels reads no step here.
 agents AS (
-    SELECT trajectory_id, count(DISTINCT agent) AS n_agents FROM steps WHERE agent IS NOT NULL GROUP BY trajectory_id
+    SELECT trajectory_id, count(DISTINCT agent) AS n_agents FROM steps
+    WHERE agent IS NOT NULL AND trajectory_id IN (SELECT trajectory_id FROM errors) GROUP BY trajectory_id
 )
 SELECT e.trajectory_id, any_value(e.run_id) AS run_id, any_value(e.question_id) AS question_id,
        min(e.step_index) AS step_index,
