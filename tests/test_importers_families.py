@@ -477,3 +477,33 @@ def test_a_source_scorer_verdict_is_kept_and_a_normalised_em_that_disagrees_is_s
     assert kept == [("contain", 0.0, "record"), ("em", 1.0, "judge"), ("f1", 1.0, "judge")]
     # Correctness still follows the source's verdict (Contain-Acc is the source's here), not the normalised EM.
     assert correct == [("f1", False, "contain"), ("f2", True, "contain")]
+
+
+def test_corpus_matches_title_passages_everywhere_in_the_trajectory(tmp_path):
+    """--corpus: gold titles of a questions file and the pages a ReAct agent opened become the same chunk ids."""
+    log = tmp_path / "react.jsonl"
+    log.write_text(json.dumps({"id": "d1", "messages": [
+        {"role": "user", "content": "Question: When was the company of Tobias Lorring founded?"},
+        {"role": "assistant", "content": "Thought: open his page.\nAction: Retrieve[Tobias Lorring]"},
+        {"role": "user", "content": "Observation: Tobias Lorring founded a company."},
+        {"role": "assistant", "content": "Action: Finish[1901]"}]}) + "\n")
+    qfile = tmp_path / "q.json"
+    qfile.write_text(json.dumps([{"id": "d1", "question": "When was the company of Tobias Lorring founded?",
+                                  "answer": "1901", "supporting_facts": [["Tobias Lorring", 0],
+                                                                         ["Nowhere Gazette", 2]]}]))
+    plain = convert_file(log, tmp_path / "a.jsonl", _options(questions=qfile))
+    matched = convert_file(log, tmp_path / "b.jsonl", _options(questions=qfile, corpus="demo"))
+    before, after = (_lines(r.output)[0] for r in (plain, matched))
+    assert before["question"]["gold_chunk_ids"] == ["title:Tobias Lorring", "title:Nowhere Gazette"]
+    assert before["steps"][0]["chunk_ids"] == ["title:Tobias Lorring"]  # the same id as its gold: measurable
+    # demo:60 is the demo corpus's `Tobias Lorring`; `Nowhere Gazette` is in no chunk and stays a title id
+    assert after["question"]["gold_chunk_ids"] == ["demo:60", "title:Nowhere Gazette"]
+    assert after["question"]["dataset"] == "demo"
+    assert after["steps"][0]["chunk_ids"] == ["demo:60"] and after["steps"][0]["passages"][0]["chunk_id"] == "demo:60"
+    assert any("1 title(s) not in corpus demo" in w for w in matched.warnings)
+
+
+def _options(**kw):
+    from ingest.importers import ImportOptions
+
+    return ImportOptions(**kw)

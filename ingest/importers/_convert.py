@@ -16,6 +16,7 @@ import msgspec
 from trajscope.format import Capabilities, RecordError, Trajectory, encode, make_trajectory_id
 
 from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
+from ._corpus_titles import CorpusTitles
 from ._registry import open_import
 from ._report import FileReport, RunReport
 
@@ -39,6 +40,7 @@ class ImportOptions:
     # A field of each trajectory (`metadata.level`, `question.question_type`, `run.model`) whose value
     # splits the import into one run per value: run id `<run id>:<field>=<value>`.
     split_by: str | None = None
+    corpus: str | None = None  # a dataset name or file: `title:` passages matched to its chunks
 
 
 def _profiles(fmt: str, tallies: dict[str, RunTally], notes: Mapping[str, str], mapping_declared: Mapping[str, bool],
@@ -69,6 +71,9 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                                          run_id=options.run_id, patterns=options.patterns)
     if options.split_by:
         records = split_runs(records, options.split_by, options.source_name or str(path))
+    corpus = CorpusTitles(options.corpus) if options.corpus else None
+    if corpus is not None:
+        records = (corpus.apply(t) for t in records)
     report = FileReport(source=options.source_name or str(path), format=ctx.format,
                         questions_file=options.questions.name if options.questions else None)
     tallies: dict[str, RunTally] = {}
@@ -111,6 +116,9 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     report.duplicates = ctx.notes.duplicates + report.duplicates
     report.warnings = list(ctx.notes.warnings) + report.warnings
     report.questions_joined = ctx.notes.questions_joined
+    if corpus is not None and corpus.unmatched:
+        report.warnings.append(f"{len(corpus.unmatched)} title(s) not in corpus {corpus.dataset} (no unique chunk "
+                               "with that title; kept as title ids), e.g. " + ", ".join(sorted(corpus.unmatched)[:3]))
     return report
 
 

@@ -35,6 +35,9 @@ from ._options import db_option
 @click.option("--per-run-questions", is_flag=True,
               help="Key every question by its run, so runs that disagree about a question's gold are "
                    "stored apart instead of refused (they then do not pair in compare).")
+@click.option("--corpus", default=None, metavar="NAME|FILE",
+              help="Match passages the log names by title (gold titles of a --questions file, title candidates, "
+                   "ReAct page reads) to this corpus's chunks (unique titles), e.g. --corpus hotpotqa_dev.json.")
 @click.option("--split-by", default=None, metavar="FIELD",
               help="Split the import into one run per value of a field of each trajectory: metadata.NAME, "
                    "question.NAME or run.NAME (run id RUN:NAME=VALUE), e.g. --split-by metadata.level.")
@@ -44,7 +47,7 @@ from ._options import db_option
 @click.option("--labels-run", default=None, metavar="RUN",
               help="Resolve --labels against this run's trajectories only (when a question is in several runs).")
 def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declares, run_id, progress, on_duplicate,
-            per_run_questions, split_by, label_files, labels_run) -> None:
+            per_run_questions, split_by, label_files, labels_run, corpus) -> None:
     """Load trajectory logs (files, or directories read as one run each) and human labels into the warehouse.
 
     Every file, canonical or not, is read once by its importer (format detected unless --format) into
@@ -76,7 +79,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
                 questions=Path(questions) if questions else None,
                 tool_map=load_tool_map(Path(tool_map)) if tool_map else None, run_id=run_id,
                 patterns=Path(patterns) if patterns else None, declare=declared, on_duplicate=on_duplicate,
-                split_by=split_by)
+                split_by=split_by, corpus=corpus)
             converted, sources = [], []
             for k, name in enumerate(files):
                 out = Path(tmp) / f"{k}-{Path(name).name}.canonical.jsonl"
