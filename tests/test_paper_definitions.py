@@ -384,3 +384,41 @@ def test_every_gate_condition_pairs_with_the_baseline(tmp_path):
     assert row["dataset"] == "hotpotqa (full)" and row["n"] == 4
     assert (row["no_gate"], row["read_gate"]) == (pytest.approx(75.0), pytest.approx(100.0))
     assert tables["rg_t1"].not_applicable is None and tables["rg_t4"].not_applicable is None
+
+
+# ------------------------------------------------------------------------------------ issue 27 item 13
+
+
+def test_one_zero_read_rule_and_em_is_the_same_before_and_after_judging(tmp_path):
+    """Read-Gate's zero-read final is voluntary (ended on a final with no read); a run without a read action
+    has no zero-read rate; a halted trajectory (no answer) is wrong before judging as after."""
+    gate = Run(run_id="rg", dataset="hotpotqa", controller="read_gate", condition="baseline", model="m")
+    search = SearchStep(query="x", candidates=[Candidate(chunk_id="g1", rank=1, snippet="Paris")])
+    read = ReadStep(chunk_ids=["g1"], passages=[Passage(chunk_id="g1", text="Paris.")])
+    right = [Judgment(judge="em", score=1.0), Judgment(judge="contain", score=1.0)]
+    records = [
+        _traj(gate, "q1", "Where is Ann from?", "Paris", [search, FinalStep(answer="Paris")], "Paris",
+              judgments=right, question_type="bridge"),                                   # voluntary zero-read
+        _traj(gate, "q2", "Where is Ann from?", "Paris", [search, read, FinalStep(answer="Paris")], "Paris",
+              judgments=right, question_type="bridge"),
+        _traj(gate, "q3", "Where is Ann from?", "Paris", [search], None, end_reason="loop_cap",
+              question_type="bridge"),                                                     # halted: no read
+    ]
+    rag = Run(run_id="rag", dataset="hotpotqa", controller="vanilla_rag", condition="k5", model="m")
+    records.append(_traj(rag, "q1", "Where is Ann from?", "Paris", [FinalStep(answer="Paris")], "Paris",
+                         judgments=right, question_type="bridge"))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        before = con.execute("SELECT em FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
+        summary = con.execute("SELECT zero_read_final_rate FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
+        by_type = con.execute("SELECT zero_read_rate FROM type_breakdown WHERE run_id = 'rg'").fetchone()[0]
+        from warehouse.report import load_context
+        ctx = load_context(con, ["rg", "rag"])
+        acc = {r["run_id"]: r["zero_read_rate"] for r in ctx.query("rg_accuracy").iter_rows(named=True)}
+    judge_run(path, "rg", extractors=("regex",))
+    with open_readonly(path) as con:
+        after = con.execute("SELECT em FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
+    assert summary == pytest.approx(1 / 3) and by_type == pytest.approx(1 / 3)  # q1 only (not q3: forced)
+    assert acc == {"rg": pytest.approx(1 / 3), "rag": None}  # no read action: no rate, as run_summary
+    assert before == pytest.approx(2 / 3) == after  # q3 gave no answer: 0 before judging as after

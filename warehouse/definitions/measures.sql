@@ -23,6 +23,12 @@ CREATE OR REPLACE MACRO gate_extractor() AS '${gate_extractor}';
 CREATE OR REPLACE MACRO is_forced_end(end_reason) AS coalesce(list_contains(${forced_end_reasons}, end_reason), false);
 -- ExecutionRAG App. B: forced at the context budget (or for an unstated cause) is Gave Up; at the loop cap it is not.
 CREATE OR REPLACE MACRO is_gave_up_end(end_reason) AS coalesce(list_contains(${gave_up_end_reasons}, end_reason), false);
+-- Read-Gate's voluntary zero-read final: the agent itself ended on a final with no read that returned a passage
+-- (a forced or failed end is not one). The one rule for run_summary, type_breakdown, Tables 1 / 5 / 17, compare.
+CREATE OR REPLACE MACRO is_zero_read_final(end_reason, read_count) AS end_reason = 'final' AND read_count = 0;
+-- The trajectory gave no answer at all: it failed or was forced and returned no text; wrong under every judge.
+CREATE OR REPLACE MACRO gave_no_answer(final_answer, end_reason) AS
+    nullif(trim(final_answer), '') IS NULL AND (end_reason = 'error' OR is_forced_end(end_reason));
 -- Step kinds that are searches (Read-Gate search, A-RAG keyword_search / semantic_search).
 CREATE OR REPLACE MACRO search_kinds() AS ${search_kinds};
 -- Step kinds that are the agent's own actions (searches, read, final, other tools), not the environment's.

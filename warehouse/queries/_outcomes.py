@@ -84,7 +84,7 @@ SELECT fa.question_id,
        fa.dataset, fa.question_type, fa.hop_count,
        -- Read-Gate's rescue subset: A's voluntary zero-read finals (a forced or failed end is not one);
        -- NULL when run A has no known read action: "read nothing" says nothing about such a run.
-       CASE WHEN ca.read_action THEN fa.read_count = 0 AND fa.end_reason = 'final' END AS a_zero_read,
+       CASE WHEN ca.read_action THEN is_zero_read_final(fa.end_reason, fa.read_count) END AS a_zero_read,
        fa.read_count AS a_read_count, fb.read_count AS b_read_count,
        fa.outcome AS outcome_a,
        fb.outcome AS outcome_b

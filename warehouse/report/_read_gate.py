@@ -378,6 +378,8 @@ def _sweep_order(value: str) -> tuple[int, float | str]:
 
 
 def _zero_read(stats: dict[str, dict], runs: list[RunInfo]) -> float | None:
+    # A run without a read action has no zero-read rate (NULL): it is left out, not counted as 0.
+    runs = [r for r in runs if r.run_id in stats and stats[r.run_id]["zero_read_rate"] is not None]
     n = sum(stats[r.run_id]["n"] for r in runs if r.run_id in stats)
     zero = sum(stats[r.run_id]["zero_read_rate"] * stats[r.run_id]["n"] for r in runs if r.run_id in stats)
     return PTS * zero / n if n else None

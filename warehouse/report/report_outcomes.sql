@@ -2,7 +2,7 @@
 SELECT f.run_id, f.question_id, f.dataset, f.question_type, f.hop_count,
        CAST(f.correct AS DOUBLE) AS correct,
        f.contain, f.llm, f.read_count, least(t.passages_read, 4) AS read_exposure, f.end_reason,
-       f.end_reason = 'final' AND f.read_count = 0 AS voluntary_zero_read
+       is_zero_read_final(f.end_reason, f.read_count) AS voluntary_zero_read
 FROM trajectory_forensics f
 JOIN trajectories t USING (trajectory_id)
 WHERE list_contains($runs, f.run_id)

@@ -3,9 +3,16 @@ CREATE OR REPLACE VIEW run_summary AS
 SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention, r.model,
        r.temperature, r.retriever_kind, r.top_k, r.seed, r.started_at,
        count(f.trajectory_id)                         AS n_trajectories,
-       avg(f.em)                                      AS em,
-       avg(f.f1)                                      AS f1,
-       avg(f.contain)                                 AS contain_acc,
+       -- A trajectory that gave no answer (failed, or forced with no text) is wrong under every judge: 0
+       -- before trajscope judge too, so em is the same number before and after judging (issue 27); a
+       -- score stays NULL while no trajectory of the run has that verdict at all.
+       CASE WHEN count(f.em) > 0 THEN avg(CASE WHEN f.em IS NULL AND f.no_answer_wrong THEN 0.0 ELSE f.em END) END
+                                                      AS em,
+       CASE WHEN count(f.f1) > 0 THEN avg(CASE WHEN f.f1 IS NULL AND f.no_answer_wrong THEN 0.0 ELSE f.f1 END) END
+                                                      AS f1,
+       CASE WHEN count(f.contain) > 0
+            THEN avg(CASE WHEN f.contain IS NULL AND f.no_answer_wrong THEN 0.0 ELSE f.contain END) END
+                                                      AS contain_acc,
        llm_acc(f.llm)                                 AS llm_acc,
        count(f.llm)                                   AS n_llm_judged,
        avg(f.search_count)                            AS mean_searches,
@@ -31,10 +38,15 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
        CASE WHEN NOT any_value(c.read_action) OR any_value(c.read_action) IS NULL THEN any_value(c.read_action_reason) END
                                                       AS zero_read_reason
 FROM runs r
-LEFT JOIN trajectory_facts f USING (run_id)
+LEFT JOIN (
+    SELECT tf.*, gave_no_answer(tf.final_answer, tf.end_reason) AND has_gold_answer(q.gold_answer, q.aliases)
+                 AS no_answer_wrong
+    FROM trajectory_facts tf
+    LEFT JOIN questions q ON q.dataset = tf.dataset AND q.question_id = tf.question_id
+) f USING (run_id)
 LEFT JOIN run_capabilities c USING (run_id)
 GROUP BY ALL;
-COMMENT ON COLUMN run_summary.em IS 'Mean exact match over judged trajectories; NULL without gold answers (see scores_reason).';
+COMMENT ON COLUMN run_summary.em IS 'Mean exact match over judged trajectories, a trajectory that gave no answer (failed or forced, no text) counting 0 whether judged yet or not; NULL without gold answers (see scores_reason).';
 COMMENT ON COLUMN run_summary.mean_reads IS 'Mean read steps that returned a passage (the engine''s rule).';
 COMMENT ON COLUMN run_summary.mean_failed_reads IS 'Mean read steps that returned no passage.';
 COMMENT ON COLUMN run_summary.zero_read_final_rate IS 'Share of trajectories that ended on a final without a read; NULL without a read action (see zero_read_reason).';
@@ -56,8 +68,8 @@ COMMENT ON COLUMN run_summary.top_k IS 'Candidates returned per search (NULL: no
 COMMENT ON COLUMN run_summary.seed IS 'Random seed of the run (NULL: not recorded).';
 COMMENT ON COLUMN run_summary.started_at IS 'When the run started, as the log writes it (NULL: not recorded).';
 COMMENT ON COLUMN run_summary.n_trajectories IS 'Trajectories of the run (0 for a run loaded without any).';
-COMMENT ON COLUMN run_summary.f1 IS 'Mean token F1 over trajectories with an f1 verdict, in [0, 1]; NULL without gold answers or verdicts (see scores_reason).';
-COMMENT ON COLUMN run_summary.contain_acc IS 'Contain-Acc: mean contain verdict over trajectories with one, in [0, 1]; NULL without gold answers or verdicts (see scores_reason).';
+COMMENT ON COLUMN run_summary.f1 IS 'Mean token F1 over trajectories with an f1 verdict, in [0, 1], one that gave no answer counting 0 (as em); NULL without gold answers or verdicts (see scores_reason).';
+COMMENT ON COLUMN run_summary.contain_acc IS 'Contain-Acc: mean contain verdict over trajectories with one, in [0, 1], one that gave no answer counting 0 (as em); NULL without gold answers or verdicts (see scores_reason).';
 COMMENT ON COLUMN run_summary.llm_acc IS 'LLM-Acc (macro llm_acc): share of LLM-judged trajectories whose verdict, averaged over judge models, says correct (says_correct); NULL: none judged (see scores_reason when no score at all).';
 COMMENT ON COLUMN run_summary.n_llm_judged IS 'Trajectories with an LLM verdict: the denominator of llm_acc.';
 COMMENT ON COLUMN run_summary.mean_searches IS 'Mean search steps per trajectory.';
