@@ -329,3 +329,27 @@ def test_an_unknown_run_is_refused_naming_the_runs_there(source, tmp_path):
     result = CliRunner().invoke(cli, ["export-traces", "nope", "--db", str(db), "--format", "atif", "--out", str(out)])
     assert result.exit_code != 0 and "nope" in result.output and "rg_base" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_step_source_refs_and_human_labels_travel_too(tmp_path, fmt):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
+    from app_fixture_records import app_trajectories
+
+    from trajscope.format import HumanLabel
+
+    t = next(t for t in app_trajectories() if t.trajectory_id == "run_base::q3")
+    steps = [msgspec.structs.replace(s, source_ref=f"span-{i}") for i, s in enumerate(t.steps)]
+    t = msgspec.structs.replace(t, steps=steps, human_labels=[
+        HumanLabel(label="error", source_ref="span-1", step_index=1, category="reasoning", annotator="a1")])
+    db, back = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    ingest_trajectories(db, [t])
+    path = _export(db, "run_base", fmt, tmp_path / f"x{EXPORT_FORMATS[fmt].suffix}")
+    _ingest(path, back, fmt, "run_base")
+    with open_readonly(db) as a, open_readonly(back) as b:
+        before, after = read_trajectory(a, t.trajectory_id), read_trajectory(b, t.trajectory_id)
+    assert [s.source_ref for s in after.steps] == [f"span-{i}" for i in range(len(steps))]
+    assert after.human_labels == before.human_labels and len(after.human_labels) == 1
