@@ -14,7 +14,14 @@ from fixtures.forensics.builders import final, read, search, trajectory
 from trajscope.format import RecordError, Run, write_jsonl
 from warehouse import GoldConflict, _loader, ingest_paths, open_readonly, remove_stale_batch_dirs
 
-BLOCK = 256 * 1024  # DuckDB's block: a checkpoint may leave one fresh metadata block
+BLOCK = 256 * 1024  # DuckDB's block size
+
+
+def _metadata_bound(db: Path) -> int:
+    """Bytes a checkpoint may leave: one fresh copy of the catalog's metadata blocks (the view SQL lives there)."""
+    with open_readonly(db) as con:
+        blocks = con.execute("SELECT count(*) FROM pragma_metadata_info()").fetchone()[0]
+    return BLOCK * max(1, blocks)
 TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "judgments")
 Q = "Where was Scott Derrickson born?"
 G1 = ("hp-g1", "Scott Derrickson was born in Denver, Colorado.")
@@ -44,7 +51,7 @@ def test_conflicting_gold_across_runs_is_refused_naming_both_sources(tmp_path):
     db = tmp_path / "w.duckdb"
     first = _log(tmp_path / "first.jsonl", "run_one", "Denver")
     ingest_paths(db, [first])
-    before, size = _state(db), db.stat().st_size
+    before, size, slack = _state(db), db.stat().st_size, _metadata_bound(db)
     second = _log(tmp_path / "second.jsonl", "run_two", "Boulder")
     with pytest.raises(GoldConflict) as info:
         ingest_paths(db, [second])
@@ -53,7 +60,7 @@ def test_conflicting_gold_across_runs_is_refused_naming_both_sources(tmp_path):
     assert "'Denver' in run(s) run_one" in text
     assert str(first) in text and str(second) in text and "--per-run-questions" in text
     assert "1 more question(s) conflict too" in text
-    assert _state(db) == before and db.stat().st_size <= size + BLOCK  # the warehouse is as it was
+    assert _state(db) == before and db.stat().st_size <= size + slack  # the warehouse is as it was
 
 
 def test_two_files_of_one_ingest_that_disagree_are_refused_too(tmp_path):
@@ -106,7 +113,7 @@ def _big_log(path: Path, run_id: str, n: int) -> Path:
 def test_a_failed_ingest_does_not_grow_the_warehouse_file(tmp_path, monkeypatch):
     db = tmp_path / "w.duckdb"
     ingest_paths(db, [_big_log(tmp_path / "small.jsonl", "small", 5)])
-    size, digest_before = db.stat().st_size, _state(db)
+    size, digest_before, slack = db.stat().st_size, _state(db), _metadata_bound(db)
     big = _big_log(tmp_path / "big.jsonl", "big", 600)
     with open(big, "ab") as fh:
         fh.write(b'{"trajectory_id": "broken"}\n')
@@ -116,7 +123,7 @@ def test_a_failed_ingest_does_not_grow_the_warehouse_file(tmp_path, monkeypatch)
             ingest_paths(db, [big])
         assert info.value.line == 601
         assert _state(db) == digest_before
-        assert db.stat().st_size <= size + BLOCK
+        assert db.stat().st_size <= size + slack
     calls = []
     monkeypatch.setattr(_loader, "_reclaim_after_rollback", calls.append)
     with pytest.raises(RecordError):
@@ -130,7 +137,7 @@ def test_the_reclaim_gives_back_the_blocks_a_rolled_back_load_wrote(tmp_path):
 
     db = tmp_path / "w.duckdb"
     ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])
-    size = db.stat().st_size
+    size, slack = db.stat().st_size, _metadata_bound(db)
     with open_warehouse(db) as con:
         con.execute("BEGIN TRANSACTION")
         con.execute("INSERT INTO steps (trajectory_id, step_index, kind, observation) "
@@ -140,7 +147,7 @@ def test_the_reclaim_gives_back_the_blocks_a_rolled_back_load_wrote(tmp_path):
         _loader._reclaim_after_rollback(con)
         reclaimed = db.stat().st_size
     assert grown > size + 8 * BLOCK  # what the issue saw: 6.3 MB -> 25.4 MB after a failed ingest
-    assert reclaimed <= size + BLOCK and _state(db)[0]["steps"] == 6
+    assert reclaimed <= size + slack and _state(db)[0]["steps"] == 6
 
 
 def test_batch_folders_of_a_killed_ingest_are_removed_by_the_next_one(tmp_path, monkeypatch):

@@ -425,8 +425,9 @@ def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
 
 def _reclaim_after_rollback(con: duckdb.DuckDBPyConnection) -> None:
     # Blocks a rolled-back load wrote stay in the file; a checkpoint that has something to write
-    # truncates the free blocks at the file's end. What is left is at most one block (256 KiB) of
-    # fresh metadata, and repeated failures do not add up (measured with DuckDB 2.0).
+    # truncates the free blocks at the file's end. What is left is at most one fresh copy of the
+    # catalog's metadata blocks (256 KiB each; the views' SQL lives there, two blocks with today's
+    # views), and repeated failures do not add up (measured with DuckDB 2.0).
     try:
         con.execute("CREATE TABLE _trajscope_reclaim (x INTEGER)")
         con.execute("DROP TABLE _trajscope_reclaim")
