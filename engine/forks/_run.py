@@ -371,7 +371,8 @@ def select_parents(db_path: str | Path | None, runs: Sequence[str], where: str |
     sql = (f"SELECT s.trajectory_id{extra_cols} FROM (SELECT f.*, c.correct, c.correct_by FROM trajectory_facts f "
            f"LEFT JOIN trajectory_correctness c USING (trajectory_id)) s{extra_join} "
            f"WHERE s.run_id IN ({quoted})" + (f" AND ({where})" if where else "") + " ORDER BY s.trajectory_id")
-    frame = run_read_query(db_path, sql).df
+    # Absolute: the read path's query worker runs in its own folder.
+    frame = run_read_query(Path(db_path).resolve() if db_path else None, sql).df
     facts = {row["trajectory_id"]: row for row in frame.to_dicts()}
     parents = [load_parent(tid, db=db_path) for tid in facts]
     return parents, facts
