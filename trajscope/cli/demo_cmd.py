@@ -63,6 +63,9 @@ def _question_ids(n: int, seed: int, subset: int | None) -> list[str] | None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the question sample.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
               help="Dashboard port on 127.0.0.1.")
+@click.option("--forks", "n_forks", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Fork up to this many wrong trajectories of the first run at their first decisive error with "
+                   "--intervention auto and auto_placebo (docs/forks.md); 0 skips it (it adds model calls).")
 @click.option("--no-app", is_flag=True,
               help="Build the warehouse and print the run summary; do not serve the dashboard.")
 @click.option("--wait-for-setup", "setup_stamp", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -71,7 +74,7 @@ def _question_ids(n: int, seed: int, subset: int | None) -> list[str] | None:
 @click.option("--setup-log", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="The background set-up's log, quoted when it fails.")
 def command(n: int, conditions: str, model: str, max_tokens: int, audit_n: int, db_path: str,
-            out_dir: str, seed: int, port: int, no_app: bool, setup_stamp: Path | None,
+            out_dir: str, seed: int, port: int, n_forks: int, no_app: bool, setup_stamp: Path | None,
             setup_log: Path | None) -> None:
     """Build the demo warehouse with the embedded model and open the dashboard.
 
@@ -110,7 +113,7 @@ def command(n: int, conditions: str, model: str, max_tokens: int, audit_n: int, 
     try:
         if setup_stamp is not None:
             _wait_for_setup(db, progress, setup_stamp, setup_log, started)
-        _build(db, progress, items, n, model, max_tokens, audit_n, Path(out_dir), seed, started)
+        _build(db, progress, items, n, model, max_tokens, audit_n, Path(out_dir), seed, started, n_forks)
         progress.stage, progress.message = "done", f"built in {(time.perf_counter() - started) / 60:.1f} min"
         write_progress(db, progress)
         if no_app:
@@ -131,7 +134,7 @@ def command(n: int, conditions: str, model: str, max_tokens: int, audit_n: int, 
 
 
 def _build(db: Path, progress: BuildProgress, items: list[tuple[str, str, int | None]], n: int, model: str,
-           max_tokens: int, audit_n: int, out_dir: Path, seed: int, started: float) -> None:
+           max_tokens: int, audit_n: int, out_dir: Path, seed: int, started: float, n_forks: int = 0) -> None:
     """The runs (each trajectory ingested as it finishes, each run judged as it ends), then the audit."""
     from engine.llm import LocalModelError
     from engine.runs import RunSpec, execute_matrix
@@ -174,6 +177,10 @@ def _build(db: Path, progress: BuildProgress, items: list[tuple[str, str, int | 
     if any(s.ingest_error for s in summaries):
         first_error = next(s.ingest_error for s in summaries if s.ingest_error)
         raise click.ClickException(f"warehouse ingest failed: {first_error}")
+    if n_forks and summaries:
+        progress.stage, progress.message = "forks", "counterfactual forks at the first decisive error"
+        write_progress(db, progress)
+        _forks(db, out_dir, summaries[0].run_id, n_forks)
     if audit_n:
         progress.stage, progress.message = "audit", "the answer-presence audit"
         write_progress(db, progress)
@@ -256,6 +263,29 @@ def _timing_printer(started: float):  # noqa: ANN202 - a RunSummary callback
         click.echo(f"{summary.line()} [{summary.model_requests} model requests, {summary.cache_hits} from cache]")
 
     return done
+
+
+def _forks(db: Path, out_dir: Path, run_id: str, n: int) -> None:
+    """auto and auto_placebo forks of the run's first n wrong trajectories, judged, and the per-rule rescue."""
+    from engine.forks import fork_many, select_parents
+    from warehouse import run_read_query
+
+    started = time.perf_counter()
+    parents, facts = select_parents(db, [run_id], "correct = false", "first_decisive_error")
+    run_ids = []
+    for intervention in ("auto", "auto_placebo"):
+        for summary in fork_many(parents[:n], "first_decisive_error", intervention, db_path=db,
+                                 out_dir=out_dir / "forks", facts=facts, concurrency=1):
+            if summary.run is not None:
+                run_ids.append(summary.run.run_id)
+            click.echo(summary.lines()[0])
+    _judge(db, run_ids)
+    rows = run_read_query(db.resolve(), "SELECT decisive_rule, intervention, n_parent_wrong, n_rescued, "
+                          "placebo_n_parent_wrong, placebo_n_rescued FROM fork_rule_rescue ORDER BY 1").df
+    for row in rows.iter_rows(named=True):
+        click.echo(f"  {row['decisive_rule']}: {row['intervention']} rescued {row['n_rescued']}/"
+                   f"{row['n_parent_wrong']}, placebo {row['placebo_n_rescued']}/{row['placebo_n_parent_wrong']}")
+    click.echo(f"forks done in {time.perf_counter() - started:.1f}s (view fork_rule_rescue)")
 
 
 def _judge(db: Path, run_ids: list[str]) -> None:
