@@ -15,7 +15,7 @@ APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-
 # libraries, and the build uses every core. An explicit CMAKE_ARGS wins.
 LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 
-.PHONY: setup browser latex test test-fast lint demo demo-url app bench schema clean
+.PHONY: setup browser latex strace test test-fast lint demo demo-url app bench schema clean
 
 setup: $(STAMP)
 
@@ -54,8 +54,14 @@ latex:
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq --no-install-recommends \
 	    texlive-latex-base texlive-latex-recommended >/dev/null; fi; }
 
+# strace watches the commands for network connections in tests/security (Debian's package, never skipped).
+strace:
+	@command -v strace >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq strace >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq strace >/dev/null; fi; }
+
 # Lint first: a ruff finding fails `make test` before any test runs.
-test: setup browser latex
+test: setup browser latex strace
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 

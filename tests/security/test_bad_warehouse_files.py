@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -144,7 +143,6 @@ def _no_network_script(db: Path, tmp: Path, bypass_file_check: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to watch for network connections")
 @pytest.mark.parametrize("bypass_file_check", [False, True], ids=["checked", "extension-settings-alone"])
 @pytest.mark.parametrize("name", ["lite.sqlite", "w.parquet", "w.csv"])
 def test_no_command_attempts_a_network_connection(name, bypass_file_check, tmp_path):
