@@ -114,7 +114,7 @@ def test_demo_command_builds_and_judges_the_warehouse(mock_llm, tmp_path):
                                        "--out", str(tmp_path / "runs"),
                                        "--conditions", "read_gate/baseline,vanilla_rag/k5"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "judged 2 runs" in result.output
+    assert result.output.count("judged 1 run (") == 2  # each run is judged as it finishes (the live build)
     with duckdb.connect(str(db), read_only=True) as con:
         coverage = con.execute("SELECT extractor, count(*) FROM entity_coverage GROUP BY 1 ORDER BY 1").fetchall()
         checks = con.execute("SELECT count(*) FROM answer_checks").fetchall()

@@ -296,7 +296,7 @@ def _judge(db: Path, run_ids: list[str]) -> None:
     started = time.perf_counter()
     for run_id in run_ids:
         judge_run(db, run_id)
-    click.echo(f"judged {len(run_ids)} runs (entity coverage, answer checks) in "
+    click.echo(f"judged {len(run_ids)} run{'' if len(run_ids) == 1 else 's'} (entity coverage, answer checks) in "
                f"{time.perf_counter() - started:.1f}s")
 
 
