@@ -49,7 +49,7 @@ def test_a_killed_batch_fork_resumes_without_losing_or_duplicating_a_child(mock_
     run_id = parents[0].run.run_id
     fork_log = out / f"{fork_run_id(run_id, 'inject_gold', 'first_read')}.jsonl"
 
-    mock_llm.latency_s = 0.15
+    mock_llm.latency_s = 0.4  # wide enough that a loaded machine cannot finish every child before the kill
     code = CHILD.format(log=str(parent_log), out=str(out), cache=str(cache), db=str(db))
     child = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).parent.parent,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
