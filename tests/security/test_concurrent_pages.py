@@ -19,8 +19,11 @@ CROWD = 20
 
 
 def _load(script: str) -> list[str]:
-    page = AppTest.from_file(str(PAGES / f"{script}.py"), default_timeout=300)
-    page.run()
+    # Through the app's navigation, as a browser opens a page: the Overview links to pages that only
+    # st.navigation registers, so a page script run on its own cannot resolve them.
+    page = AppTest.from_file(str(PAGES.parent / "main.py"), default_timeout=300).run()
+    if script != "overview":
+        page.switch_page(f"page_scripts/{script}.py").run()
     return [e.message for e in page.exception] + [e.value for e in page.error]
 
 
