@@ -77,7 +77,8 @@ def test_a_killed_batch_fork_resumes_without_losing_or_duplicating_a_child(mock_
     assert f"{N - before} new, {before} resumed" in result.output and "repaired a torn last line" in result.output
     children = [d.trajectory for d in iter_trajectories(fork_log)]
     assert sorted(c.fork.parent_trajectory_id for c in children) == sorted(p.trajectory_id for p in parents)
-    assert all(c.fork.prefix_model_calls == 0 and not (c.error or "").startswith("fork failed") for c in children), [(c.fork.prefix_model_calls, c.error) for c in children]
+    assert all(c.fork.prefix_model_calls == 0 and not (c.error or "").startswith("fork failed") for c in children), \
+        [(c.fork.prefix_model_calls, c.error) for c in children]
     with duckdb.connect(str(db), read_only=True) as con:
         rows = con.sql("SELECT parent_trajectory_id, count(*) FROM trajectory_forks GROUP BY 1 ORDER BY 1").fetchall()
     assert rows == [(p.trajectory_id, 1) for p in sorted(parents, key=lambda t: t.trajectory_id)]
