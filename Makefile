@@ -14,6 +14,17 @@ APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-
 # text generation needs neither its multimodal library (LLAVA_BUILD) nor anything but the shared
 # libraries, and the build uses every core. An explicit CMAKE_ARGS wins.
 LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+# Where the background llama.cpp build leaves its wheel.
+WHEELS := $(VENV)/wheels
+# Written once torch and every package but llama.cpp are in: the demo then builds its retrieval index
+# while the llama.cpp build goes on.
+DEPS_STAMP := $(VENV)/.deps-stamp
+# pyproject.toml's requirements (with the test extra), by name: `$(PROJECT_DEPS) NAME...` prints those,
+# `--except NAME...` all the others; so the staged installs cannot disagree with the project file.
+PROJECT_DEPS = $(BIN)/python -c "import re, sys, tomllib; \
+  p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
+  deps = p['dependencies'] + p['optional-dependencies']['test']; a = sys.argv[1:]; ex = a[:1] == ['--except']; \
+  names = set(a[1:] if ex else a); print(' '.join(d for d in deps if (re.split(r'[<>=!~\[ ;]', d)[0] in names) != ex))"
 
 .PHONY: setup browser latex strace test test-fast lint demo demo-url app bench schema clean
 
@@ -21,21 +32,28 @@ setup: $(STAMP)
 
 # torch goes first, pinned: 2.13.0 is the CPU build on local disk here, whereas an unpinned torch
 # (pulled in by sentence-transformers) would fetch a multi-GB CUDA build.
+# The llama.cpp build (most of a fresh set-up: BENCHMARKS.md) starts first, as a wheel in the
+# background, while torch and every other package install beside it; the editable install at the end
+# takes that wheel (--find-links) and builds nothing. A failed build leaves its log in the venv.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet torch==2.13.0
-	CMAKE_ARGS="$${CMAKE_ARGS:-$(LLAMA_CMAKE_ARGS)}" CMAKE_BUILD_PARALLEL_LEVEL="$$(nproc)" \
-	  $(BIN)/pip install --quiet -e '.[test]'
+	rm -rf $(WHEELS) $(DEPS_STAMP) && mkdir -p $(WHEELS)
+	( CMAKE_ARGS="$${CMAKE_ARGS:-$(LLAMA_CMAKE_ARGS)}" CMAKE_BUILD_PARALLEL_LEVEL="$$(nproc)" \
+	    $(BIN)/pip wheel --quiet --no-deps -w $(WHEELS) "$$($(PROJECT_DEPS) llama-cpp-python)" \
+	    > $(VENV)/llama-build.log 2>&1 || touch $(WHEELS)/FAILED ) & \
+	$(BIN)/pip install --quiet torch==2.13.0 && \
+	$(BIN)/pip install --quiet $$($(PROJECT_DEPS) --except llama-cpp-python) ; rest=$$?; \
+	test $$rest != 0 || touch $(DEPS_STAMP); wait; test $$rest = 0 || exit $$rest; \
+	test ! -e $(WHEELS)/FAILED || { tail -30 $(VENV)/llama-build.log; exit 1; }
+	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[test]'
 	touch $(STAMP)
 
 # The dashboard's dependencies alone (about a minute from an empty cache: BENCHMARKS.md).
 $(APP_STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet $$($(BIN)/python -c "import re, tomllib; \
-	  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; \
-	  print(' '.join(d for d in deps if re.split(r'[<>=!~\[ ;]', d)[0] in '$(APP_DEPS)'.split()))")
+	$(BIN)/pip install --quiet $$($(PROJECT_DEPS) $(APP_DEPS))
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(APP_STAMP)
 

@@ -94,3 +94,72 @@ def test_the_dashboard_and_the_demo_start_with_app_deps_alone(tmp_path):
     loaded = set(json.loads(done.stdout.strip().splitlines()[-1]))
     assert {"streamlit", "duckdb", "app", "warehouse"} <= loaded  # the probe did import the dashboard
     assert (tmp_path / "demo.duckdb").exists()
+
+
+def _project_deps(*args: str) -> list[str]:
+    """What the Makefile's PROJECT_DEPS prints for args, run by make itself on this interpreter."""
+    probe = "include Makefile\nprobe:\n\t@echo \"$$($(PROJECT_DEPS) $(ARGS))\"\n"
+    done = subprocess.run(["make", "-s", "-f", "-", "probe", f"BIN={Path(sys.executable).parent}",
+                           f"ARGS={' '.join(args)}"], input=probe, cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=True)
+    return done.stdout.split()
+
+
+def test_the_staged_set_up_installs_every_requirement_once():
+    # The llama.cpp wheel builds beside the rest: the two lists split pyproject.toml's, nothing lost or doubled.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    every = project["dependencies"] + project["optional-dependencies"]["test"]
+    llama, rest = _project_deps("llama-cpp-python"), _project_deps("--except", "llama-cpp-python")
+    assert [_name(d) for d in llama] == ["llama-cpp-python"]
+    assert sorted(llama + rest) == sorted(every)
+    assert _project_deps(*_app_deps()) == [d for d in project["dependencies"] if _name(d) in _app_deps()]
+
+
+def test_the_demo_builds_its_retrieval_index_once_the_deps_are_in_and_before_the_model_runtime(tmp_path):
+    import threading
+    import time
+
+    from app.progress import BuildProgress, now, read_progress
+    from trajscope.cli.demo_cmd import _wait_for_setup
+
+    db, stamp = tmp_path / "demo.duckdb", tmp_path / ".setup-stamp"
+    progress = BuildProgress(stage="preparing", message="", started_at=now(), updated_at=now(), url=None, pid=0)
+    seen: list[str] = []
+
+    def warm() -> None:
+        seen.append(read_progress(db).message)
+        assert not stamp.exists()
+
+    def set_up() -> None:
+        time.sleep(1.5)
+        (tmp_path / ".deps-stamp").touch()  # torch and the rest: the index may be built
+        while not seen:
+            time.sleep(0.1)
+        stamp.touch()  # then the llama.cpp wheel
+
+    worker = threading.Thread(target=set_up)
+    worker.start()
+    _wait_for_setup(db, progress, stamp, None, time.perf_counter(), warm=warm)
+    worker.join()
+    assert seen == ["building the retrieval index while the model runtime (llama.cpp) builds"]
+
+
+def test_a_failed_early_index_build_is_said_and_the_set_up_wait_goes_on(tmp_path, capsys):
+    import threading
+    import time
+
+    from app.progress import BuildProgress, now
+    from trajscope.cli.demo_cmd import _wait_for_setup
+
+    db, stamp = tmp_path / "demo.duckdb", tmp_path / ".setup-stamp"
+    (tmp_path / ".deps-stamp").touch()
+    progress = BuildProgress(stage="preparing", message="", started_at=now(), updated_at=now(), url=None, pid=0)
+
+    def warm() -> None:
+        raise ImportError("no module named sentence_transformers")
+
+    threading.Timer(2.0, stamp.touch).start()
+    _wait_for_setup(db, progress, stamp, None, time.perf_counter(), warm=warm)
+    out = capsys.readouterr().out
+    assert "the retrieval index waits for the set-up (ImportError: no module named sentence_transformers)" in out
+    assert "set-up finished at" in out
