@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 from test_controllers_support import CORPUS, RETRIEVER, environment_factory, mock_server
 
@@ -162,6 +163,24 @@ def test_a_prefix_missing_from_the_cache_fails_the_fork_without_calling_the_mode
         assert len(server.chat_requests) == before
     assert child.end_reason == "error" and "not in the response cache" in child.error
     assert summary.failed and summary.failed[0][0] == parent.trajectory_id
+
+
+def test_a_search_that_scores_otherwise_in_the_replay_fails_the_fork_naming_the_field(tmp_path):
+    # What a retriever rebuilt differently in the fork's process did: one score off in its last bit.
+    with mock_server(agent) as server:
+        (parent,) = run_parent(server, tmp_path, questions=QUESTIONS[:1])
+        search = parent.steps[0]
+        score = search.candidates[1].score
+        moved = [*search.candidates[:1], msgspec.structs.replace(search.candidates[1], score=score + score * 2 ** -52),
+                 *search.candidates[2:]]
+        edited = msgspec.structs.replace(parent, steps=[msgspec.structs.replace(search, candidates=moved),
+                                                        *parent.steps[1:]])
+        before = len(server.chat_requests)
+        summary, (child,) = fork(server, tmp_path, [edited], "1", "force_read:c2")
+        assert len(server.chat_requests) == before  # the rest never ran on a state that is not the parent's
+    assert child.error.startswith("fork failed") and "diverged from the parent at step 0" in child.error
+    assert f"candidates[1].score: '{score}' in the replay, '{score + score * 2 ** -52}' in the parent" in child.error
+    assert summary.failed[0][0] == parent.trajectory_id
 
 
 def test_interventions_that_do_not_apply_are_refused_with_the_reason(tmp_path):

@@ -59,6 +59,19 @@ def _as_seen(step: StepBase) -> dict[str, Any]:
     return data
 
 
+def first_difference(mine: Any, theirs: Any, path: str = "") -> str:
+    """Where two step dicts first differ, as `field[i].field: replay vs parent` (the failure names it)."""
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+        for key in sorted(set(mine) | set(theirs), key=str):
+            if mine.get(key) != theirs.get(key):
+                return first_difference(mine.get(key), theirs.get(key), f"{path}.{key}" if path else str(key))
+    elif isinstance(mine, list) and isinstance(theirs, list) and len(mine) == len(theirs):
+        for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
+            if a != b:
+                return first_difference(a, b, f"{path}[{i}]")
+    return f"{path or 'the step'}: {str(mine)[:80]!r} in the replay, {str(theirs)[:80]!r} in the parent"
+
+
 def reply_start(parent: Trajectory, k: int) -> int:
     """The step index at which the model call that produced step k was made (a salvaged answer's
     ErrorStep precedes the answer step of the same reply)."""
@@ -121,7 +134,8 @@ class ForkProbe:
         for i, (a, b) in enumerate(zip(mine, theirs, strict=True)):
             if same(a) != same(b):
                 raise self.fail(f"the replay diverged from the parent at step {i} ({type(a).__name__} vs "
-                                f"{type(b).__name__}): the corpus, retriever or controller is not the parent's")
+                                f"{type(b).__name__}; {first_difference(same(a), same(b))}): the corpus, "
+                                "retriever or controller is not the parent's")
 
     def fire(self) -> None:
         """The intervention applies now: the prefix is checked first."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,11 +17,16 @@ from ._corpus import IndexedCorpus, as_indexed, indexed_text
 from ._hit import DEFAULT_SNIPPET_CHARS, Hit, hits_at
 from ._tokenize import TOKENIZER_VERSION, tokenize
 
+# In the cache key: entries written before token ids were numbered by first appearance (their
+# vocabulary followed the writer's string hash seed) are rebuilt, not loaded.
+INDEX_VERSION = "first-seen-ids-1"
+
 
 def okapi_idf(doc_freq: np.ndarray, n_docs: int, epsilon: float) -> np.ndarray:
     """rank-bm25 BM25Okapi IDF: log((N-df+0.5)/(df+0.5)); negatives become epsilon * mean IDF."""
     idf = np.log(n_docs - doc_freq + 0.5) - np.log(doc_freq + 0.5)
-    floor = epsilon * idf.mean()
+    # fsum: the exact sum, the same in any order of the vocabulary (a pairwise mean is not).
+    floor = epsilon * math.fsum(idf.tolist()) / max(len(idf), 1)
     return np.where(idf < 0, floor, idf)
 
 
@@ -52,6 +58,14 @@ class _OkapiBM25(bm25s.BM25):
         return {"data": matrix.data, "indices": matrix.indices, "indptr": matrix.indptr, "num_docs": n_docs}
 
 
+def token_ids(documents: Iterable[list[str]]) -> tuple[list[list[int]], dict[str, int]]:
+    """Each document as token ids, numbered in order of first appearance: the same index in every process
+    (bm25s numbers the tokens of a set, in an order that changes with the string hash seed)."""
+    vocab: dict[str, int] = {}
+    ids = [[vocab.setdefault(token, len(vocab)) for token in doc] for doc in documents]
+    return ids, vocab
+
+
 def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
     """Indices of the k highest scores, best first; ties go to the lower index (stable)."""
     k = min(k, len(scores))
@@ -63,7 +77,7 @@ def top_k_indices(scores: np.ndarray, k: int) -> np.ndarray:
 
 def bm25_cache_key(corpus: IndexedCorpus, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> str:
     """Names a BM25 index: corpus hash plus everything that changes the weights."""
-    return f"{corpus.content_hash[:24]}-k1{k1}-b{b}-eps{epsilon}-{TOKENIZER_VERSION}"
+    return f"{corpus.content_hash[:24]}-k1{k1}-b{b}-eps{epsilon}-{TOKENIZER_VERSION}-{INDEX_VERSION}"
 
 
 class BM25Retriever:
@@ -88,7 +102,7 @@ class BM25Retriever:
         if _index is None:
             _index = _OkapiBM25(k1=k1, b=b, epsilon=epsilon)
             # No empty-token column: every query token we look up is a real word (see scores()).
-            _index.index([tokenize(indexed_text(c)) for c in self.corpus.chunks], create_empty_token=False,
+            _index.index(token_ids(tokenize(indexed_text(c)) for c in self.corpus.chunks), create_empty_token=False,
                          show_progress=False)
         self._index = _index
 
