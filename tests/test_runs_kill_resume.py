@@ -1,14 +1,10 @@
 """SIGKILL a run midway, resume it: every question id exactly once in the log and in the warehouse."""
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import duckdb
+from kill_support import kill_after_lines
 from test_runs_support import answer_from_question, inputs
 
 from engine.runs import RunSpec, execute_run
@@ -36,21 +32,7 @@ def test_sigkill_midway_then_resume_gives_each_id_exactly_once(mock_llm, tmp_pat
     mock_llm.latency_s = 0.05
     settings = spec_settings(mock_llm, tmp_path)
     log_path = RunSpec(**settings).log_path()
-    code = CHILD.format(tests=str(Path(__file__).parent), spec=settings, n=N)
-    child = subprocess.Popen([sys.executable, "-c", code], cwd=Path(__file__).parent.parent,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if log_path.exists() and log_path.read_bytes().count(b"\n") >= 12:
-                break
-            assert child.poll() is None, child.stderr.read().decode()[-2000:]
-            time.sleep(0.02)
-        os.kill(child.pid, signal.SIGKILL)
-    finally:
-        child.wait()
-    assert child.returncode == -signal.SIGKILL
-    before = log_path.read_bytes().count(b"\n")
+    before = kill_after_lines(CHILD.format(tests=str(Path(__file__).parent), spec=settings, n=N), log_path, 12)
     assert 12 <= before < N
     # A kill can also land mid-write: leave a torn line for the resume to repair.
     with open(log_path, "ab") as fh:
