@@ -1,6 +1,7 @@
 """The Replay page's fork section: the exact `trajscope fork` command, and parent and fork side by side."""
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -18,8 +19,11 @@ from trajscope.format import FORK_INTERVENTIONS
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_dashboards_intervention_list_is_the_engines():
-    assert list(FORK_INTERVENTIONS) == list(INTERVENTIONS)
+def test_the_engine_the_dashboard_and_the_docs_name_one_set_of_interventions():
+    assert INTERVENTIONS is FORK_INTERVENTIONS  # one definition: trajscope/format/fork_interventions.json
+    table = (ROOT / "docs" / "forks.md").read_text().split("## Interventions", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| `(\w+)` \|", table, flags=re.M) == list(FORK_INTERVENTIONS)
+    assert {k.hook for k in FORK_INTERVENTIONS.values()} == {"reply", "environment", "review"}
 
 
 def test_fork_command_is_quoted_and_parses_back_to_the_fork_arguments():

@@ -45,7 +45,7 @@ def render_fork_command(trajectory_id: str, steps: pl.DataFrame) -> None:
                             format_func=lambda i: f"{i}. {kinds.get(i, '')}")
         names = list(FORK_INTERVENTIONS)
         intervention = st.selectbox("Intervention", names, key="fork-intervention")
-        hint = FORK_INTERVENTIONS[intervention]
+        hint = FORK_INTERVENTIONS[intervention].argument
         argument = st.text_input(f"Argument ({hint})", key="fork-argument") if hint else ""
         st.code(fork_command(trajectory_id, int(step), intervention, argument.strip() or None), language="bash")
 

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
 
 from trajscope.format import (
+    FORK_INTERVENTIONS,
     SEARCH_KINDS,
     Chunk,
     FinalStep,
+    ForkInterventionKind,
     ReadStep,
     RegisterUpdateStep,
     SearchStep,
@@ -16,46 +17,14 @@ from trajscope.format import (
     step_kind,
 )
 
-# Where an intervention acts: the model reply that produced the step (rewritten or re-asked), the
-# environment's answer to the step's action, or the review of the step's final.
-Hook = Literal["reply", "environment", "review"]
-
 
 class ForkError(ValueError):
     """A fork that cannot be made (bad step, intervention that does not apply, prefix not cached)."""
 
 
-@dataclass(frozen=True)
-class InterventionKind:
-    """One entry of the documented set: name, where it acts, what its argument is, what it changes."""
-
-    name: str
-    hook: Hook
-    argument: str  # what ARGUMENT means ("" when it takes none)
-    required: bool
-    effect: str
-
-
-INTERVENTIONS: dict[str, InterventionKind] = {k.name: k for k in (
-    InterventionKind("inject_gold", "reply", "gold chunk id (default: the first gold passage not read before the step)",
-                     False, "the agent's action at the step is replaced by a read of a gold passage"),
-    InterventionKind("placebo", "reply", "gold chunk id whose length is matched (default: as inject_gold)", False,
-                     "the control of inject_gold: a read of the non-gold passage nearest in length to that gold one"),
-    InterventionKind("force_read", "reply", "chunk id", True,
-                     "the agent's action at the step is replaced by a read of the named chunk"),
-    InterventionKind("replace_query", "reply", "the new query text", True,
-                     "the search at the step is made with this query instead of the agent's"),
-    InterventionKind("remove_decoy", "environment", "chunk id among the step's candidates", True,
-                     "the search at the step returns its candidates without this chunk (ranks close up)"),
-    InterventionKind("inject_candidate", "environment", "chunk id (default: the first gold passage not shown)", False,
-                     "the search at the step returns this chunk as its rank-1 candidate, the others one rank down"),
-    InterventionKind("reject_final", "review", "", False,
-                     "the final at the step is rejected with the Read-Gate corrective observation"),
-    InterventionKind("fix_register", "reply", "ITEM=STATUS[:note]", True,
-                     "the register update at the step sets ITEM to STATUS (and the note), the invariants still apply"),
-    InterventionKind("swap_model", "reply", "model spec (as --model of trajscope run)", True,
-                     "the step and every later model call go to this model"),
-)}
+# The documented set, one definition (trajscope/format/fork_interventions.json).
+InterventionKind = ForkInterventionKind
+INTERVENTIONS: dict[str, InterventionKind] = FORK_INTERVENTIONS
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ from ._definitions import (
     READ_KIND,
 )
 from ._export import EXPORT_KEY, EXPORT_VERSION, Exported, decode_exported, encode_exported
+from ._fork_interventions import FORK_INTERVENTIONS, ForkInterventionKind
 from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
 from ._nesting import NESTING_LIMIT, check_nesting, exceeds_nesting_limit, loads_bounded, nesting_of, too_deep
 from ._records import (
@@ -117,7 +118,7 @@ from ._steps import (
     ToolStep,
     step_kind,
 )
-from ._trajectory import FORK_INTERVENTIONS, ForkOrigin, Trajectory, make_trajectory_id
+from ._trajectory import ForkOrigin, Trajectory, make_trajectory_id
 
 __all__ = [
     "FORCED_END_REASONS", "GAVE_UP_END_REASONS",
@@ -138,7 +139,8 @@ __all__ = [
     "iter_trajectories", "json_schema",
     "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id",
     "NESTING_LIMIT", "check_nesting", "exceeds_nesting_limit", "loads_bounded", "nesting_of", "too_deep",
-    "FORK_INTERVENTIONS", "ForkOrigin", "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer",
+    "FORK_INTERVENTIONS", "ForkInterventionKind",
+    "ForkOrigin", "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer",
     "Passage", "GoldHop", "Question",
     "read_audit_records", "ReaderOutput", "ReadStep", "Record", "RecordError", "RegisterEvent",
     "RegisterUpdateStep", "RetrieverSettings", "Run", "score_answer", "SearchStep", "SemanticSearchStep",

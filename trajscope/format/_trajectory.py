@@ -6,20 +6,6 @@ from typing import Any, Literal
 from ._records import SCHEMA_VERSION, EndReason, HumanLabel, Judgment, Question, Record, RegisterEvent, Run
 from ._steps import Step
 
-# The interventions `trajscope fork` applies at its step, with what their argument is (engine.forks
-# implements them; the dashboard builds fork commands from this list without importing the engine).
-FORK_INTERVENTIONS: dict[str, str] = {
-    "inject_gold": "gold chunk id (optional)",
-    "placebo": "gold chunk id whose length is matched (optional)",
-    "force_read": "chunk id",
-    "replace_query": "the new query",
-    "remove_decoy": "chunk id among the step's candidates",
-    "inject_candidate": "chunk id (optional)",
-    "reject_final": "",
-    "fix_register": "ITEM=STATUS[:note]",
-    "swap_model": "model spec",
-}
-
 
 class ForkOrigin(Record, kw_only=True):
     """Where a counterfactual re-run branched off: its parent trajectory, the step and the intervention.
