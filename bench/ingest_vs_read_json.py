@@ -32,9 +32,9 @@ elif mode == "rejson":
     con.close()
 elif mode == "query":
     import duckdb
-    from warehouse import open_readonly
+    from warehouse import open_read
     times = {}
-    with open_readonly(db) as con:
+    with open_read(db) as con:
         for view in ("run_summary", "trajectory_facts", "trajectory_evidence"):
             q = f"SELECT * FROM {view}" if view == "run_summary" else f"SELECT count(*), avg(1) FROM {view}"
             t = time.perf_counter(); con.execute(q).fetchall(); times[view] = time.perf_counter() - t

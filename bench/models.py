@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelServer  # noqa: E402
 from engine.runs import RunSpec, execute_run_async, model_config_for  # noqa: E402
 from trajscope.format import ErrorStep, iter_trajectories  # noqa: E402
-from warehouse import open_readonly  # noqa: E402
+from warehouse import open_read  # noqa: E402
 
 HOTPOT = ROOT.parent / "shared" / "data" / "hotpotqa" / "hotpotqa_distractor_dev_100.json"
 
@@ -54,7 +54,7 @@ def reply_stats(log_path: Path) -> tuple[int, int, float]:
 
 
 def summary_row(db: Path, run_id: str) -> dict[str, float | int | None]:
-    with open_readonly(db) as con:
+    with open_read(db) as con:
         row = con.execute(
             """SELECT n_trajectories, em, contain_acc, zero_read_final_rate, mean_reads, mean_turns,
                       error_trajectories

@@ -18,7 +18,7 @@ from pathlib import Path
 from synthetic import CONDITIONS, write_synthetic_log
 
 from trajscope.format import AuditRecord, ReaderOutput
-from warehouse import ingest_paths, open_readonly
+from warehouse import ingest_paths, open_read
 from warehouse.audit import load_audit_records
 from warehouse.report import build_report, forget_digests, render_all
 
@@ -108,7 +108,7 @@ def main() -> None:
             total = 0.0
             for paper, run_ids in runs.items():
                 t0 = time.perf_counter()
-                with open_readonly(db) as con:
+                with open_read(db) as con:
                     tables = build_report(con, paper, run_ids, db_path=db)
                 for fmt in ("latex", "markdown", "csv"):
                     render_all(tables, fmt)
@@ -129,7 +129,7 @@ def main() -> None:
 
 
 def build_tables(db: Path, paper: str, run_ids: list[str]):
-    with open_readonly(db) as con:
+    with open_read(db) as con:
         return build_report(con, paper, run_ids, db_path=db)
 
 

@@ -28,11 +28,14 @@ from ._loader import (
 from ._reconstruct import read_trajectory
 from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
 from .read import (
+    CONSOLE_LIMITS,
     DEFAULT_LIMITS,
+    PAGE_LIMITS,
     ForbiddenStatement,
     LimitExceeded,
     NotAWarehouse,
     QueryTimeout,
+    Reader,
     ReadLimits,
     ReadRefused,
     ReadResult,
@@ -40,17 +43,17 @@ from .read import (
     check_statement,
     open_read,
     run_read_query,
-    time_limit,
     upgrade_if_warehouse,
 )
 
 __all__ = [
-    "BAD_WAREHOUSE_EXIT", "WarehouseFileError", "check_schema", "check_warehouse_file",
-    "DEFAULT_DB", "DEFAULT_LIMITS", "ForbiddenStatement", "GoldConflict", "IngestReport", "LimitExceeded",
+    "BAD_WAREHOUSE_EXIT", "WarehouseFileError", "check_schema", "check_warehouse_file", "CONSOLE_LIMITS",
+    "DEFAULT_DB", "DEFAULT_LIMITS", "PAGE_LIMITS", "Reader", "ForbiddenStatement",
+    "GoldConflict", "IngestReport", "LimitExceeded",
     "LogSliceLoad", "NotAWarehouse", "ON_DUPLICATE_CHOICES", "QueryTimeout", "ReadLimits", "ReadRefused",
     "ReadResult", "ResultTooLarge", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",
     "check_statement", "default_db_path", "ingest_log_slice", "ingest_paths", "ingest_trajectories",
-    "latest_schema_version", "open_read", "run_read_query", "time_limit",
+    "latest_schema_version", "open_read", "run_read_query",
     "load_chunks", "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse",
     "read_trajectory", "remove_stale_batch_dirs", "schema_version", "transaction", "upgrade_if_warehouse",
     "validate_log",

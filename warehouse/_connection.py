@@ -65,7 +65,8 @@ def open_readonly(
     memory_limit: str = "1GB",
     threads: int | None = None,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
-    """Read-only connection; sandboxed: no file or network access, no extensions, settings locked."""
+    """Read-only raw connection, for the tests' own inspection of a file; sandboxed: no file or network access,
+    no extensions, settings locked. The product reads through warehouse.open_read (tests/test_read_entry_point.py)."""
     path = Path(path) if path else default_db_path()
     if not path.exists():
         raise WarehouseMissing(

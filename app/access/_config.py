@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse import ReadLimits, default_db_path
+from warehouse import CONSOLE_LIMITS, PAGE_LIMITS, ReadLimits, default_db_path
 
 ENV_MAX_UPLOAD_MB = "TRAJSCOPE_APP_MAX_UPLOAD_MB"
 ENV_SQL_TIMEOUT_S = "TRAJSCOPE_APP_SQL_TIMEOUT_S"
@@ -17,7 +17,9 @@ ENV_TEMP_MB = "TRAJSCOPE_APP_TEMP_MB"
 ENV_LOCK_WAIT_S = "TRAJSCOPE_APP_LOCK_WAIT_S"
 
 # The pages' own queries: most rows a page (the Export preview included) may fetch.
-PAGE_ROW_CAP = 1_000_000
+PAGE_ROW_CAP = PAGE_LIMITS.max_rows
+# Every number below comes from the read path's one table of limit defaults (warehouse.read.DEFAULTS):
+# the console column for SQL a user types, the page column for the pages' own queries.
 
 
 @dataclass(frozen=True)
@@ -26,25 +28,26 @@ class AppConfig:
 
     db_path: Path
     max_upload_mb: int = 200
-    sql_timeout_s: float = 10.0  # console and Export filter: well under ingest's 60 s lock wait
-    sql_row_cap: int = 10_000
-    sql_max_mb: float = 64.0  # console and Export results, in Arrow bytes
-    page_timeout_s: float = 30.0  # the pages' own queries
-    memory_limit_mb: int = 1024
-    max_temp_mb: int = 1024
-    lock_wait_s: float = 15.0
+    sql_timeout_s: float = CONSOLE_LIMITS.timeout_s  # console and Export filter: well under ingest's lock wait
+    sql_row_cap: int = CONSOLE_LIMITS.max_rows
+    sql_max_mb: float = CONSOLE_LIMITS.max_result_mb  # console and Export results, in Arrow bytes
+    page_timeout_s: float = PAGE_LIMITS.timeout_s  # the pages' own queries
+    memory_limit_mb: int = CONSOLE_LIMITS.memory_limit_mb
+    max_temp_mb: int = CONSOLE_LIMITS.max_temp_mb
+    lock_wait_s: float = CONSOLE_LIMITS.lock_wait_s
 
     def console_limits(self, *, max_rows: int | None = None) -> ReadLimits:
         """Limits of SQL a user typed (console, Export filter): run in a memory-bounded query worker."""
-        return ReadLimits(timeout_s=self.sql_timeout_s, max_rows=max_rows or self.sql_row_cap,
-                          max_result_mb=self.sql_max_mb, memory_limit_mb=self.memory_limit_mb,
-                          max_temp_mb=self.max_temp_mb, lock_wait_s=self.lock_wait_s)
+        return CONSOLE_LIMITS.with_overrides(
+            timeout_s=self.sql_timeout_s, max_rows=max_rows or self.sql_row_cap, max_result_mb=self.sql_max_mb,
+            memory_limit_mb=self.memory_limit_mb, max_temp_mb=self.max_temp_mb, lock_wait_s=self.lock_wait_s)
 
     def page_limits(self) -> ReadLimits:
         """Limits of the pages' own queries, on in-process connections that share one DuckDB configuration."""
-        return ReadLimits(timeout_s=self.page_timeout_s, max_rows=PAGE_ROW_CAP,
-                          max_result_mb=max(self.sql_max_mb, 256.0), memory_limit_mb=self.memory_limit_mb,
-                          max_temp_mb=self.max_temp_mb, lock_wait_s=self.lock_wait_s)
+        # A page never gets a smaller result budget than the console it links to.
+        return PAGE_LIMITS.with_overrides(
+            timeout_s=self.page_timeout_s, max_result_mb=max(self.sql_max_mb, PAGE_LIMITS.max_result_mb),
+            memory_limit_mb=self.memory_limit_mb, max_temp_mb=self.max_temp_mb, lock_wait_s=self.lock_wait_s)
 
 
 def _number(name: str, default: float, cast: type) -> float:
@@ -61,15 +64,16 @@ def _number(name: str, default: float, cast: type) -> float:
 
 
 def load_config() -> AppConfig:
-    """Settings from $TRAJSCOPE_DB and $TRAJSCOPE_APP_* (defaults otherwise)."""
+    """Settings from $TRAJSCOPE_DB and $TRAJSCOPE_APP_* (AppConfig's defaults otherwise)."""
+    d = AppConfig(db_path=default_db_path())
     return AppConfig(
-        db_path=default_db_path(),
-        max_upload_mb=int(_number(ENV_MAX_UPLOAD_MB, 200, int)),
-        sql_timeout_s=float(_number(ENV_SQL_TIMEOUT_S, 10.0, float)),
-        sql_row_cap=int(_number(ENV_SQL_ROW_CAP, 10_000, int)),
-        sql_max_mb=float(_number(ENV_SQL_MAX_MB, 64.0, float)),
-        page_timeout_s=float(_number(ENV_PAGE_TIMEOUT_S, 30.0, float)),
-        memory_limit_mb=int(_number(ENV_MEMORY_MB, 1024, int)),
-        max_temp_mb=int(_number(ENV_TEMP_MB, 1024, int)),
-        lock_wait_s=float(_number(ENV_LOCK_WAIT_S, 15.0, float)),
+        db_path=d.db_path,
+        max_upload_mb=int(_number(ENV_MAX_UPLOAD_MB, d.max_upload_mb, int)),
+        sql_timeout_s=float(_number(ENV_SQL_TIMEOUT_S, d.sql_timeout_s, float)),
+        sql_row_cap=int(_number(ENV_SQL_ROW_CAP, d.sql_row_cap, int)),
+        sql_max_mb=float(_number(ENV_SQL_MAX_MB, d.sql_max_mb, float)),
+        page_timeout_s=float(_number(ENV_PAGE_TIMEOUT_S, d.page_timeout_s, float)),
+        memory_limit_mb=int(_number(ENV_MEMORY_MB, d.memory_limit_mb, int)),
+        max_temp_mb=int(_number(ENV_TEMP_MB, d.max_temp_mb, int)),
+        lock_wait_s=float(_number(ENV_LOCK_WAIT_S, d.lock_wait_s, float)),
     )

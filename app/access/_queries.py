@@ -9,8 +9,8 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import NotAWarehouse, ReadLimits, open_read, time_limit
-from warehouse.read import fetch_bounded, to_polars
+from warehouse import NotAWarehouse, ReadLimits, open_read
+from warehouse.read import to_polars
 from warehouse.read import write_lock as warehouse_write_lock
 
 from ._config import load_config
@@ -21,16 +21,15 @@ def write_lock():
     return warehouse_write_lock()
 
 
-def _limits(lock_wait_s: float, limits: ReadLimits | None) -> ReadLimits:
+def _limits(lock_wait_s: float | None, limits: ReadLimits | None) -> ReadLimits:
     return limits or load_config().page_limits().with_overrides(lock_wait_s=lock_wait_s)
 
 
 @contextmanager
-def read_connection(db_path: str | Path, *, lock_wait_s: float = 15.0, limits: ReadLimits | None = None):
-    """A sandboxed read-only connection (warehouse.open_read) for one page's work, time-limited, closed on exit."""
-    limits = _limits(lock_wait_s, limits)
-    with open_read(db_path, limits=limits) as con, time_limit(con, limits.timeout_s):
-        yield con
+def read_connection(db_path: str | Path, *, lock_wait_s: float | None = None, limits: ReadLimits | None = None):
+    """A warehouse Reader (warehouse.open_read) for one page's work, each query bounded, closed on exit."""
+    with open_read(db_path, limits=_limits(lock_wait_s, limits)) as reader:
+        yield reader
 
 
 @dataclass(frozen=True)
@@ -54,25 +53,25 @@ def chartable(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(casts) if casts else df
 
 
-def run_query(db_path: str | Path, sql: str, *, lock_wait_s: float = 15.0,
+def run_query(db_path: str | Path, sql: str, *, lock_wait_s: float | None = None,
               limits: ReadLimits | None = None) -> QueryResult:
     """Run one SELECT through the read path (checked, time-limited, row- and byte-capped) as polars."""
     return run_queries(db_path, {"q": sql}, lock_wait_s=lock_wait_s, limits=limits)["q"]
 
 
 def run_queries(
-    db_path: str | Path, named_sql: dict[str, str], *, lock_wait_s: float = 15.0, limits: ReadLimits | None = None
+    db_path: str | Path, named_sql: dict[str, str], *, lock_wait_s: float | None = None,
+    limits: ReadLimits | None = None
 ) -> dict[str, QueryResult]:
     """Several queries of one page render on one short-lived connection (closed before returning).
 
-    Each is checked and bounded like any other read (warehouse.read.fetch_bounded); raises ReadRefused.
+    Each is checked and bounded like any other read (warehouse.Reader.fetch); raises ReadRefused.
     """
-    limits = _limits(lock_wait_s, limits)
     results = {}
-    with open_read(db_path, limits=limits) as con:
+    with open_read(db_path, limits=_limits(lock_wait_s, limits)) as reader:
         for name, sql in named_sql.items():
             start = time.perf_counter()
-            fetched = fetch_bounded(con, sql, limits)
+            fetched = reader.fetch(sql)
             results[name] = QueryResult(sql=sql, df=chartable(to_polars(fetched.table)),
                                         seconds=time.perf_counter() - start, truncated=fetched.truncated)
     return results
@@ -112,7 +111,7 @@ _STATE_SQL = """SELECT (SELECT count(*) FROM runs) AS n_runs,
        (SELECT list(view_name) FROM duckdb_views() WHERE NOT internal) AS views"""
 
 
-def warehouse_state(db_path: str | Path, *, lock_wait_s: float = 15.0) -> WarehouseState:
+def warehouse_state(db_path: str | Path, *, lock_wait_s: float | None = None) -> WarehouseState:
     """Counts and view names; a missing file or one without the schema reads as empty."""
     if not Path(db_path).exists():
         return WarehouseState(exists=False)

@@ -21,7 +21,7 @@ from app.queries import (
 )
 from trajscope.format import GATE_EXTRACTOR
 from warehouse import DEFAULT_LIMITS, ReadLimits, open_read, run_read_query
-from warehouse.read import fetch_bounded, to_polars
+from warehouse.read import to_polars
 
 MAX_REPLAYS = 60  # a bundle is for a reviewer: beyond this many trajectories, name the rest without replays
 
@@ -154,7 +154,8 @@ def query_figure(table: Table) -> Figure | None:
 
 
 def _frame(con, sql: str, limits: ReadLimits) -> pl.DataFrame:
-    return to_polars(fetch_bounded(con, sql, limits).table)
+    # The whole result or a refusal (Reader.execute): a replay or a figure is never silently cut short.
+    return to_polars(con.execute(sql).to_arrow_table())
 
 
 def _replay(con, trajectory_id: str, limits: ReadLimits) -> Replay | None:
@@ -207,7 +208,7 @@ def collect_bundle(db_path: Path, *, queries: list[str], run_ids: list[str], ver
             if missing:
                 raise LookupError(f"no run {', '.join(map(repr, missing))} in {db_path.name}")
             for name, sql in runs_tables_sql(run_ids).items():
-                fetched = fetch_bounded(con, sql, limits)
+                fetched = con.fetch(sql)
                 bundle.tables.append(Table(name, sql, to_polars(fetched.table), fetched.truncated))
             bundle.figures.append(_accuracy_figure(con, run_ids, limits))
             plane = _plane_figure(con, run_ids, limits)

@@ -7,7 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from app.access import chartable
-from warehouse import ReadLimits, run_read_query
+from warehouse import CONSOLE_LIMITS, ReadLimits, run_read_query
 
 
 @dataclass(frozen=True)
@@ -22,9 +22,9 @@ class ConsoleResult:
 
 
 def run_console_query(db_path: str | Path, sql: str, *, timeout_s: float, row_cap: int,
-                      lock_wait_s: float = 15.0, limits: ReadLimits | None = None) -> ConsoleResult:
+                      lock_wait_s: float | None = None, limits: ReadLimits | None = None) -> ConsoleResult:
     """Check, then run sql in a memory-bounded query worker; raises ReadRefused subclasses (one-line reasons)."""
-    limits = (limits or ReadLimits()).with_overrides(timeout_s=timeout_s, max_rows=row_cap, lock_wait_s=lock_wait_s)
+    limits = (limits or CONSOLE_LIMITS).with_overrides(timeout_s=timeout_s, max_rows=row_cap, lock_wait_s=lock_wait_s)
     result = run_read_query(db_path, sql, limits=limits)
     return ConsoleResult(sql=result.sql, df=chartable(result.df), truncated=result.truncated,
                          seconds=result.seconds, as_text=result.as_text)

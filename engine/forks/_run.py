@@ -64,9 +64,9 @@ def load_parent(trajectory_id: str, *, log: str | Path | None = None, db: str | 
         if not found:
             raise ForkError(f"{log}: no trajectory {trajectory_id!r}")
         return found[0]
-    from warehouse import open_readonly, read_trajectory
+    from warehouse import open_read, read_trajectory
 
-    with open_readonly(db) as con:
+    with open_read(db) as con:
         rows = con.execute("SELECT source_file FROM trajectories WHERE trajectory_id = ?", [trajectory_id]).fetchall()
         if not rows:
             raise ForkError(f"no trajectory {trajectory_id!r} in the warehouse")

@@ -40,7 +40,7 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
     import duckdb
     import polars as pl
 
-    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from warehouse.export import to_csv, to_markdown
     from warehouse.queries import extractor_agreement, judge_agreements, judge_robustness, pooled_cooccurrence
 
@@ -50,8 +50,8 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
 
     runs = list(run_ids) or None
     try:
-        # The read path: brought up to date, sandboxed and time-limited like every other read.
-        with open_read(db_path) as con, time_limit(con, DEFAULT_LIMITS.timeout_s):
+        # The read path: brought up to date, sandboxed, every query checked and time-limited.
+        with open_read(db_path) as con:
             agreements = [extractor_agreement(con, runs), *judge_agreements(con, runs)]
             pooled = pooled_cooccurrence(con, runs)
             robust = judge_robustness(con, *robustness, run_id=runs) if robustness else None
@@ -90,15 +90,14 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
 def _human(db_path, run_id: str, method: str | None, fmt: str) -> None:
     import duckdb
 
-    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly, upgrade_if_warehouse
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from warehouse.export import to_csv, to_markdown
     from warehouse.queries import CI_METHODS, human_agreement
 
     try:
-        upgrade_if_warehouse(db_path)
-        with open_readonly(db_path) as con:
+        with open_read(db_path) as con:
             result = human_agreement(con, run_id, method)
-    except (WarehouseMissing, WarehouseBusy) as exc:
+    except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise click.ClickException(str(exc)) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{db_path}: query failed: {exc}") from None

@@ -7,6 +7,8 @@ import click
 
 from warehouse.audit import REPORT_FORMATS, REPORT_TABLES
 
+from ._options import read_failure, timeout_option
+
 
 @click.command("audit-report")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
@@ -15,7 +17,8 @@ from warehouse.audit import REPORT_FORMATS, REPORT_TABLES
 @click.option("--table", "tables", multiple=True, type=click.Choice(REPORT_TABLES),
               help="Only these tables (repeatable; default: all, in report order).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to a file instead of stdout.")
-def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) -> None:
+@timeout_option
+def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None, timeout_s: float) -> None:
     """Print the audit tables: cells, transition buckets, the causal delta on 1->1 (remove vs
     placebo), insertion on 0->0, the sentinel panel with C2a / C2b verdicts, the identity check,
     the alias spot-check and every per-intervention delta, with 95% bootstrap CIs (seed 42).
@@ -24,7 +27,7 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) 
     Example:
       trajscope audit-report --db demo.duckdb --format latex --table causal --table sentinels
     """
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
+    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
     from warehouse.audit import render_report, report_tables
     from warehouse.export import check_output_path, write_output
 
@@ -32,8 +35,9 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) 
     if out:
         check_output_path(out, db=path)
     try:
-        # The read path brings an older warehouse (no audit tables yet) up to date first.
-        with open_read(path) as con:
+        # The read path brings an older warehouse (no audit tables yet) up to date first; each query is
+        # checked and stopped at the time limit.
+        with open_read(path, limits=DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)) as con:
             n = con.execute("SELECT count(*) FROM audit_records").fetchall()[0][0]
             if n == 0:
                 raise click.ClickException(
@@ -42,7 +46,7 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None) 
                 )
             text = render_report(report_tables(con, list(tables) or None), fmt)
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise read_failure(exc) from None
     if out:
         write_output(out, text, db=path)
         click.echo(f"wrote {out}")

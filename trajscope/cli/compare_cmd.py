@@ -58,7 +58,7 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
     import duckdb
 
     from trajscope.format import GATE_EXTRACTOR
-    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read, time_limit
+    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from warehouse.export import to_csv, to_latex, to_markdown
     from warehouse.queries import (
         QueryError,
@@ -75,7 +75,7 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
         metric = f"rubric:{rubric}"
     try:
         # The read path: an old warehouse is brought up to date first, then read in the sandbox.
-        with open_read(db_path, limits=limits) as con, time_limit(con, limits.timeout_s):
+        with open_read(db_path, limits=limits) as con:
             comparison = compare_runs(
                 con, run_a, run_b, metric=metric, strata=strata, margin=margin,
                 subset="a_zero_read" if zero_read else None, n_resamples=resamples, seed=seed,

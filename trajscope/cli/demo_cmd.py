@@ -370,20 +370,23 @@ def _load_corpus(db: Path) -> None:
 
 
 def _print_run_summary(db: Path) -> None:
-    from warehouse import open_readonly
+    import polars as pl
 
-    with open_readonly(db) as con:
-        table = con.sql("SELECT * FROM run_summary ORDER BY 1")
+    from warehouse import open_read
+
+    with open_read(db) as reader:
+        table = reader.frame("SELECT * FROM run_summary ORDER BY 1")
+    with pl.Config(tbl_cols=-1, tbl_rows=-1, tbl_width_chars=400, tbl_hide_dataframe_shape=True):
         click.echo(str(table))
 
 
 def _print_guide(db: Path, port: int, *, serving: bool) -> None:
     """Where the dashboard is and the three findings to open first, from the Overview page's own queries."""
     from app.queries import overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql
-    from warehouse import open_readonly
+    from warehouse import open_read
 
     root = f"http://127.0.0.1:{port}"
-    with open_readonly(db) as con:
+    with open_read(db) as con:
         gate = con.execute(overview_gate_rejections_sql()).fetchone()
         move = con.execute(overview_plane_moves_sql()).fetchone()
         pair = con.execute(overview_pairs_sql()).fetchone()

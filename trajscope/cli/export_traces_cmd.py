@@ -37,14 +37,14 @@ def command(run_id: str, db_path: str, fmt: str, out: Path) -> None:
     import duckdb
 
     from ingest.exporters import EXPORT_FORMATS, export_file
-    from warehouse import WarehouseBusy, WarehouseMissing, open_readonly
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from warehouse.export import RunNotFound, check_output_path, exported_trajectories
 
     check_output_path(out, db=db_path)  # never the warehouse or its WAL, by any link
     try:
-        with open_readonly(db_path) as con:
+        with open_read(db_path) as con:
             n = export_file(exported_trajectories(con, run_id), fmt, out, version=trajscope_version())
-    except (WarehouseMissing, WarehouseBusy, RunNotFound) as exc:
+    except (WarehouseMissing, WarehouseBusy, ReadRefused, RunNotFound) as exc:
         raise click.ClickException(str(exc)) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{db_path}: query failed: {exc}") from None

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from ._options import read_failure, timeout_option
+
 PAPER_CHOICES = ("read-gate", "execution-rag", "audit")
 FORMAT_CHOICES = ("latex", "markdown", "csv")
 _TRUE, _FALSE = {"1", "true", "yes", "right"}, {"0", "false", "no", "wrong"}
@@ -87,6 +89,7 @@ def _human_labels(path: str | None) -> dict[tuple[str, str], bool]:
     default=None,
     help="Warehouse (default $TRAJSCOPE_DB or ./trajscope.duckdb).",
 )
+@timeout_option
 def command(
     paper: str,
     more_runs: tuple[str, ...],
@@ -99,6 +102,7 @@ def command(
     sweep: str | None,
     human_labels: str | None,
     db: str | None,
+    timeout_s: float,
 ) -> None:
     """Print a paper's tables, filled from the warehouse, with the papers' rows, columns and captions.
 
@@ -120,7 +124,7 @@ def command(
       trajscope report execution-rag --matrix matrix.yaml --format markdown
       trajscope report audit --format csv
     """
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
+    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
     from warehouse.export import OutputRefused, write_output
     from warehouse.report import (
         EXTENSIONS,
@@ -137,11 +141,14 @@ def command(
     run_ids = _run_ids(runs, more_runs, matrix)
     labels = _human_labels(human_labels)
     try:
-        # The read path: an older warehouse is brought up to date, then read in the sandbox.
-        with open_read(path) as con:
+        # The read path: an older warehouse is brought up to date, then read in the sandbox, each query
+        # checked and stopped at the time limit.
+        with open_read(path, limits=DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)) as con:
             built = build_report(con, paper, run_ids, by=by, db_path=path, sweep=sweep, human_labels=labels)
-    except (WarehouseMissing, WarehouseBusy, ReadRefused, ReportError) as exc:
+    except ReportError as exc:
         raise click.ClickException(str(exc)) from None
+    except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
+        raise read_failure(exc) from None
     if tables:
         unknown = sorted(set(tables) - {t.name for t in built})
         if unknown:

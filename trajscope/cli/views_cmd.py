@@ -21,18 +21,13 @@ def _describe(con, name: str) -> tuple[str | None, list[tuple[str, str, str | No
 def _with_warehouse(db_path: str | None, action):
     # Without --db the columns come from an empty warehouse built in memory by this code's migrations,
     # so `trajscope views NAME` works before any data exists.
-    import duckdb
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from warehouse.read import open_blank
 
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, migrate, open_read
-
-    if db_path is None:
-        con = duckdb.connect()
-        try:
-            migrate(con)
-            return action(con)
-        finally:
-            con.close()
     try:
+        if db_path is None:
+            with open_blank() as reader:
+                return action(reader)
         # The read path: brought up to date, sandboxed, refused with one line when not a warehouse.
         with open_read(db_path) as con:
             return action(con)

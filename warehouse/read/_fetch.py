@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import pyarrow as pa
@@ -73,36 +74,40 @@ def time_limit(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[None]
         timer.cancel()
 
 
-def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits) -> Fetched:
-    """Check sql against con's catalog, run it, keep at most max_rows rows and max_result_mb of Arrow bytes."""
-    statement = check_statement(sql, con=con, catalog=known_relations(con))
+def _stream(relation: duckdb.DuckDBPyRelation, limits: ReadLimits) -> tuple[pa.Table, bool, int]:
+    """relation's rows up to max_rows (and whether more existed) and their Arrow bytes, within the byte budget."""
     budget = limits.max_bytes
+    # One row past the cap tells whether the result was cut; LIMIT lets DuckDB stop early.
+    reader = relation.limit(limits.max_rows + 1).to_arrow_reader(_BATCH_ROWS)
+    schema = reader.schema
+    batches: list[pa.RecordBatch] = []
+    rows = n_bytes = 0
+    truncated = False
+    for batch in reader:
+        room = limits.max_rows - rows
+        if batch.num_rows > room:
+            batch, truncated = batch.slice(0, room), True
+        n_bytes += batch.nbytes
+        if n_bytes > budget:
+            reader.close()
+            raise ResultTooLarge(
+                f"refused: the result passed the size limit of {_mb(limits.max_result_mb)} after "
+                f"{rows + batch.num_rows:,} rows; select fewer or narrower columns, or fewer rows"
+            )
+        batches.append(batch)
+        rows += batch.num_rows
+        if truncated:
+            reader.close()
+            break
+    return pa.Table.from_batches(batches, schema=schema), truncated, n_bytes
+
+
+@contextmanager
+def _bounded(con: duckdb.DuckDBPyConnection, limits: ReadLimits) -> Iterator[None]:
+    """The time limit, and DuckDB's out-of-memory or out-of-temp-disk errors as LimitExceeded."""
     try:
         with time_limit(con, limits.timeout_s):
-            relation, as_text = displayable(con.sql(statement))
-            # One row past the cap tells whether the result was cut; LIMIT lets DuckDB stop early.
-            reader = relation.limit(limits.max_rows + 1).to_arrow_reader(_BATCH_ROWS)
-            schema = reader.schema
-            batches: list[pa.RecordBatch] = []
-            rows = n_bytes = 0
-            truncated = False
-            for batch in reader:
-                room = limits.max_rows - rows
-                if batch.num_rows > room:
-                    batch, truncated = batch.slice(0, room), True
-                n_bytes += batch.nbytes
-                if n_bytes > budget:
-                    reader.close()
-                    raise ResultTooLarge(
-                        f"refused: the result passed the size limit of {_mb(limits.max_result_mb)} after "
-                        f"{rows + batch.num_rows:,} rows; select fewer or narrower columns, or fewer rows"
-                    )
-                batches.append(batch)
-                rows += batch.num_rows
-                if truncated:
-                    reader.close()
-                    break
-            table = pa.Table.from_batches(batches, schema=schema)
+            yield
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
         raise limit_error(exc, limits) from None
     except OSError as exc:
@@ -110,7 +115,27 @@ def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits) 
         if "out of memory" not in str(exc).lower():
             raise
         raise limit_error(MemoryError(str(exc)), limits) from None
+
+
+def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits, *, params: Any = None,
+                  checked: bool = False) -> Fetched:
+    """Check sql against con's catalog (unless already checked), run it, keep at most max_rows rows and
+    max_result_mb of Arrow bytes, with the columns polars cannot hold as text."""
+    statement = sql if checked else check_statement(sql, con=con, catalog=known_relations(con))
+    with _bounded(con, limits):
+        relation, as_text = displayable(con.sql(statement, params=params))
+        table, truncated, n_bytes = _stream(relation, limits)
     return Fetched(table, truncated, n_bytes, tuple(as_text))
 
 
-__all__ = ["Fetched", "fetch_bounded", "limit_error", "time_limit"]
+def fetch_rows(con: duckdb.DuckDBPyConnection, statement: str, params: Any,
+               limits: ReadLimits) -> tuple[pa.Table, list[duckdb.typing.DuckDBPyType], bool]:
+    """A checked statement's rows in DuckDB's own types, up to max_rows, within the time and byte limits;
+    with the column types and whether more rows existed."""
+    with _bounded(con, limits):
+        relation = con.sql(statement, params=params)
+        table, truncated, _ = _stream(relation, limits)
+    return table, list(relation.types), truncated
+
+
+__all__ = ["Fetched", "fetch_bounded", "fetch_rows", "limit_error", "time_limit"]

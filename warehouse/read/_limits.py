@@ -1,4 +1,5 @@
-"""The read path's limits: time, rows, result bytes, memory, temp disk and threads, with their defaults."""
+"""The read path's limits: time, rows, result bytes, memory, temp disk, threads and the lock wait, and
+the one table of their defaults for each kind of reader."""
 from __future__ import annotations
 
 import math
@@ -8,18 +9,37 @@ from dataclasses import dataclass, fields, replace
 # and their thread stacks (about 1.1 GB of virtual memory, measured) plus the fetched batches.
 WORKER_BASE_ADDRESS_SPACE_MB = 1536
 
+# The one table of read-limit defaults. Columns: a command (CLI, scanners, report), SQL a user types in
+# the app (console, Export filter), and a page's own queries. Everything else (ReadLimits(), the app's
+# settings and their $TRAJSCOPE_APP_* fallbacks, the CLI flags' defaults) reads its numbers from here.
+PROFILES = ("command", "console", "page")
+DEFAULTS: dict[str, tuple[float, float, float]] = {
+    #                  command   console    page
+    "timeout_s":       (30.0,    10.0,      30.0),       # wall-clock seconds; a timer calls con.interrupt()
+    "max_rows":        (100_000, 10_000,    1_000_000),  # rows a result may hold
+    "max_result_mb":   (64.0,    64.0,      256.0),      # Arrow bytes of those rows
+    "memory_limit_mb": (1024,    1024,      1024),       # DuckDB's memory_limit (a worker's address space too)
+    "max_temp_mb":     (1024,    1024,      1024),       # DuckDB's max_temp_directory_size, in a dir we own
+    "threads":         (2,       2,         2),          # DuckDB threads
+    "lock_wait_s":     (15.0,    15.0,      15.0),       # how long an open waits out another's write lock
+}
+
+
+def _default(name: str, profile: str = "command") -> float:
+    return DEFAULTS[name][PROFILES.index(profile)]
+
 
 @dataclass(frozen=True)
 class ReadLimits:
     """Bounds on one read; every field must be a positive number, so no limit can be switched off."""
 
-    timeout_s: float = 30.0  # wall-clock time; a timer calls con.interrupt()
-    max_rows: int = 100_000  # rows kept; more are cut off and reported as truncated
-    max_result_mb: float = 64.0  # Arrow bytes of the kept rows; passing it refuses the result
-    memory_limit_mb: int = 1024  # DuckDB's memory_limit; a query worker's address space is bounded too
-    max_temp_mb: int = 1024  # DuckDB's max_temp_directory_size, in a temp directory the read path owns
-    threads: int = 2
-    lock_wait_s: float = 15.0  # how long an open waits out another process's write lock
+    timeout_s: float = _default("timeout_s")
+    max_rows: int = _default("max_rows")
+    max_result_mb: float = _default("max_result_mb")
+    memory_limit_mb: int = _default("memory_limit_mb")
+    max_temp_mb: int = _default("max_temp_mb")
+    threads: int = _default("threads")
+    lock_wait_s: float = _default("lock_wait_s")
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -47,6 +67,16 @@ class ReadLimits:
         }
 
 
-DEFAULT_LIMITS = ReadLimits()
+def profile_limits(profile: str) -> ReadLimits:
+    """The defaults of one column of DEFAULTS (command, console or page)."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown read-limit profile {profile!r}; one of {', '.join(PROFILES)}")
+    return ReadLimits(**{name: _default(name, profile) for name in DEFAULTS})
 
-__all__ = ["DEFAULT_LIMITS", "WORKER_BASE_ADDRESS_SPACE_MB", "ReadLimits"]
+
+DEFAULT_LIMITS = profile_limits("command")
+CONSOLE_LIMITS = profile_limits("console")
+PAGE_LIMITS = profile_limits("page")
+
+__all__ = ["CONSOLE_LIMITS", "DEFAULTS", "DEFAULT_LIMITS", "PAGE_LIMITS", "PROFILES", "WORKER_BASE_ADDRESS_SPACE_MB",
+           "ReadLimits", "profile_limits"]

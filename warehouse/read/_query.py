@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from .._connection import WarehouseBusy
 from ._errors import ForbiddenStatement, LimitExceeded, NotAWarehouse, QueryTimeout, ReadRefused
-from ._fetch import Fetched, fetch_bounded
+from ._fetch import Fetched
 from ._limits import DEFAULT_LIMITS, ReadLimits
 from ._open import resolve_path
 from ._session import open_read
@@ -140,8 +140,8 @@ def run_read_query(path: str | Path | None, sql: str, *, limits: ReadLimits = DE
         upgrade_or_refuse(path, timeout_s=limits.lock_wait_s, limits=limits)
         fetched = _in_worker(path, statement, limits)
     else:
-        with open_read(path, limits=limits) as con:
-            fetched = fetch_bounded(con, statement, limits)
+        with open_read(path, limits=limits) as reader:
+            fetched = reader.fetch(statement)
     return ReadResult(sql=statement, df=to_polars(fetched.table), truncated=fetched.truncated,
                       seconds=time.perf_counter() - started, n_bytes=fetched.n_bytes, as_text=fetched.as_text)
 
