@@ -108,12 +108,15 @@ app: setup
 	$(BIN)/trajscope app --db $(DB)
 
 # Script names shadow no package (sys.path[0] is bench/); each has a --tiny mode (tests/test_bench.py).
+# The scale curve runs small by default; the 1M figures: make bench SCALE_SIZES=10000,100000,1000000
+SCALE_SIZES ?= 1000,10000
 bench: setup
 	$(BIN)/python bench/ingest_vs_read_json.py
 	$(BIN)/python bench/retrieval_2wiki.py
 	$(BIN)/python bench/engine_throughput.py
 	$(BIN)/python bench/stats_comparison.py
 	$(BIN)/python bench/app_pages.py
+	$(BIN)/python bench/scale.py --sizes $(SCALE_SIZES)
 
 schema: setup
 	$(BIN)/trajscope schema > trajscope/format/trajectory.v1.schema.json

@@ -26,6 +26,10 @@ from app.queries import (  # noqa: E402
     failure_plane_sql,
     funnel_summary_sql,
     hop_breakdown_sql,
+    overview_contents_sql,
+    overview_gate_rejections_sql,
+    overview_pairs_sql,
+    overview_plane_moves_sql,
     plane_arrows_sql,
     plane_failures_sql,
     question_choices_sql,
@@ -71,6 +75,9 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
 
     return {
         "every page: warehouse state": lambda: warehouse_state(db),
+        "Overview": lambda: run_queries(db, {
+            "contents": overview_contents_sql(), "gates": overview_gate_rejections_sql(),
+            "pairs": overview_pairs_sql(), "moves": overview_plane_moves_sql()}),
         "Runs": lambda: run_queries(db, {
             "options": run_filter_options_sql(), "runs": runs_sql(RunFilters()),
             "trajectories": run_trajectories_sql(run_a)}),

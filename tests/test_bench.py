@@ -36,6 +36,9 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                              r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
     "scan": ([], [r"^scan of 40 trajectories, mock latency 0.05 s", r"^\s+4\s+\d+\.\d\d\s.*\d+\.\d\d\s+\(",
                   r"^\s+8\s+\d+\.\d\d\s"]),
+    "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",
+                   r"^at N=400: slowest page \d+\.\d+ s cold", r"^ingest s\s+-?\d+\.\d\d$",
+                   r"^page Evidence funnel \(warm\)\s+-?\d+\.\d\d$"]),
     "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",
                     r"^\| smollm2-135m-instruct \| hotpotqa_distractor_dev_100 \| 1 \|"]),
 }
@@ -72,7 +75,7 @@ def test_every_bench_script_has_a_tiny_run_here():
 
 def _check(name: str, tmp_path: Path) -> None:
     args, expected = TINY_RUNS[name]
-    if name == "ingest_vs_read_json":
+    if name in ("ingest_vs_read_json", "scale"):
         args = [*args, "--workdir", str(tmp_path / "work")]
     if name == "app_pages":
         args = [*args, "--db", str(tmp_path / "bench.duckdb")]
@@ -88,7 +91,7 @@ def test_bench_script_runs_in_tiny_mode(name, tmp_path):
 
 # Slow: each starts several Python processes (ingest) or imports Streamlit and ingests (app).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan"])
+@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan", "scale"])
 def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
     _check(name, tmp_path)
 

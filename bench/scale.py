@@ -1,0 +1,179 @@
+"""Scale benchmark: ingest, warehouse size and every page's queries at growing N, ratios measured in one run.
+
+    .venv/bin/python bench/scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep-logs] [--tiny]
+
+For each N (synthetic paired runs from bench/synthetic.py, ~9 steps per trajectory) it measures, each
+in a fresh process: trajscope ingest (seconds, peak RSS, warehouse bytes), DuckDB's own `read_json` of
+the same file, every dashboard page's queries cold (the first run in a new process) and warm (best of
+three), and the `compare` and `report` commands end to end. Then it prints the ratios: ingest over
+read_json per N, and how each figure grew against N between successive sizes (1.00 = linear).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.synthetic import write_synthetic_log  # noqa: E402
+
+TINY_SIZES = (200, 400)
+INGEST_TARGET = 2.0  # issue 26: ingest within 2x DuckDB's own read_json of the same file
+WARM_TARGET_S, COLD_TARGET_S, COMMAND_TARGET_S = 1.0, 2.0, 5.0
+
+_INGEST = r"""
+import json, resource, sys, time
+log, db = sys.argv[1:3]
+from warehouse import ingest_paths
+t0 = time.perf_counter()
+report = ingest_paths(db, [log], progress=False)
+print(json.dumps({"seconds": time.perf_counter() - t0, "new": report.new,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+_READ_JSON = r"""
+import json, resource, sys, time
+import duckdb
+log, db = sys.argv[1:3]
+t0 = time.perf_counter()
+con = duckdb.connect(db)
+con.execute("CREATE TABLE flat AS SELECT * FROM read_json(?, format='newline_delimited')", [log])
+rows = con.execute("SELECT count(*) FROM flat").fetchone()[0]
+con.close()
+print(json.dumps({"seconds": time.perf_counter() - t0, "rows": rows,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+# Every page's queries in a new process: the first call is cold (nothing cached), the best of three warm.
+_PAGES = r"""
+import json, sys, time
+sys.path.insert(0, sys.argv[2])
+from bench.app_pages import _pages
+def timed(fn):
+    t = time.perf_counter(); fn(); return time.perf_counter() - t
+out = {}
+for name, fn in _pages(sys.argv[1]).items():
+    cold = timed(fn)
+    out[name] = {"cold": cold, "warm": min(timed(fn) for _ in range(3))}
+print(json.dumps(out))
+"""
+
+
+def _child(code: str, *args: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"child failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _command(*args: str) -> float:
+    """Seconds for one trajscope command end to end, as a user runs it (interpreter start and imports included)."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "trajscope", *args], cwd=ROOT, check=True, capture_output=True)
+    return time.perf_counter() - start
+
+
+def measure(n: int, work: Path, keep_log: bool) -> dict:
+    """Every figure for one N; the log is removed afterwards unless keep_log (1M trajectories is ~10 GB)."""
+    log, db, flat = work / f"synthetic-{n}.jsonl", work / f"wh-{n}.duckdb", work / f"flat-{n}.duckdb"
+    for path in (db, flat, db.with_name(db.name + ".wal")):
+        path.unlink(missing_ok=True)
+    t = time.perf_counter()
+    steps = write_synthetic_log(log, n, seed=7)
+    row: dict = {"n": n, "steps": steps, "log_bytes": log.stat().st_size, "generate_s": time.perf_counter() - t}
+    print(f"N={n:,}: generated {steps:,} steps ({row['log_bytes'] / 1e6:,.0f} MB) in {row['generate_s']:.1f} s",
+          flush=True)
+    ingest = _child(_INGEST, str(log), str(db))
+    assert ingest["new"] == n, f"ingest added {ingest['new']} of {n} trajectories"
+    row.update(ingest_s=ingest["seconds"], ingest_rss_mb=ingest["peak_rss_mb"], db_bytes=db.stat().st_size)
+    flat_load = _child(_READ_JSON, str(log), str(flat))
+    row.update(read_json_s=flat_load["seconds"], read_json_rss_mb=flat_load["peak_rss_mb"])
+    flat.unlink()
+    if not keep_log:
+        log.unlink()
+    print(f"N={n:,}: ingest {row['ingest_s']:.1f} s, read_json {row['read_json_s']:.1f} s", flush=True)
+    row["pages"] = _child(_PAGES, str(db), str(ROOT))
+    runs = ("synthetic-baseline", "synthetic-read_gate")
+    row["compare_s"] = _command("compare", *runs, "--db", str(db))
+    row["report_s"] = _command("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format",
+                               "markdown")
+    return row
+
+
+def _growth(small: float, large: float, n_small: int, n_large: int) -> str:
+    """How a figure grew against N: log(ratio of figures) / log(ratio of sizes); 1.00 is linear, 0 constant."""
+    if small <= 0 or large <= 0:
+        return "  n/a"
+    return f"{math.log(large / small) / math.log(n_large / n_small):5.2f}"
+
+
+def report(rows: list[dict]) -> None:
+    print(f"\nload average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
+    print(f"\n{'N':>10s} {'steps':>11s} {'ingest s':>9s} {'traj/s':>8s} {'read_json s':>11s} "
+          f"{'ratio':>6s} {'peak RSS MB':>11s} {'warehouse MB':>12s} {'B/traj':>7s} {'compare s':>9s} {'report s':>8s}")
+    for r in rows:
+        ratio = r["ingest_s"] / r["read_json_s"]
+        print(f"{r['n']:>10,} {r['steps']:>11,} {r['ingest_s']:>9.2f} {r['n'] / r['ingest_s']:>8,.0f} "
+              f"{r['read_json_s']:>11.2f} {ratio:>6.2f} {r['ingest_rss_mb']:>11,.0f} {r['db_bytes'] / 1e6:>12,.1f} "
+              f"{r['db_bytes'] / r['n']:>7,.0f} {r['compare_s']:>9.2f} {r['report_s']:>8.2f}")
+    for r in rows:
+        print(f"ratio ingest / read_json at N={r['n']:,} = {r['ingest_s'] / r['read_json_s']:.2f}  "
+              f"(target <= {INGEST_TARGET:g})")
+    pages = list(rows[0]["pages"])
+    print(f"\n{'page (cold / warm s)':40s}" + "".join(f"{r['n']:>18,}" for r in rows))
+    for page in pages:
+        cells = "".join(f"{r['pages'][page]['cold']:>9.3f}{r['pages'][page]['warm']:>9.3f}" for r in rows)
+        print(f"{page:40s}{cells}")
+    last = rows[-1]
+    worst_warm = max(v["warm"] for v in last["pages"].values())
+    worst_cold = max(v["cold"] for v in last["pages"].values())
+    print(f"\nat N={last['n']:,}: slowest page {worst_cold:.3f} s cold (target < {COLD_TARGET_S:g}), "
+          f"{worst_warm:.3f} s warm (target < {WARM_TARGET_S:g}); compare {last['compare_s']:.2f} s, "
+          f"report {last['report_s']:.2f} s (target < {COMMAND_TARGET_S:g})")
+    if len(rows) < 2:
+        return
+    print("\ngrowth against N between successive sizes (1.00 = linear, 0.00 = constant):")
+    spans = [f"{a['n']:,}->{b['n']:,}" for a, b in zip(rows, rows[1:], strict=False)]
+    print(f"{'measure':40s}" + "".join(f"{span:>20s}" for span in spans))
+    measures = {"ingest s": "ingest_s", "read_json s": "read_json_s", "peak RSS of the ingest": "ingest_rss_mb",
+                "warehouse bytes": "db_bytes", "compare s": "compare_s", "report s": "report_s"}
+    for label, key in measures.items():
+        print(f"{label:40s}" + "".join(f"{_growth(a[key], b[key], a['n'], b['n']):>20s}"
+                                      for a, b in zip(rows, rows[1:], strict=False)))
+    for page in pages:
+        print(f"{('page ' + page + ' (warm)')[:40]:40s}" + "".join(
+            f"{_growth(a['pages'][page]['warm'], b['pages'][page]['warm'], a['n'], b['n']):>20s}"
+            for a, b in zip(rows, rows[1:], strict=False)))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10000,100000", help="comma-separated trajectory counts, smallest first")
+    parser.add_argument("--workdir", default=None, help="where logs and warehouses go (default: a new temp dir)")
+    parser.add_argument("--keep-logs", action="store_true", help="keep each generated log (1M is ~10 GB)")
+    parser.add_argument("--json", type=Path, default=None, help="also write every figure to this JSON file")
+    parser.add_argument("--tiny", action="store_true",
+                        help=f"sizes {TINY_SIZES}: checks the script runs end to end, not speed")
+    args = parser.parse_args()
+    sizes = list(TINY_SIZES) if args.tiny else sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
+    work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="trajscope-bench-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    rows = [measure(n, work, args.keep_logs) for n in sizes]
+    report(rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
