@@ -14,8 +14,10 @@ from ._file_lock import (
     SANDBOX_CONFIG,
     WarehouseBusy,
     WarehouseMissing,
+    allow_only_lake,
     connect_retrying,
     default_db_path,
+    lake_of,
 )
 from ._schema import latest_schema_version, migrate, schema_version
 from ._transaction import transaction
@@ -76,9 +78,14 @@ def open_readonly(
     config: dict[str, object] = {"memory_limit": memory_limit}
     if threads:
         config["threads"] = threads
+    lake = lake_of(path) if sandboxed else None
     if sandboxed:
         config.update(SANDBOX_CONFIG)
+    if lake is not None:  # a lake's catalog: sandboxed after the open, to the lake's folder
+        config = {k: v for k, v in config.items() if k not in ("enable_external_access", "lock_configuration")}
     con = connect_retrying(path, timeout_s, read_only=True, config=config)
+    if lake is not None:
+        allow_only_lake(con, lake)
     try:
         yield con
     finally:

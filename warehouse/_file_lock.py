@@ -107,7 +107,30 @@ SANDBOX_CONFIG = {
 }
 
 
+def lake_of(path: Path) -> Path | None:
+    """The lake folder a catalog file's views read (its `.lake` sidecar, see warehouse.lake), else None."""
+    sidecar = path.with_name(path.name + ".lake")
+    if not sidecar.is_file():
+        return None
+    return Path(sidecar.read_text().strip())
+
+
+def allow_only_lake(con: duckdb.DuckDBPyConnection, lake: Path) -> duckdb.DuckDBPyConnection:
+    """Sandbox an open connection to a lake's catalog: it may read the lake's files, nothing else."""
+    # DuckDB takes allowed_directories only while external access is on, and only by SET after the open;
+    # then access goes off and the settings lock, as SANDBOX_CONFIG does at the open of a plain warehouse.
+    try:
+        folder = (str(lake).rstrip("/") + "/").replace("'", "''")
+        con.execute(f"SET allowed_directories = ['{folder}']")
+        con.execute("SET enable_external_access = false")
+        con.execute("SET lock_configuration = true")
+    except BaseException:
+        con.close()
+        raise
+    return con
+
+
 __all__ = [
     "DEFAULT_DB", "LOCK_TIMEOUT_S", "NO_EXTENSIONS_CONFIG", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseFileError",
-    "WarehouseMissing", "connect_retrying", "default_db_path",
+    "WarehouseMissing", "allow_only_lake", "connect_retrying", "default_db_path", "lake_of",
 ]

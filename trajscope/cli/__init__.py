@@ -16,6 +16,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                       "Export a run's trajectories as OpenInference / OTel GenAI spans, ATIF or an Inspect log."),
     "bundle": ("trajscope.cli.bundle_cmd",
                "Write one finding (a query or runs compared) as a static, self-contained HTML file."),
+    "lake": ("trajscope.cli.lake_cmd", "Export the warehouse as partitioned Parquet that many machines share."),
     "views": ("trajscope.cli.views_cmd", "List the warehouse's named views with their one-line descriptions."),
     "data": ("trajscope.cli.data_cmd", "Fetch, import and sample datasets."),
     "run": ("trajscope.cli.run_cmd", "Run an agent controller over a dataset and log every trajectory."),

@@ -16,6 +16,25 @@ db_option = click.option(
     help="Path of the DuckDB warehouse file.",
 )
 
+lake_option = click.option(
+    "--lake", "lake", type=click.Path(file_okay=False, exists=True), default=None,
+    help="Read this lake (trajscope lake) instead of --db: the same named views and sandbox, over its Parquet files.")
+
+
+def lake_db(lake: str | None, db_path: str) -> str:
+    """The warehouse file to read: --db, or the local catalog of --lake (built when out of date)."""
+    if not lake:
+        return db_path
+    from pathlib import Path
+
+    from warehouse.lake import LakeError, lake_catalog
+
+    try:
+        return str(lake_catalog(Path(lake)))
+    except LakeError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
 # Each read limit's flag: a flag raises (or lowers) a limit, and none can switch one off.
 LIMIT_FLAGS = {
     "timeout_s": "--timeout",

@@ -31,6 +31,9 @@ def _port_free(port: int) -> bool:
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Warehouse file (default: $TRAJSCOPE_DB or ./trajscope.duckdb). It may not exist "
                    "yet: the dashboard then explains how to fill it, and its Upload page creates it.")
+@click.option("--lake", type=click.Path(file_okay=False, exists=True), default=None,
+              help="Serve this lake (trajscope lake) instead of --db: every page reads it through the same views "
+                   "and sandbox; the Upload page cannot write to it (use `trajscope ingest --lake`).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
               help="Port on 127.0.0.1.")
 @click.option("--max-upload-mb", type=click.IntRange(1, 100_000), default=200, show_default=True,
@@ -47,13 +50,17 @@ def _port_free(port: int) -> bool:
               help="DuckDB memory limit of every read; console queries run in a worker bounded by it.")
 @click.option("--max-temp-mb", type=click.IntRange(1, 10_000_000), default=1024, show_default=True,
               help="Temp disk a read may spill to.")
-def command(db: Path | None, port: int, max_upload_mb: int, sql_timeout: float, row_cap: int,
+def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sql_timeout: float, row_cap: int,
             max_result_mb: float, page_timeout: float, memory_limit_mb: int, max_temp_mb: int) -> None:
     """Serve the dashboard on http://127.0.0.1:PORT (read-only over the warehouse; Ctrl-C stops it).
 
     Pages: Overview, Runs, Failure plane, Breakdowns, Trajectory replay, Compare, Intervention audit,
     Upload, SQL console and Export. Every view keeps its state in the URL, so links can be shared.
     """
+    if lake:
+        from ._options import lake_db
+
+        db = Path(lake_db(lake, ""))
     db_path = (db or default_db_path()).resolve()
     if db_path.exists() and db_path.is_dir():
         raise click.ClickException(f"{db_path}: is a directory, not a warehouse file")

@@ -44,10 +44,13 @@ from ._options import db_option
 @click.option("--labels", "label_files", multiple=True, type=click.Path(exists=True), metavar="FILE|DIR",
               help="Human step labels to load after the logs (TRAIL annotations, Who&When records, per-step "
                    "+1/0/-1 maps, or one label per line; see docs/importers.md); repeatable.")
+@click.option("--lake", "lake", type=click.Path(file_okay=False), default=None,
+              help="Add the runs to this lake (trajscope lake) instead of --db: validated as for a warehouse, "
+                   "then written as this writer's own Parquet partitions, without a global lock.")
 @click.option("--labels-run", default=None, metavar="RUN",
               help="Resolve --labels against this run's trajectories only (when a question is in several runs).")
 def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declares, run_id, progress, on_duplicate,
-            per_run_questions, split_by, label_files, labels_run, corpus) -> None:
+            per_run_questions, split_by, label_files, labels_run, corpus, lake) -> None:
     """Load trajectory logs (files, or directories read as one run each) and human labels into the warehouse.
 
     Every file, canonical or not, is read once by its importer (format detected unless --format) into
@@ -67,7 +70,15 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     if not files and not label_files:
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
     # The warehouse file first: a --db that is not one is refused before any log is converted.
-    check_warehouse_file(db_path, create=True)
+    if lake:
+        from warehouse.lake import LakeError, check_lake
+
+        try:
+            check_lake(Path(lake))
+        except LakeError as exc:
+            raise click.ClickException(str(exc)) from None
+    else:
+        check_warehouse_file(db_path, create=True)
     try:
         declared = parse_declarations(declares)
     except ValueError as exc:
@@ -91,11 +102,20 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
             labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
             for note in notes:
                 click.echo(f"labels: {note}")
-            result = ingest_paths(db_path, converted, progress=progress, on_duplicate=on_duplicate,
-                                  per_run_questions=per_run_questions, source_names=sources, labels=labels,
-                                  labels_run=labels_run)
+            load = dict(progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,
+                        source_names=sources, labels=labels, labels_run=labels_run)
+            if lake:
+                from warehouse.lake import LakeError, ingest_into_lake
+
+                try:
+                    written = ingest_into_lake(lake, converted, **load)
+                except LakeError as exc:
+                    raise click.ClickException(f"{exc}\nnothing was committed to {lake}") from None
+                click.echo(f"{written.ingest.summary() if written.ingest else ''}\n{written.summary()}")
+                return
+            result = ingest_paths(db_path, converted, **load)
         except RecordError as exc:
-            raise click.ClickException(f"{exc}\nnothing was written to {db_path}") from None
+            raise click.ClickException(f"{exc}\nnothing was written to {lake or db_path}") from None
         except WarehouseBusy as exc:
             raise click.ClickException(str(exc)) from None
     click.echo(f"{db_path}: {result.summary()}")

@@ -4,7 +4,7 @@ the one table of _limits.DEFAULTS); and run_read_query, one such query in a memo
 from ._errors import ForbiddenStatement, LimitExceeded, NotAWarehouse, QueryTimeout, ReadRefused, ResultTooLarge
 from ._fetch import Fetched
 from ._limits import CONSOLE_LIMITS, DEFAULT_LIMITS, DEFAULTS, PAGE_LIMITS, PROFILES, ReadLimits, profile_limits
-from ._open import write_lock
+from ._open import lake_of, write_lock
 from ._query import ReadResult, run_read_query, to_polars
 from ._reader import Reader, Rows
 from ._session import open_blank, open_read
@@ -16,6 +16,6 @@ __all__ = [
     "ALLOWED_TABLE_FUNCTIONS", "CONSOLE_LIMITS", "DEFAULTS", "DEFAULT_LIMITS", "FILE_FUNCTIONS", "MAX_SQL_CHARS",
     "PAGE_LIMITS", "PROFILES", "Fetched", "ForbiddenStatement", "LimitExceeded", "NotAWarehouse", "QueryTimeout",
     "ReadLimits", "ReadRefused", "ReadResult", "Reader", "ResultTooLarge", "Rows", "check_statement",
-    "known_relations", "open_blank", "open_read", "profile_limits", "run_read_query", "sweep_stale", "to_polars",
-    "upgrade_if_warehouse", "write_lock",
+    "known_relations", "lake_of", "open_blank", "open_read", "profile_limits", "run_read_query", "sweep_stale",
+    "to_polars", "upgrade_if_warehouse", "write_lock",
 ]

@@ -9,7 +9,14 @@ from pathlib import Path
 import duckdb
 
 from .._file_check import WarehouseFileError, check_path_length, check_warehouse_file
-from .._file_lock import SANDBOX_CONFIG, WarehouseMissing, connect_retrying, default_db_path
+from .._file_lock import (
+    SANDBOX_CONFIG,
+    WarehouseMissing,
+    allow_only_lake,
+    connect_retrying,
+    default_db_path,
+    lake_of,
+)
 from ._errors import NotAWarehouse
 from ._limits import ReadLimits
 
@@ -94,11 +101,19 @@ def not_a_database(path: Path, exc: duckdb.Error) -> NotAWarehouse | None:
 
 
 def connect_sandboxed(path: Path, limits: ReadLimits, temp_directory: Path) -> duckdb.DuckDBPyConnection:
-    """A read-only sandboxed connection carrying limits' memory, temp-disk and thread settings."""
+    """A read-only sandboxed connection carrying limits' memory, temp-disk and thread settings.
+
+    A lake's catalog (warehouse.lake) may read its lake's Parquet files and nothing else; user SQL still
+    cannot name a file (the statement check refuses every file function).
+    """
+    lake = lake_of(path)
     # The sandbox settings first: DuckDB refuses temp_directory when it comes before them.
     config = {**SANDBOX_CONFIG, **limits.duckdb_config(str(temp_directory))}
+    if lake is not None:
+        config = {k: v for k, v in config.items() if k not in ("enable_external_access", "lock_configuration")}
     try:
-        return connect_retrying(path, limits.lock_wait_s, read_only=True, config=config)
+        con = connect_retrying(path, limits.lock_wait_s, read_only=True, config=config)
+        return con if lake is None else allow_only_lake(con, lake)
     except NotAWarehouse:
         raise
     except WarehouseFileError as exc:
@@ -110,4 +125,5 @@ def connect_sandboxed(path: Path, limits: ReadLimits, temp_directory: Path) -> d
         raise
 
 
-__all__ = ["PROCESS_LOCK", "connect_sandboxed", "not_a_database", "not_our_schema", "resolve_path", "write_lock"]
+__all__ = ["PROCESS_LOCK", "connect_sandboxed", "lake_of", "not_a_database", "not_our_schema", "resolve_path",
+           "write_lock"]

@@ -1,0 +1,191 @@
+"""The lake (warehouse.lake, `trajscope lake`): export, concurrent ingests from two processes, and every view
+over the lake equal to the same view over one warehouse file holding the same logs."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import msgspec
+import pytest
+from click.testing import CliRunner
+
+from bench.synthetic import synthetic_trajectory
+from trajscope.cli import main as cli
+from trajscope.format import RecordError
+from warehouse import load_views, open_readonly, run_read_query
+from warehouse.lake import LakeError, export_lake, ingest_into_lake, lake_catalog
+from warehouse.lake import _write as lake_write
+
+ROOT = Path(__file__).resolve().parents[1]
+# Set when the row is written, so it differs between any two loads of the same log.
+LOAD_TIME_COLUMNS = {"ingested_at", "applied_at", "loaded_at", "created_at"}
+
+
+def _log(path: Path, runs: list[str], n: int, seed: int, gold_shift: int = 0) -> Path:
+    """A canonical log of n questions per run; question ids and golds as in every other log of this seed."""
+    rng = random.Random(seed)
+    encoder = msgspec.json.Encoder()
+    with open(path, "wb") as out:
+        for k, run_id in enumerate(runs):
+            run = {"run_id": run_id, "source": "engine", "dataset": "synthetic", "controller": "read_gate",
+                   "condition": ("baseline", "read_gate", "context_injection", "register")[k % 4],
+                   "model": "synthetic-model", "seed": 0}
+            for qid in range(n):
+                record = synthetic_trajectory(rng, run, qid, n_chunks=500, seed=0)
+                if gold_shift:
+                    record["question"]["gold_answer"] += " (changed)"
+                out.write(encoder.encode(record) + b"\n")
+    return path
+
+
+def _ingest_cli(*args: str) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen([sys.executable, "-m", "trajscope", "ingest", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _rows(db: Path, relation: str) -> list[tuple]:
+    """Every row of a view or table, load-time columns left out, floats to 10 significant digits, sorted."""
+    with open_readonly(db) as con:
+        cols = [c for c, in con.execute(f"SELECT column_name FROM (DESCRIBE {relation})").fetchall()
+                if c not in LOAD_TIME_COLUMNS]
+        quoted = ", ".join(f'"{c}"' for c in cols)
+        rows = con.execute(f"SELECT {quoted} FROM {relation}").fetchall()
+
+    def norm(value):
+        if isinstance(value, float):
+            return None if math.isnan(value) else float(f"{value:.10g}")
+        if isinstance(value, list):
+            return tuple(norm(v) for v in value)
+        if isinstance(value, dict):
+            return tuple(sorted((k, norm(v)) for k, v in value.items()))
+        return value
+
+    return sorted((tuple(norm(v) for v in row) for row in rows), key=repr)
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> dict[str, Path]:
+    return {
+        "a": _log(tmp_path / "a.jsonl", ["ra-base", "ra-gate"], 30, seed=1),
+        "b": _log(tmp_path / "b.jsonl", ["rb-base", "rb-gate"], 25, seed=2),
+        "c": _log(tmp_path / "c.jsonl", ["rc-base", "rc-inject", "rc-register"], 20, seed=3),
+    }
+
+
+def test_every_view_over_a_lake_fed_by_two_processes_at_once_equals_one_warehouse(logs, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, single, first = tmp_path / "lake", tmp_path / "single.duckdb", tmp_path / "a.duckdb"
+    for db, files in ((first, [logs["a"]]), (single, [logs["a"], logs["b"], logs["c"]])):
+        proc = _ingest_cli(*map(str, files), "--db", str(db))
+        assert proc.wait() == 0, proc.stderr.read()
+    exported = export_lake(first, lake)
+    assert sorted(exported.runs) == ["ra-base", "ra-gate"] and exported.rows["trajectories"] == 60
+    # Two writers at once, each adding its own partitions; neither waits for the other.
+    procs = [_ingest_cli(str(logs[k]), "--lake", str(lake)) for k in ("b", "c")]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        assert "writer" in out
+    assert len(list((lake / "_committed").iterdir())) == 3
+    catalog = lake_catalog(lake)
+    names = [v.name for v in load_views()]
+    with open_readonly(single) as con:
+        tables = [t for t, in con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name NOT IN "
+                                          "('schema_migrations', 'views_state')").fetchall()]
+    assert len(names) > 40 and "trajectories" in tables
+    compared = 0
+    for relation in [*tables, *names]:
+        expected = _rows(single, relation)
+        assert _rows(catalog, relation) == expected, f"{relation}: the lake's rows differ from one warehouse's"
+        compared += bool(expected)
+    assert compared >= 20  # most views hold rows for these logs, so equality is not of empty sets
+    assert _rows(catalog, "trajectories")[0] and len(_rows(catalog, "trajectories")) == 60 + 50 + 60
+    # The questions every log shares are stored once, not once per writer.
+    assert len(_rows(catalog, "questions")) == 30
+
+
+def test_lake_refuses_a_run_it_holds_and_a_changed_gold_and_commits_nothing(logs, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    from warehouse import ingest_paths
+
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, lake)
+    with pytest.raises(LakeError, match="'ra-base' is already in the lake"):
+        ingest_into_lake(lake, [logs["a"]], progress=False)
+    changed = _log(tmp_path / "changed.jsonl", ["rz-base"], 5, seed=9, gold_shift=1)
+    with pytest.raises(RecordError, match="conflicting gold_answer"):
+        ingest_into_lake(lake, [changed], progress=False)
+    assert len(list((lake / "_committed").iterdir())) == 1
+    assert not list(lake.glob("*/_dataset=*/_run=rz-base"))
+    assert run_read_query(lake_catalog(lake), "SELECT count(*) AS n FROM trajectories").df["n"][0] == 60
+
+
+def test_a_writer_that_fails_before_its_commit_leaves_no_visible_row_and_frees_its_runs(logs, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    from warehouse import ingest_paths
+
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, lake)
+    real = lake_write._write_atomically
+
+    def fail_on_commit(path: Path, data: bytes) -> None:
+        if path.parent.name == "_committed":
+            # The partitions are written by now: what a kill just before the commit leaves.
+            assert list(lake.glob("trajectories/_dataset=*/_run=rb-base/_writer=*"))
+            raise KeyboardInterrupt
+        real(path, data)
+
+    monkeypatch.setattr(lake_write, "_write_atomically", fail_on_commit)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_into_lake(lake, [logs["b"]], progress=False)
+    monkeypatch.setattr(lake_write, "_write_atomically", real)
+    assert run_read_query(lake_catalog(lake), "SELECT count(*) AS n FROM trajectories").df["n"][0] == 60
+    assert not list(lake.glob("trajectories/_dataset=*/_run=rb-base/_writer=*"))
+    again = ingest_into_lake(lake, [logs["b"]], progress=False)  # its claims were released
+    assert again.rows["trajectories"] == 50
+    assert run_read_query(lake_catalog(lake), "SELECT count(*) AS n FROM trajectories").df["n"][0] == 110
+
+
+def test_sql_over_a_lake_is_sandboxed_and_reads_through_the_named_views(logs, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["ingest", str(logs["a"]), "--db", str(db)]).exit_code == 0
+    done = runner.invoke(cli, ["lake", "export", str(lake), "--db", str(db)])
+    assert done.exit_code == 0, done.output
+    done = runner.invoke(cli, ["sql", "SELECT run_id, n_trajectories FROM run_summary ORDER BY run_id",
+                               "--lake", str(lake), "--format", "csv"])
+    assert done.exit_code == 0, done.output
+    assert done.output.splitlines() == ["run_id,n_trajectories", "ra-base,30", "ra-gate,30"]
+    parquet = next(lake.glob("trajectories/**/part_*.parquet"))
+    for query in (f"SELECT * FROM read_parquet('{parquet}')", "SELECT * FROM read_csv('/etc/passwd')",
+                  "COPY (SELECT 1) TO 'x.csv'"):
+        refused = runner.invoke(cli, ["sql", query, "--lake", str(lake)])
+        assert refused.exit_code != 0 and ("reads files" in refused.output or "not allowed" in refused.output), \
+            refused.output
+    # The catalog's connection can read the lake's files and nothing outside it, even through DuckDB itself.
+    catalog = lake_catalog(lake)
+    from warehouse.read import DEFAULT_LIMITS
+    from warehouse.read._open import connect_sandboxed
+
+    con = connect_sandboxed(catalog, DEFAULT_LIMITS, tmp_path / "spill")
+    try:
+        assert con.execute(f"SELECT count(*) FROM read_parquet('{parquet}')").fetchone()[0] > 0
+        with pytest.raises(duckdb.PermissionException):
+            con.execute("SELECT * FROM read_csv('/etc/passwd')")
+        with pytest.raises(duckdb.Error):
+            con.execute("SET enable_external_access = true")
+    finally:
+        con.close()
+    writers = runner.invoke(cli, ["lake", "writers", str(lake)])
+    assert writers.exit_code == 0 and "60 trajectories" in writers.output
+    assert json.loads(next((lake / "_committed").iterdir()).read_text())["runs"] == ["ra-base", "ra-gate"]

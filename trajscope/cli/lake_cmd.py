@@ -1,0 +1,48 @@
+"""`trajscope lake`: a warehouse as Hive-partitioned Parquet that many machines add to and read."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from ._options import db_option
+
+
+@click.group("lake")
+def command() -> None:
+    """A lake: the warehouse as Parquet files under DIR/TABLE/_dataset=../_run=../_writer=../, one writer's
+    rows made visible at once by its commit marker (DIR/_committed/WRITER). `trajscope ingest --lake DIR`
+    adds runs from any machine without a global lock; `trajscope sql --lake DIR` and `trajscope app --lake
+    DIR` read it through the same named views and the same sandbox as a warehouse file (docs/scaling.md).
+    """
+
+
+@command.command("export")
+@click.argument("lake", type=click.Path(file_okay=False))
+@db_option
+def export(lake, db_path) -> None:
+    """Write the warehouse --db into the lake LAKE (created if needed) as one writer."""
+    from warehouse.lake import LakeError, export_lake
+
+    try:
+        result = export_lake(db_path, lake)
+    except LakeError as exc:
+        raise click.ClickException(f"{exc}\nnothing was committed to {lake}") from None
+    click.echo(result.summary())
+
+
+@command.command("writers")
+@click.argument("lake", type=click.Path(file_okay=False, exists=True))
+def writers(lake) -> None:
+    """List the lake's committed writers: when, from which host, which runs and how many rows."""
+    from warehouse.lake import LakeError, check_lake
+
+    try:
+        folder = check_lake(Path(lake))
+    except LakeError as exc:
+        raise click.ClickException(str(exc)) from None
+    for marker in sorted((folder / "_committed").iterdir()):
+        commit = json.loads(marker.read_text())
+        click.echo(f"{commit['committed_at']}  {commit['writer']}  {commit['host']}  "
+                   f"{commit['rows'].get('trajectories', 0)} trajectories  runs: {', '.join(commit['runs'])}")

@@ -1,0 +1,73 @@
+"""A lake's catalog: a small local DuckDB file whose tables are views over the lake, with the named views on top."""
+from __future__ import annotations
+
+import hashlib
+import os
+import uuid
+from pathlib import Path
+
+import duckdb
+
+from .._connection import open_warehouse
+from .._file_lock import NO_EXTENSIONS_CONFIG, lake_of
+from .._schema import latest_schema_version, schema_version, views_stale
+from ._layout import check_lake, lake_tables
+
+LAKE_SIDECAR_SUFFIX = ".lake"  # beside the catalog: the lake folder its views read (the sandbox allows it)
+
+
+def _cache_root() -> Path:
+    return Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope") / "lakes"
+
+
+def catalog_path(lake: Path) -> Path:
+    """Where this machine keeps the catalog of a lake (one per lake folder, in $TRAJSCOPE_CACHE/lakes)."""
+    key = hashlib.sha256(str(lake).encode()).hexdigest()[:16]
+    return _cache_root() / f"{lake.name or 'lake'}-{key}" / "catalog.duckdb"
+
+
+def _current(path: Path, lake: Path) -> bool:
+    if not path.is_file() or lake_of(path) != lake:
+        return False
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=dict(NO_EXTENSIONS_CONFIG))
+    except duckdb.Error:
+        return False
+    try:
+        return schema_version(con) == latest_schema_version() and not views_stale(con)
+    finally:
+        con.close()
+
+
+def _build(path: Path, lake: Path) -> None:
+    # Built beside, then moved into place: a process reading the old catalog keeps a whole file.
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open_warehouse(tmp) as con:  # the schema and every named view, over empty tables
+            for table in lake_tables(con):
+                con.execute(f"DROP TABLE {table.name}")
+                con.execute(table.view_sql(lake))
+            con.execute("CHECKPOINT")
+        tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX).write_text(str(lake))
+        os.replace(tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX), path.with_name(path.name + LAKE_SIDECAR_SUFFIX))
+        os.replace(tmp, path)
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal"), tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX)):
+            leftover.unlink(missing_ok=True)
+
+
+def lake_catalog(lake: str | Path) -> Path:
+    """The catalog file to open as a warehouse (`--db`) to read the lake; built or rebuilt when out of date.
+
+    Its tables are views over every committed writer's Parquet files, so rows a writer adds later are
+    seen without rebuilding; the file holds no data of its own.
+    """
+    lake = check_lake(Path(lake))
+    path = catalog_path(lake)
+    if not _current(path, lake):
+        _build(path, lake)
+    return path
+
+
+__all__ = ["LAKE_SIDECAR_SUFFIX", "catalog_path", "lake_catalog"]
