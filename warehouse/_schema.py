@@ -127,6 +127,11 @@ def _views_hash() -> str:
     return digest.hexdigest()
 
 
+def schema_stamp() -> str:
+    """This code's schema version and views hash in one string: what a file built by it records (a lake catalog)."""
+    return f"{latest_schema_version()}:{_views_hash()}"
+
+
 def views_stale(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the installed views differ from this code's view files."""
     exists = con.execute(

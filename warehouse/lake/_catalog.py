@@ -6,11 +6,9 @@ import os
 import uuid
 from pathlib import Path
 
-import duckdb
-
 from .._connection import open_warehouse
-from .._file_lock import NO_EXTENSIONS_CONFIG, lake_of
-from .._schema import latest_schema_version, schema_version, views_stale
+from .._file_lock import lake_of
+from .._schema import schema_stamp
 from ._layout import check_lake, lake_tables
 
 LAKE_SIDECAR_SUFFIX = ".lake"  # beside the catalog: the lake folder its views read (the sandbox allows it)
@@ -26,17 +24,14 @@ def catalog_path(lake: Path) -> Path:
     return _cache_root() / f"{lake.name or 'lake'}-{key}" / "catalog.duckdb"
 
 
+def _stamp_file(path: Path) -> Path:
+    return path.with_name(path.name + ".stamp")
+
+
 def _current(path: Path, lake: Path) -> bool:
-    if not path.is_file() or lake_of(path) != lake:
-        return False
-    try:
-        con = duckdb.connect(str(path), read_only=True, config=dict(NO_EXTENSIONS_CONFIG))
-    except duckdb.Error:
-        return False
-    try:
-        return schema_version(con) == latest_schema_version() and not views_stale(con)
-    finally:
-        con.close()
+    # The stamp says which schema and views built the file, so deciding needs no open of it.
+    stamp = _stamp_file(path)
+    return path.is_file() and lake_of(path) == lake and stamp.is_file() and stamp.read_text() == schema_stamp()
 
 
 def _build(path: Path, lake: Path) -> None:
@@ -52,6 +47,7 @@ def _build(path: Path, lake: Path) -> None:
         tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX).write_text(str(lake))
         os.replace(tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX), path.with_name(path.name + LAKE_SIDECAR_SUFFIX))
         os.replace(tmp, path)
+        _stamp_file(path).write_text(schema_stamp())
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal"), tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX)):
             leftover.unlink(missing_ok=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from .._connection import open_readonly, open_warehouse
+from .._connection import open_warehouse
 from .._loader import GoldConflict, IngestReport, ingest_paths
 from .._schema import latest_schema_version
 from ._layout import (
@@ -220,7 +220,8 @@ def write_warehouse(con: duckdb.DuckDBPyConnection, lake: Path, ingest: IngestRe
 def export_lake(db_path: str | Path, lake: str | Path) -> LakeWrite:
     """Write a warehouse file into a lake (created if needed) as one writer: every run, every shared row."""
     lake = create_lake(lake)
-    with open_readonly(db_path, sandboxed=False) as con:
+    # A write open (the COPY writes files), which also brings an older warehouse's schema up to date.
+    with open_warehouse(db_path) as con:
         return write_warehouse(con, lake)
 
 
