@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
-from app.replay import load_trajectory, render_fork_command, render_forks, render_trajectory
+from app.replay import load_trajectory, pick_verdict, render_fork_command, render_forks, render_trajectory
 from app.ui import fetch, page_header, require_warehouse, set_url, url_value
 
 
@@ -40,6 +40,7 @@ if state:
                 if picked and picked != trajectory_id:
                     set_url("trajectory", picked)
                     set_url("vs", None)
+                    set_url("verdict", None)  # a verdict is on one trajectory
                     st.rerun()
 
     if trajectory_id is None:
@@ -60,6 +61,8 @@ if state:
             set_url("vs", other)
         else:
             other = None
+        # Scan verdicts live in migration 0010's tables; an older warehouse has no rubric_verdicts view.
+        cited = pick_verdict(trajectory_id, url_value("verdict")) if "rubric_verdicts" in state.views else {}
         main = load_trajectory(trajectory_id, with_labels=with_labels, with_funnel=with_funnel,
                                with_human=with_human)
         if main is not None:
@@ -67,12 +70,12 @@ if state:
                 second = load_trajectory(other, with_labels=with_labels, with_funnel=with_funnel, with_human=with_human)
                 left, right = st.columns(2, gap="large")
                 with left:
-                    found = render_trajectory(main, compact=True)
+                    found = render_trajectory(main, compact=True, cited=cited)
                 if second is not None:
                     with right:
                         render_trajectory(second, compact=True)
             else:
-                found = render_trajectory(main)
+                found = render_trajectory(main, cited=cited)
             if not found:
                 st.warning(f"No trajectory `{trajectory_id}` in this warehouse. Pick one above.",
                            icon=":material/search:")

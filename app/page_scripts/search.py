@@ -1,12 +1,14 @@
-"""Search: write a rubric and get the exact `trajscope scan` command; browse, label and compare stored verdicts."""
+"""Search: write a rubric and run `trajscope scan` (its own process) or copy it; browse, label and compare verdicts."""
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import altair as alt
 import streamlit as st
 
 from app.access import read_connection
+from app.jobs import launch_scan, read_scan_job, scan_command, scan_running
 from app.queries import cluster_sizes_sql, rubric_choices_sql, run_choices_sql, verdict_steps_sql, verdicts_sql
 from app.ui import app_config, fetch, page_header, require_warehouse, table_panel
 from warehouse import WarehouseBusy
@@ -14,12 +16,43 @@ from warehouse.queries import QueryError, compare_runs, comparison_frame
 from warehouse.stats import UnpairedComparison
 from warehouse.verdicts import LABELS, label_verdict, slice_sql
 
-page_header("Search", "Rubric search over trajectories with a language model: the page writes the `trajscope scan` "
-            "command (scans run from the command line, so this page never waits on a model), then browses the "
-            "stored verdicts, hits and near-misses with their explanations and cited steps, takes your "
-            "agree / disagree / unsure labels, shows clusters and a rubric's prevalence between two runs.")
+page_header("Search", "Rubric search over trajectories with a language model: write a rubric, choose runs and a "
+            "slice, and run the scan (in its own process: the page shows its progress and never waits on the "
+            "model), or copy the `trajscope scan` command. Then browse the stored verdicts, hits and near-misses "
+            "with their explanations and cited steps, open a replay with those steps marked, give your "
+            "agree / disagree / unsure labels, see clusters and a rubric's prevalence between two runs.")
 
 config = app_config()
+
+
+def _scan_progress() -> None:
+    """The page's scan: a progress bar while it runs; once done, one rerun so its verdicts appear below."""
+    path = Path(st.session_state["search-job"])
+    job = read_scan_job(path)
+    if job is None:
+        st.warning(f"The scan's progress file {path} is gone.")
+        return
+    running = scan_running(job)
+    if job.stage == "done":
+        st.success(f"Scan finished: {job.message}", icon=":material/check_circle:")
+        if st.session_state.get("search-job-shown") != job.job_id:
+            st.session_state["search-job-shown"] = job.job_id
+            st.rerun()  # the whole page: the verdicts list reads the new verdicts
+    elif job.stage == "failed" or not running:
+        log = path.with_suffix(".log")
+        tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
+        st.error(f"Scan {job.stage if job.stage == 'failed' else 'stopped (its process is gone)'}: "
+                 f"{job.message or 'no message'}", icon=":material/error:")
+        if tail:
+            st.code(tail, language="text")
+    else:
+        share = job.done / job.total if job.total else 0.0
+        st.progress(share, text=f"Scan {job.job_id}, stage {job.stage}: {job.done} of {job.total or '?'} "
+                                f"trajectories (you may use other pages meanwhile)")
+
+
+_live_progress = st.fragment(run_every=2)(_scan_progress)
+
 state = require_warehouse()
 if state:
     runs = fetch(run_choices_sql())
@@ -32,17 +65,22 @@ if state:
     chosen = c1.multiselect("Runs", run_ids, default=run_ids[:1], key="search-runs")
     where = c2.text_input("Slice (SQL condition over trajectory_forensics)", key="search-where",
                           placeholder="any_gold_read AND NOT correct")
-    model = c3.text_input("Model", value="local", key="search-model")
+    model = c3.text_input("Model", value="local", key="search-model",
+                          help="local (the embedded model), a model name on an OpenAI-compatible endpoint, or mock:URL")
     if rubric.strip() and chosen:
-        command = ["trajscope", "scan", rubric.strip(), *[a for r in chosen for a in ("--runs", r)]]
-        command += ["--where", where] if where.strip() else []
-        command += ["--model", model.strip() or "local", "--db", str(config.db_path)]
-        st.caption("Run this in a terminal (progress bar, cost and the verdict counts are printed there):")
-        st.code(shlex.join(command), language="bash")
+        st.caption("Run it here, or in a terminal (progress bar, cost and the verdict counts are printed there):")
+        st.code(shlex.join(scan_command(config.db_path, rubric, chosen, where, model)), language="bash")
         with st.expander("The slice's SQL (run through the sandboxed read path)"):
             st.code(slice_sql(chosen, where), language="sql")
+        busy = "search-job" in st.session_state and scan_running(read_scan_job(Path(st.session_state["search-job"])))
+        if st.button("Run the scan", key="search-run", type="primary", disabled=busy,
+                     help="Starts `trajscope scan` in its own process; its progress shows below."):
+            st.session_state["search-job"] = str(launch_scan(config.db_path, rubric, chosen, where, model))
     else:
         st.caption("Write a rubric and choose runs to get the command.")
+    if "search-job" in st.session_state:
+        job = read_scan_job(Path(st.session_state["search-job"]))
+        (_live_progress if scan_running(job) else _scan_progress)()
 
     st.subheader("Verdicts")
     rubrics = fetch(rubric_choices_sql())
@@ -67,6 +105,7 @@ if state:
                 one = st.selectbox("Verdict", ids, format_func=names.__getitem__, key="search-one")
                 row = df.filter(df["verdict_id"] == one).row(0, named=True)
                 st.markdown(f"**{row['verdict']}**: {row['explanation'] or row['error'] or ''}")
+                st.markdown(f"[Open the replay with the cited steps marked]({row['replay']})")
                 steps = fetch(verdict_steps_sql(one))
                 if steps is not None:
                     for s in steps.df.iter_rows(named=True):

@@ -19,11 +19,25 @@ def verdicts_sql(rubric_hash: str, runs: list[str], verdicts: list[str]) -> str:
     filters = where_in({"run_id": runs, "verdict": verdicts})
     rubric = f"rubric_hash = {sql_literal(rubric_hash)}"
     where = f"{filters} AND {rubric}" if filters else f"WHERE {rubric}"
-    return f"""SELECT {REPLAY_LINK} AS replay, run_id, question_id, verdict, explanation, cited_steps,
-       rejected_citations, label, model, error, truncated, verdict_id
+    return f"""SELECT {REPLAY_LINK} || '&verdict=' || verdict_id AS replay, run_id, question_id, verdict, explanation,
+       cited_steps, rejected_citations, label, model, error, truncated, verdict_id
 FROM rubric_verdicts
 {where}
 ORDER BY CASE verdict WHEN 'match' THEN 0 WHEN 'unsure' THEN 1 WHEN 'no_match' THEN 2 ELSE 3 END, run_id, question_id"""
+
+
+def trajectory_verdicts_sql(trajectory_id: str) -> str:
+    """Model verdicts on a trajectory's current version (rubric verdicts, attributions; no errors), newest first."""
+    return f"""SELECT v.verdict_id, v.scanner,
+       CASE v.scanner WHEN 'rubric' THEN 'rubric ' || v.rubric_hash || ': ' || coalesce(r.rubric_text, '?')
+            ELSE 'attribution, ' || v.protocol END AS subject,
+       v.model, v.verdict, v.explanation, v.cited_steps, v.agent
+FROM scan_verdicts v
+JOIN trajectories t ON t.trajectory_id = v.trajectory_id AND t.record_hash = v.record_hash
+LEFT JOIN (SELECT rubric_hash, any_value(rubric_text) AS rubric_text FROM rubrics GROUP BY rubric_hash) r
+       ON r.rubric_hash = v.rubric_hash
+WHERE v.trajectory_id = {sql_literal(trajectory_id)} AND v.verdict <> 'error'
+ORDER BY v.created_at DESC, v.verdict_id"""
 
 
 def verdict_steps_sql(verdict_id: str) -> str:
@@ -45,4 +59,4 @@ LEFT JOIN cluster_members m ON m.clustering_id = c.clustering_id AND m.cluster_i
 GROUP BY ALL ORDER BY g.created_at DESC, c.clustering_id, c.cluster_index"""
 
 
-__all__ = ["cluster_sizes_sql", "rubric_choices_sql", "verdict_steps_sql", "verdicts_sql"]
+__all__ = ["cluster_sizes_sql", "rubric_choices_sql", "trajectory_verdicts_sql", "verdict_steps_sql", "verdicts_sql"]

@@ -175,11 +175,14 @@ def _step_title(step: dict) -> str:
 
 
 def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, register: pl.DataFrame,
-                 *, compact: bool) -> None:
+                 *, compact: bool, cited: str | None = None) -> None:
     kind, index = step["kind"], step["step_index"]
-    with st.container(border=True):
+    # A cited step's container gets a key (its CSS class st-key-replay-cited-N) besides the visible mark.
+    with st.container(border=True, key=f"replay-cited-{int(index)}" if cited else None):
         # The anchor the funnel's step links jump to; the id is an integer, never text from the log.
         st.markdown(f'<span id="step-{int(index)}"></span>' + _step_title(step), unsafe_allow_html=True)
+        if cited:
+            st.markdown(f":orange-background[:material/format_quote: **Cited step**: {cited}]")
         if step["thought"]:
             st.caption(f"Thought: {step['thought']}")
         if kind == "gate_rejection":
@@ -222,8 +225,10 @@ def _render_step(step: dict, candidates: pl.DataFrame, reads: pl.DataFrame, regi
             st.caption(" · ".join(effort))
 
 
-def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False, from_step: int | None = None) -> bool:
-    """Draw a loaded trajectory (from_step: only the steps from there on); False when the id matched nothing."""
+def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False, from_step: int | None = None,
+                      cited: dict[int, str] | None = None) -> bool:
+    """Draw a loaded trajectory (from_step: only the steps from there on; cited: steps to mark, with why);
+    False when the id matched nothing."""
     header = results["header"].df
     if header.height == 0:
         return False
@@ -245,7 +250,8 @@ def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False,
                    f"shown from step {from_step}.")
     for step in results["steps"].df.iter_rows(named=True):
         if from_step is None or step["step_index"] >= from_step:
-            _render_step(step, candidates, reads, register, compact=compact)
+            _render_step(step, candidates, reads, register, compact=compact,
+                         cited=(cited or {}).get(step["step_index"]))
     with st.expander("Show SQL of the steps, candidates, passages and register"):
         for name in ("steps", "candidates", "reads", "register"):
             st.code(results[name].sql, language="sql")

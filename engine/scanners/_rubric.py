@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,7 +102,8 @@ class ScanReport:
 
 
 async def rubric_verdicts(model: Any, rubric: str, views: Sequence[TrajectoryView], *, token_budget: int,
-                          concurrency: int = 8, progress: bool = False) -> list[VerdictRow]:
+                          concurrency: int = 8, progress: bool = False,
+                          on_done: Callable[[int, int], None] | None = None) -> list[VerdictRow]:
     """Ask the model about every view; one VerdictRow each (an error verdict when the call or reply failed)."""
     digest = rubric_hash(rubric)
     name = model.config.name
@@ -119,14 +120,18 @@ async def rubric_verdicts(model: Any, rubric: str, views: Sequence[TrajectoryVie
             tokens_out=tally.tokens_out, cost_usd=tally.cost_usd, cached=tally.all_cached, **fields_,
         )
 
-    return await run_all(views, one, concurrency=concurrency, desc=f"scan {digest}", progress=progress)
+    return await run_all(views, one, concurrency=concurrency, desc=f"scan {digest}", progress=progress,
+                         on_done=on_done)
 
 
 def scan(db_path: str | Path | None, rubric: str, runs: Sequence[str], *, config: ModelConfig,
          where: str | None = None, limit: int | None = None, cache: ResponseCache | None = None,
          concurrency: int = 8, token_budget: int = DEFAULT_TOKEN_BUDGET, progress: bool = False,
-         limits: ReadLimits = DEFAULT_LIMITS) -> ScanReport:
-    """`trajscope scan`: the slice through the read path, one verdict per trajectory, stored with the rubric."""
+         limits: ReadLimits = DEFAULT_LIMITS, on_progress: Callable[[str, int, int], None] | None = None
+         ) -> ScanReport:
+    """`trajscope scan`: the slice through the read path, one verdict per trajectory, stored with the rubric.
+    on_progress(stage, done, total) hears each stage (slice, model, store, done) and each verdict."""
+    tell = on_progress or (lambda stage, done, total: None)
     if not rubric.strip():
         raise ValueError("RUBRIC: the rubric is empty")
     clock = time.perf_counter()
@@ -137,6 +142,7 @@ def scan(db_path: str | Path | None, rubric: str, runs: Sequence[str], *, config
         now = time.perf_counter()
         seconds[name], clock = now - clock, now
 
+    tell("slice", 0, 0)
     sql, ids = select_slice(db_path, runs, where, limit, limits=limits)
     lap("slice")
     views = read_views(db_path, ids, limits=limits)
@@ -144,23 +150,27 @@ def scan(db_path: str | Path | None, rubric: str, runs: Sequence[str], *, config
     report = ScanReport(sql=sql, rubric_hash=rubric_hash(rubric), model=config.name, n_trajectories=len(views),
                         seconds=seconds)
     if not views:
+        tell("done", 0, 0)
         return report
+    tell("model", 0, len(views))
 
     async def go() -> tuple[list[VerdictRow], Any]:
         async with model_session(config, cache) as model:
             rows = await rubric_verdicts(model, rubric, views, token_budget=token_budget, concurrency=concurrency,
-                                         progress=progress)
+                                         progress=progress, on_done=lambda done, total: tell("model", done, total))
             return rows, model.usage
 
     rows, usage = asyncio.run(go())
     lap("model")
     report.verdicts = rows
+    tell("store", len(rows), len(views))
     report.stored = store_verdicts(db_path, rows, rubric_text=rubric)
     lap("store")
     for row in rows:
         report.counts[row.verdict] = report.counts.get(row.verdict, 0) + 1
         report.rejected_citations += len(row.rejected_citations)
     report.cache_hits, report.requests, report.cost_usd = usage.cache_hits, usage.requests, usage.cost_usd
+    tell("done", len(rows), len(views))
     return report
 
 

@@ -68,16 +68,22 @@ async def ask_json(model: Any, messages: list[dict[str, Any]], schema: dict[str,
 
 
 async def run_all(items: Sequence[T], work: Callable[[T], Awaitable[R]], *, concurrency: int, desc: str,
-                  progress: bool) -> list[R]:
-    """work(item) for every item, at most `concurrency` at once, with a progress bar; results in item order."""
+                  progress: bool, on_done: Callable[[int, int], None] | None = None) -> list[R]:
+    """work(item) for every item, at most `concurrency` at once, with a progress bar; results in item order.
+    on_done(done, total) is called after each item (a progress file's writer, say)."""
     gate = asyncio.Semaphore(concurrency)
     bar = tqdm(total=len(items), desc=desc[:40], unit="traj", disable=not progress, dynamic_ncols=True)
     results: list[Any] = [None] * len(items)
+    finished = 0
 
     async def one(k: int, item: T) -> None:
+        nonlocal finished
         async with gate:
             results[k] = await work(item)
         bar.update(1)
+        finished += 1
+        if on_done is not None:
+            on_done(finished, len(items))
 
     try:
         await asyncio.gather(*(one(k, item) for k, item in enumerate(items)))

@@ -44,10 +44,13 @@ def resolve(model_spec: str, base_url: str | None, no_cache: bool):
               help="Tokens (estimated as characters / 4) a rendered trajectory may take; longer ones are cut in "
                    "the middle with a marker. Default 2000.")
 @click.option("--show-sql", is_flag=True, help="Print the slice's SQL before scanning.")
+@click.option("--progress-file", type=click.Path(dir_okay=False, path_type=str), default=None,
+              help="Also report the stage and verdicts done to this JSON file as the scan goes (the Search page "
+                   "starts scans with it and polls it).")
 @model_options
 @db_option
-def command(rubric, runs, where, limit, token_budget, show_sql, model_spec, base_url, concurrency, no_cache,
-            db_path) -> None:
+def command(rubric, runs, where, limit, token_budget, show_sql, progress_file, model_spec, base_url, concurrency,
+            no_cache, db_path) -> None:
     """Ask a model whether each trajectory of RUNS (and --where) matches RUBRIC.
 
     Each trajectory is rendered with numbered steps (the log's source_ref, else the step index), gold
@@ -60,6 +63,29 @@ def command(rubric, runs, where, limit, token_budget, show_sql, model_spec, base
     Example: trajscope scan "The agent read a gold passage and still answered wrong" --runs baseline
     --where "any_gold_read AND NOT correct" --model gpt-5-mini
     """
+    report_to = _progress_writer(progress_file, rubric)
+    try:
+        report = _scan(rubric, runs, where, limit, token_budget, model_spec, base_url, concurrency, no_cache,
+                       db_path, report_to)
+    except click.ClickException as exc:
+        report_to("failed", 0, 0, exc.format_message())
+        raise
+    except BaseException as exc:  # a crash (or Ctrl-C) still leaves the page a reason, never "running" forever
+        report_to("failed", 0, 0, f"{type(exc).__name__}: {exc}")
+        raise
+    report_to("done", report.n_trajectories, report.n_trajectories,
+              report.summary() if report.n_trajectories else "no trajectory matches the slice; nothing scanned")
+    if show_sql:
+        click.echo(report.sql, err=True)
+    if not report.n_trajectories:
+        click.echo(f"no trajectory of {', '.join(runs)} matches the slice; nothing scanned", err=True)
+        return
+    click.echo(report.summary())
+    click.echo(f"verdicts: trajscope sql \"SELECT run_id, question_id, verdict, explanation, cited_steps "
+               f"FROM rubric_verdicts WHERE rubric_hash = '{report.rubric_hash}'\"")
+
+
+def _scan(rubric, runs, where, limit, token_budget, model_spec, base_url, concurrency, no_cache, db_path, report_to):
     from pathlib import Path
 
     from engine.llm import LocalModelError
@@ -71,17 +97,32 @@ def command(rubric, runs, where, limit, token_budget, show_sql, model_spec, base
             f"{db_path}: no warehouse here; create one with `trajscope ingest LOG --db {db_path}`")
     config, cache = resolve(model_spec, base_url, no_cache)
     try:
-        report = scan(db_path, rubric, list(runs), config=config, where=where, limit=limit, cache=cache,
-                      concurrency=concurrency, token_budget=token_budget or DEFAULT_TOKEN_BUDGET, progress=True)
+        return scan(db_path, rubric, list(runs), config=config, where=where, limit=limit, cache=cache,
+                    concurrency=concurrency, token_budget=token_budget or DEFAULT_TOKEN_BUDGET, progress=True,
+                    on_progress=lambda stage, done, total: stage != "done" and report_to(stage, done, total, ""))
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise read_failure(exc) from None
     except (ValueError, LocalModelError) as exc:
         raise click.ClickException(str(exc)) from None
-    if show_sql:
-        click.echo(report.sql, err=True)
-    if not report.n_trajectories:
-        click.echo(f"no trajectory of {', '.join(runs)} matches the slice; nothing scanned", err=True)
-        return
-    click.echo(report.summary())
-    click.echo(f"verdicts: trajscope sql \"SELECT run_id, question_id, verdict, explanation, cited_steps "
-               f"FROM rubric_verdicts WHERE rubric_hash = '{report.rubric_hash}'\"")
+
+
+def _progress_writer(progress_file: str | None, rubric: str):
+    """report(stage, done, total, message) into --progress-file (a no-op without one)."""
+    if progress_file is None:
+        return lambda stage, done, total, message: None
+    import os
+    from pathlib import Path
+
+    from app.jobs import ScanJob, read_scan_job, write_scan_job
+
+    path = Path(progress_file)
+    known = read_scan_job(path)
+    job_id = known.job_id if known else path.stem
+    pid = os.getpid()
+
+    def report(stage: str, done: int, total: int, message: str) -> None:
+        write_scan_job(path, ScanJob(job_id=job_id, rubric=rubric.strip(), stage=stage, done=done, total=total,
+                                     message=message, pid=pid))
+
+    report("starting", 0, 0, "")
+    return report

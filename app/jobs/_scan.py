@@ -1,0 +1,92 @@
+"""A rubric scan started from the Search page: its command, its detached process and its progress file."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+STAGES = ("starting", "slice", "model", "store", "done", "failed")
+
+
+class ScanJob(msgspec.Struct, kw_only=True):
+    """Where one scan stands: stage, verdicts done of total, a message (the summary, or why it failed)."""
+
+    job_id: str
+    rubric: str
+    stage: str = "starting"
+    done: int = 0
+    total: int = 0
+    message: str = ""
+    pid: int | None = None
+    updated_at: str = ""
+
+
+def scan_job_path(db_path: Path, job_id: str) -> Path:
+    """The progress file of scan job_id on db_path (beside the warehouse, like the demo build's)."""
+    db_path = Path(db_path)
+    if not job_id.isalnum():
+        raise ValueError(f"job id {job_id!r}: letters and digits only")
+    return db_path.with_name(f"{db_path.name}.scan-{job_id}.json")
+
+
+def write_scan_job(path: Path, job: ScanJob) -> None:
+    """Replace the progress file in one step (a reader never sees half of it)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    stamped = msgspec.structs.replace(job, updated_at=datetime.now(UTC).isoformat(timespec="seconds"))
+    tmp.write_bytes(msgspec.json.encode(stamped))
+    os.replace(tmp, path)
+
+
+def read_scan_job(path: Path) -> ScanJob | None:
+    """The job's progress, or None when there is no readable file."""
+    try:
+        return msgspec.json.decode(Path(path).read_bytes(), type=ScanJob)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def scan_running(job: ScanJob | None) -> bool:
+    """The scan has neither finished nor failed, and its process is alive (a killed one is not running)."""
+    if job is None or job.stage in ("done", "failed"):
+        return False
+    if job.pid is None:
+        return True
+    try:
+        os.kill(job.pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def scan_command(db_path: Path, rubric: str, runs: list[str], where: str | None, model: str,
+                 progress_file: Path | None = None) -> list[str]:
+    """The `trajscope scan` argument list (shown on the page, and what the page runs)."""
+    command = ["trajscope", "scan", rubric.strip(), *[a for r in runs for a in ("--runs", r)]]
+    command += ["--where", where.strip()] if where and where.strip() else []
+    command += ["--model", model.strip() or "local", "--db", str(db_path)]
+    return command + (["--progress-file", str(progress_file)] if progress_file else [])
+
+
+def launch_scan(db_path: Path, rubric: str, runs: list[str], where: str | None, model: str) -> Path:
+    """Start the scan as a detached child (its output in a log beside the progress file); the progress path."""
+    job_id = uuid.uuid4().hex[:12]
+    path = scan_job_path(db_path, job_id)
+    write_scan_job(path, ScanJob(job_id=job_id, rubric=rubric.strip()))
+    argv = [sys.executable, "-m", *scan_command(db_path, rubric, runs, where, model, path)]
+    with open(path.with_suffix(".log"), "wb") as log:
+        # A new session: the scan outlives a closed tab, and the page's process never waits for it.
+        subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                         start_new_session=True, cwd=Path.cwd())
+    return path
+
+
+__all__ = ["STAGES", "ScanJob", "launch_scan", "read_scan_job", "scan_command", "scan_job_path", "scan_running",
+           "write_scan_job"]
