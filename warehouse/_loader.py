@@ -5,7 +5,6 @@ import functools
 import hashlib
 import itertools
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -36,6 +35,7 @@ from ._connection import default_db_path, open_warehouse, transaction
 from ._duckdb_types import read_json_columns
 from ._labels import LabelLoad, load_label_records
 from ._prefetch import prefetched
+from ._stale_dirs import sweep_dead_process_dirs
 
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 
@@ -399,28 +399,9 @@ def _batches(sources: Sequence[_Slice], workdir: str, progress: bool | None, rep
                 yield batch, Path(source.name) if source.name else source.path
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
     """Delete batch folders that a killed ingest left in the temp dir (their process is gone)."""
-    root = Path(tmp_root or tempfile.gettempdir())
-    removed = []
-    for entry in root.glob(f"{_BATCH_DIR_PREFIX}*"):
-        pid_text = entry.name[len(_BATCH_DIR_PREFIX):].split("-", 1)[0]
-        if not entry.is_dir() or not pid_text.isdigit():
-            continue
-        if int(pid_text) != os.getpid() and not _pid_alive(int(pid_text)):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
-    return removed
+    return sweep_dead_process_dirs(Path(tmp_root or tempfile.gettempdir()), _BATCH_DIR_PREFIX)
 
 
 def _reclaim_after_rollback(con: duckdb.DuckDBPyConnection) -> None:

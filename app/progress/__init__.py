@@ -11,6 +11,8 @@ from pathlib import Path
 
 import msgspec
 
+from warehouse import pid_alive
+
 STAGES = ("setup", "preparing", "runs", "judging", "audit", "done", "failed")
 
 
@@ -79,15 +81,7 @@ def build_running(progress: BuildProgress | None) -> bool:
     """The build has not finished or failed, and its process is still alive."""
     if progress is None or progress.stage in ("done", "failed"):
         return False
-    if progress.pid is None:
-        return True
-    try:
-        os.kill(progress.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return progress.pid is None or pid_alive(progress.pid)
 
 
 __all__ = ["STAGES", "BuildProgress", "PlannedRun", "arrived_sql", "build_running", "now", "progress_path",

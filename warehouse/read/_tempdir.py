@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .._stale_dirs import sweep_dead_process_dirs
+
 PREFIX = "trajscope-read-"
 _lock = threading.Lock()
 _users = 0
@@ -19,30 +21,9 @@ def _root() -> Path:
     return Path(os.environ.get("TRAJSCOPE_READ_TMP") or tempfile.gettempdir())
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep_stale() -> list[Path]:
     """Remove temp directories of processes that no longer run; returns what was removed."""
-    removed = []
-    root = _root()
-    try:
-        entries = list(root.glob(PREFIX + "*"))
-    except OSError:
-        return removed
-    for entry in entries:
-        pid_text = entry.name[len(PREFIX):].split("-", 1)[0]
-        if pid_text.isdigit() and int(pid_text) != os.getpid() and not _alive(int(pid_text)):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
-    return removed
+    return sweep_dead_process_dirs(_root(), PREFIX)
 
 
 def process_dir() -> Path:
