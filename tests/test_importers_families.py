@@ -221,8 +221,7 @@ def test_no_answer_text_is_not_judged_and_says_so(tmp_path):
 
 
 def test_a_budget_trajectory_without_an_answer_is_still_scored_zero(tmp_path):
-    from engine.judge_pass import answer_missing
-    from engine.judge_pass._pass import JudgeInput
+    from engine.judge_pass import JudgeInput, answer_missing
 
     item = JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], end_reason="budget")
     assert not answer_missing(item)

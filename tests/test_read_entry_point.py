@@ -212,3 +212,35 @@ def test_demo_summary_and_guide_stop_a_runaway_query(runaway, tmp_path):
     with pytest.raises(QueryTimeout, match="time limit of 0.5 s"):
         demo_cmd._print_guide(db, 8501, serving=False)
     assert len(runaway) == 2
+
+
+# Writes too go through the warehouse package: engine and app hold no write open and no DML of their own.
+WRITE_CALLS = {"open_warehouse", "transaction"}
+DML = ("INSERT INTO", "INSERT OR", "DELETE FROM", "CREATE TABLE", "DROP TABLE", "ALTER TABLE")
+OWN_STORES = {"engine/llm/_cache.py": "its SQLite response cache, not the warehouse"}
+
+
+def _writes(path: Path, tree: ast.AST) -> list[str]:
+    rel = path.relative_to(ROOT).as_posix()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called_name(node) in WRITE_CALLS:
+            found.append(f"{rel}:{node.lineno}: calls {_called_name(node)}()")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and rel not in OWN_STORES:
+            upper = " ".join(node.value.upper().split())
+            found += [f"{rel}:{node.lineno}: SQL {verb}" for verb in DML if verb in upper]
+    return found
+
+
+def test_engine_and_app_write_the_warehouse_only_through_the_warehouse_package():
+    bad = []
+    for top in ("engine", "app"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            bad += _writes(path, ast.parse(path.read_text(encoding="utf-8")))
+    assert not bad, "warehouse writes belong in the warehouse package (warehouse.judgments):\n" + "\n".join(bad)
+
+
+def test_the_write_scan_catches_a_judge_pass_of_its_own():
+    source = ("from warehouse import open_warehouse\nwith open_warehouse(db) as con:\n"
+              "    con.execute('DELETE FROM answer_checks WHERE trajectory_id = ?', [t])\n")
+    assert len(_writes(ROOT / "engine" / "x.py", ast.parse(source))) == 2

@@ -9,9 +9,6 @@ from ._pass import (
     JudgeReport,
     answer_missing,
     judge_run,
-    read_judge_inputs,
-    write_judge_results,
 )
 
-__all__ = ["LEXICAL_JUDGES", "JudgeInput", "JudgeReport", "answer_missing",
-           "judge_run", "read_judge_inputs", "write_judge_results"]
+__all__ = ["LEXICAL_JUDGES", "JudgeInput", "JudgeReport", "answer_missing", "judge_run"]

@@ -1,15 +1,11 @@
-"""`trajscope judge`: read a run's trajectories, compute judgments and forensic facts, write them back.
-
-The warehouse is opened twice, briefly: once to read, once to write everything in one
-transaction, so a slow LLM judge never holds DuckDB's file lock.
-"""
+"""`trajscope judge`: a run's trajectories scored (judgments and forensic facts); the reads and writes are
+warehouse.judgments'."""
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -17,35 +13,10 @@ import pyarrow as pa
 
 from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
 from engine.judges import EquivalenceItem, LLMJudge, is_abstention
-from trajscope.format import ENTITY_EXTRACTORS, FORCED_END_REASONS, answer_invalidity, has_gold_answer, score_answer
-from warehouse import open_warehouse, transaction
+from trajscope.format import ENTITY_EXTRACTORS, FORCED_END_REASONS, has_gold_answer, score_answer
+from warehouse.judgments import JudgeInput, load_judge_inputs, store_judge_results
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
-
-_INPUTS_SQL = (resources.files(__package__) / "judge_inputs.sql").read_text()
-
-
-@dataclass(frozen=True)
-class JudgeInput:
-    """What judging one trajectory needs, read from the warehouse."""
-
-    trajectory_id: str
-    record_hash: str
-    question: str
-    gold: str | None
-    aliases: list[str]
-    final_answer: str | None
-    judges: list[str]
-    llm_models: list[str]
-    snippets: list[str]
-    read_texts: list[str]
-    messages: list[str] = field(default_factory=list)  # the controller's own texts shown to the agent
-    end_reason: str | None = None
-
-    @property
-    def invalidity(self) -> str | None:
-        """'echo' / 'hedge' when no judge may count the answer correct (trajscope.format.answer_invalidity)."""
-        return answer_invalidity(self.final_answer, self.question, self.messages)
 
 
 @dataclass
@@ -87,12 +58,6 @@ class JudgeReport:
         if self.stale_skipped:
             parts.append(f"{self.stale_skipped} skipped (re-ingested meanwhile)")
         return "; ".join(parts) + f" ({self.seconds:.1f}s)"
-
-
-def read_judge_inputs(con: Any, run_id: str) -> list[JudgeInput]:
-    """Every trajectory of a run with its question, answer, judgments, snippets and read passages."""
-    rows = con.execute(_INPUTS_SQL, {"run": run_id}).fetchall()
-    return [JudgeInput(*row) for row in rows]
 
 
 def _coverage_table(inputs: Sequence[JudgeInput], extractors: Sequence[str]) -> pa.Table:
@@ -197,52 +162,6 @@ async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: Judge
     return rows
 
 
-def write_judge_results(
-    con: Any, inputs: Sequence[JudgeInput], judgment_rows: list[tuple], coverage: pa.Table, answers: pa.Table
-) -> int:
-    """Replace forensic rows and append judgments in one transaction; skips re-ingested trajectories."""
-    current = dict(con.execute(
-        "SELECT trajectory_id, record_hash FROM trajectories WHERE trajectory_id IN "
-        "(SELECT unnest($ids))", {"ids": [i.trajectory_id for i in inputs]}
-    ).fetchall())
-    fresh = {i.trajectory_id for i in inputs if current.get(i.trajectory_id) == i.record_hash}
-    stale = len(inputs) - len(fresh)
-    judgment_rows = [r for r in judgment_rows if r[0] in fresh]
-    keep = pa.array([t in fresh for t in coverage.column("trajectory_id").to_pylist()], pa.bool_())
-    coverage = coverage.filter(keep)
-    keep = pa.array([t in fresh for t in answers.column("trajectory_id").to_pylist()], pa.bool_())
-    answers = answers.filter(keep)
-    con.register("coverage_rows", coverage)
-    con.register("answer_rows", answers)
-    try:
-        with transaction(con):
-            extractors = sorted(set(coverage.column("extractor").to_pylist()))
-            con.execute(
-                "DELETE FROM entity_coverage WHERE trajectory_id IN (SELECT unnest($ids)) "
-                "AND extractor IN (SELECT unnest($extractors))",
-                {"ids": sorted(fresh), "extractors": extractors},
-            )
-            con.execute("DELETE FROM answer_checks WHERE trajectory_id IN (SELECT unnest($ids))",
-                        {"ids": sorted(fresh)})
-            con.execute("INSERT INTO entity_coverage BY NAME SELECT * FROM coverage_rows")
-            con.execute("INSERT INTO answer_checks BY NAME SELECT * FROM answer_rows")
-            if judgment_rows:
-                names = ("trajectory_id", "judge", "score", "judge_model", "rationale")
-                con.register("judgment_rows", pa.table(
-                    {name: pa.array([r[k] for r in judgment_rows], pa.float64() if name == "score" else pa.string())
-                     for k, name in enumerate(names)}
-                ))
-                con.execute(
-                    "INSERT INTO judgments (trajectory_id, judge, score, judge_model, rationale, origin) "
-                    "SELECT trajectory_id, judge, score, judge_model, rationale, 'judge' FROM judgment_rows"
-                )
-                con.unregister("judgment_rows")
-    finally:
-        con.unregister("coverage_rows")
-        con.unregister("answer_rows")
-    return stale
-
-
 def judge_run(
     db_path: str | Path | None,
     run_id: str,
@@ -256,10 +175,10 @@ def judge_run(
     """
     start = time.perf_counter()
     report = JudgeReport(run_id, judge_model=llm_judge.model_name if llm_judge else None)
-    with open_warehouse(db_path) as con:
-        exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0]
-        inputs = read_judge_inputs(con, run_id)
-    if not exists and not inputs:
+    # The warehouse is opened twice, briefly (warehouse.judgments): a slow LLM judge never holds its file lock.
+    loaded = load_judge_inputs(db_path, run_id)
+    inputs = loaded.inputs
+    if not loaded.run_exists and not inputs:
         raise LookupError(f"no run {run_id!r} in the warehouse (see `trajscope sql \"SELECT run_id FROM runs\"`)")
     report.n_trajectories = len(inputs)
     report.no_gold_skipped = sum(1 for i in inputs if not has_gold(i))
@@ -269,10 +188,8 @@ def judge_run(
         rows += asyncio.run(_llm_rows(inputs, llm_judge, report))
     coverage = _coverage_table(inputs, extractors)
     answers = _answer_table(inputs)
-    with open_warehouse(db_path) as con:
-        report.stale_skipped = write_judge_results(con, inputs, rows, coverage, answers)
-        report.source_conflicts = con.execute(
-            "SELECT count(DISTINCT trajectory_id) FROM verdict_conflicts WHERE run_id = ?", [run_id]).fetchone()[0]
+    stored = store_judge_results(db_path, run_id, inputs, rows, coverage, answers)
+    report.stale_skipped, report.source_conflicts = stored.stale_skipped, stored.source_conflicts
     fresh = report.n_trajectories - report.stale_skipped
     report.lexical_added = sum(1 for r in rows if r[1] != "llm")
     report.llm_added = sum(1 for r in rows if r[1] == "llm")
@@ -282,5 +199,4 @@ def judge_run(
     return report
 
 
-__all__ = ["JudgeInput", "JudgeReport", "answer_missing", "has_gold",
-           "judge_run", "read_judge_inputs", "write_judge_results"]
+__all__ = ["JudgeInput", "JudgeReport", "answer_missing", "has_gold", "judge_run"]
