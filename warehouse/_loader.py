@@ -20,11 +20,13 @@ import pyarrow.compute as pc
 from tqdm import tqdm
 
 from trajscope.format import (
+    MAX_LINE_BYTES,
     Chunk,
     LabelledTrajectory,
     Question,
     RecordError,
     Trajectory,
+    bounded_lines,
     decode_trajectory,
     encode,
     redact_bytes,
@@ -136,13 +138,15 @@ class _StoredLines:
 _REDACT_CHUNK_LINES = 512
 
 
-def _redacted_lines(fh, prefilter: str | None) -> Iterator[tuple[bytes, bytes]]:
-    """(line as read, line with secrets redacted) for every line of fh.
+def _redacted_lines(fh, prefilter: str | None, path: Path, first_line: int) -> Iterator[tuple[bytes, bytes]]:
+    """(line as read, line with secrets redacted) for every line of fh; a line past MAX_LINE_BYTES is a
+    RecordError naming it.
 
     RE2 (Arrow's regex kernel) finds the few lines a redaction could change in one pass over a
     chunk; only those go through redact_bytes, so a clean log pays one scan, not one per marker.
     """
-    while chunk := list(itertools.islice(fh, _REDACT_CHUNK_LINES)):
+    lines = bounded_lines(fh, path, first_line)
+    while chunk := list(itertools.islice(lines, _REDACT_CHUNK_LINES)):
         if prefilter is None:
             flagged = [True] * len(chunk)
         else:
@@ -208,7 +212,8 @@ def _split_log(
         ) as bar:
             fh.seek(source.start)
             prefilter = redaction_prefilter()
-            for lineno, (as_read, raw) in enumerate(_redacted_lines(fh, prefilter), start=source.first_line):
+            for lineno, (as_read, raw) in enumerate(_redacted_lines(fh, prefilter, path, source.first_line),
+                                                      start=source.first_line):
                 if source.complete_lines_only and not as_read.endswith(b"\n"):
                     break  # a slice stops at the last complete line; the rest is still being written
                 bar.update(len(as_read))
@@ -309,7 +314,10 @@ def _named_sql(name: str) -> str:
 @functools.cache
 def _stage_sql() -> str:
     columns = ", ".join(f"'{name}': '{type_}'" for name, type_ in read_json_columns(Trajectory).items())
-    return _named_sql("stage.sql").replace("{columns}", "{" + columns + "}")
+    # Redaction may lengthen a line a little (a fragment becomes "[REDACTED]"): DuckDB's object limit is
+    # twice the line limit, so the only refusal a user meets is the line-size one, with its line number.
+    sql = _named_sql("stage.sql").replace("{max_object_bytes}", str(2 * MAX_LINE_BYTES))
+    return sql.replace("{columns}", "{" + columns + "}")
 
 
 _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments",

@@ -10,10 +10,11 @@ from typing import Any
 from trajscope.format import EXPORT_KEY, Judgment, RecordError, Step, Trajectory, loads_bounded
 
 from ._actions import make_step, parse_arguments
+from ._archive import ArchiveBudget, read_member
 from ._context import ImportContext, assemble
 from ._exported import restore_exported
 from ._fields import Where, as_text, need_id, need_list, need_object, opt_list, opt_number, opt_object, opt_str
-from ._json_stream import MAX_RECORD_BYTES, iter_document
+from ._json_stream import iter_document
 
 # Inspect scorer name -> canonical judge; other scorers are kept in metadata["scores"] only.
 SCORER_JUDGES = {"exact": "em", "f1": "f1", "includes": "contain",
@@ -148,16 +149,13 @@ def _import_json(ctx: ImportContext) -> Iterator[Trajectory]:
             header[key] = value
 
 
-def _zip_member(ctx: ImportContext, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Any:
+def _zip_member(ctx: ImportContext, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: ArchiveBudget) -> Any:
     where = Path(f"{ctx.path}!{info.filename}")
-    if info.file_size > MAX_RECORD_BYTES:
-        raise RecordError(where, 1, None, f"archive member of {info.file_size // 2**20} MB exceeds the limit")
+    data = read_member(archive, info, where, budget)
     try:
-        return loads_bounded(archive.read(info).decode("utf-8"), path=where, line=1)
+        return loads_bounded(data.decode("utf-8"), path=where, line=1)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise RecordError(where, getattr(exc, "lineno", 1), None, f"malformed JSON in archive member: {exc}") from None
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise RecordError(where, 1, None, f"corrupt archive member: {exc}") from None
 
 
 def _import_eval(ctx: ImportContext) -> Iterator[Trajectory]:
@@ -165,12 +163,13 @@ def _import_eval(ctx: ImportContext) -> Iterator[Trajectory]:
         archive = zipfile.ZipFile(ctx.path)
     except zipfile.BadZipFile as exc:
         raise RecordError(ctx.path, 1, None, f"not a valid .eval archive (zip): {exc}") from None
+    budget = ArchiveBudget.of(ctx.path)
     with archive:
         names = {i.filename: i for i in archive.infolist()}
         head_name = "header.json" if "header.json" in names else "_journal/start.json"
-        header = _zip_member(ctx, archive, names[head_name]) if head_name in names else {}
+        header = _zip_member(ctx, archive, names[head_name], budget) if head_name in names else {}
         for name in sorted(n for n in names if n.startswith("samples/") and n.endswith(".json")):
-            sample = _zip_member(ctx, archive, names[name])
+            sample = _zip_member(ctx, archive, names[name], budget)
             yield _sample(ctx, header if isinstance(header, dict) else {}, sample,
                           Where(Path(f"{ctx.path}!{name}"), 1))
 

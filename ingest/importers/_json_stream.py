@@ -7,10 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from trajscope.format import RecordError, check_nesting, loads_bounded, too_deep
+from trajscope.format import MAX_LINE_BYTES, RecordError, bounded_lines, check_nesting, loads_bounded, too_deep
 
-# One record (a JSONL line, or one item of a document) may not exceed this; memory stays bounded.
-MAX_RECORD_BYTES = 64 * 1024 * 1024
+# One record (a JSONL line, or one item of a document) may not exceed the line-size limit; memory stays bounded.
+MAX_RECORD_BYTES = MAX_LINE_BYTES
 _READ_SIZE = 1 << 16
 _COMPACT_AT = 1 << 20
 _decoder = json.JSONDecoder()
@@ -49,15 +49,7 @@ def iter_jsonl(path: Path, fh: IO[bytes] | None = None) -> Iterator[tuple[int, A
     try:
         check_text(path, fh.read(8192))
         fh.seek(0)
-        lineno = 0
-        while True:
-            raw = fh.readline(MAX_RECORD_BYTES + 1)
-            if not raw:
-                return
-            lineno += 1
-            if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
-                raise RecordError(path, lineno, None,
-                                  f"line longer than {MAX_RECORD_BYTES // (1024 * 1024)} MB; not a JSONL record")
+        for lineno, raw in enumerate(bounded_lines(fh, path, limit=MAX_RECORD_BYTES), start=1):
             if raw.strip():
                 yield lineno, _loads_line(path, lineno, raw)
     finally:
