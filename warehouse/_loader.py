@@ -29,7 +29,7 @@ from trajscope.format import (
     bounded_lines,
     decode_trajectory,
     encode,
-    redact_bytes,
+    redact_json_line,
     redaction_prefilter,
 )
 
@@ -143,7 +143,7 @@ def _redacted_lines(fh, prefilter: str | None, path: Path, first_line: int) -> I
     RecordError naming it.
 
     RE2 (Arrow's regex kernel) finds the few lines a redaction could change in one pass over a
-    chunk; only those go through redact_bytes, so a clean log pays one scan, not one per marker.
+    chunk; only those go through redact_json_line, so a clean log pays one scan, not one per marker.
     """
     lines = bounded_lines(fh, path, first_line)
     while chunk := list(itertools.islice(lines, _REDACT_CHUNK_LINES)):
@@ -152,7 +152,7 @@ def _redacted_lines(fh, prefilter: str | None, path: Path, first_line: int) -> I
         else:
             flagged = pc.match_substring_regex(pa.array(chunk, pa.binary()), prefilter).to_pylist()
         for raw, hit in zip(chunk, flagged, strict=True):
-            yield raw, redact_bytes(raw) if hit else raw
+            yield raw, redact_json_line(raw) if hit else raw
 
 
 def _line_hash(raw: bytes) -> str:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app.access import read_connection
 from app.charts import interval_chart
-from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, page_header, table_exports
+from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, page_header, show_error, table_exports
 from warehouse import WarehouseBusy
 from warehouse.audit import report_tables
 
@@ -32,7 +32,7 @@ elif counts is not None:
         st.warning(str(exc), icon=":material/hourglass_top:")
         tables = []
     except duckdb.Error as exc:
-        st.error(f"The audit tables failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
+        show_error(f"The audit tables failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
         tables = []
     by_name = {t.name: t for t in tables}
     plots = st.columns(len(PLOTS), gap="large")

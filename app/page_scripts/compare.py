@@ -13,6 +13,7 @@ from app.ui import (
     page_header,
     require_warehouse,
     set_url,
+    show_error,
     sql_expander,
     table_exports,
     table_panel,
@@ -95,7 +96,7 @@ if state:
         except WarehouseBusy as exc:
             st.warning(str(exc), icon=":material/hourglass_top:")
         except duckdb.Error as exc:
-            st.error(f"The comparison query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
+            show_error(f"The comparison query failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
         if comparison is not None:
             overall = comparison.overall
             st.info(f"B against A — {comparison.pairing}.", icon=":material/link:")

@@ -12,6 +12,7 @@ from app.ui import (
     page_header,
     require_warehouse,
     set_url,
+    show_error,
     sql_expander,
     url_value,
     warehouse_stamp,
@@ -80,13 +81,13 @@ if state:
     try:
         result = _export_rows(str(config.db_path), warehouse_stamp(config.db_path), source, where, int(limit))
     except ForbiddenStatement as exc:
-        st.error(f"Refused: {exc}", icon=":material/block:")
+        show_error(f"Refused: {exc}", icon=":material/block:")
     except LimitExceeded as exc:
-        st.error(f"Stopped at a limit: {exc}", icon=":material/timer:")
+        show_error(f"Stopped at a limit: {exc}", icon=":material/timer:")
     except (WarehouseBusy, WarehouseMissing) as exc:
         st.warning(str(exc), icon=":material/hourglass_top:")
     except ReadRefused as exc:
-        st.error(f"Query failed: {exc}", icon=":material/warning:")
+        show_error(f"Query failed: {exc}", icon=":material/warning:")
     if result is not None:
         st.markdown(f"**{result.df.height:,} row(s)** of `{source}`")
         st.dataframe(result.df.head(1000), hide_index=True, key="export-preview")

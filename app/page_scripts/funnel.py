@@ -23,6 +23,7 @@ from app.ui import (
     page_header,
     require_warehouse,
     set_url,
+    show_error,
     sql_expander,
     table_exports,
     table_panel,
@@ -93,7 +94,7 @@ elif state:
                 try:
                     paired = _paired(str(app_config().db_path), warehouse_stamp(app_config().db_path), run_a, run_b)
                 except (QueryError, WarehouseBusy, duckdb.Error) as exc:
-                    st.error(str(exc).splitlines()[0])
+                    show_error(str(exc).splitlines()[0])
                 else:
                     if paired.frame.height == 0:
                         st.info("No shared question with gold passages: nothing to pair.")

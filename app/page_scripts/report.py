@@ -8,7 +8,7 @@ import streamlit as st
 import vl_convert
 
 from app.access import read_connection
-from app.ui import app_config, fetch, fill_warehouse_help, page_header, set_url, url_list, url_value
+from app.ui import app_config, fetch, fill_warehouse_help, page_header, set_url, show_error, url_list, url_value
 from warehouse import WarehouseBusy
 from warehouse.report import (
     PAPERS,
@@ -101,10 +101,10 @@ except WarehouseBusy as exc:
     st.warning(str(exc), icon=":material/hourglass_top:")
     st.stop()
 except ReportError as exc:
-    st.error(str(exc), icon=":material/warning:")
+    show_error(str(exc), icon=":material/warning:")
     st.stop()
 except duckdb.Error as exc:
-    st.error(f"The report's queries failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
+    show_error(f"The report's queries failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
     st.stop()
 
 stem = f"report-{paper}"

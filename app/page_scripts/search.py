@@ -10,7 +10,7 @@ import streamlit as st
 from app.access import read_connection
 from app.jobs import launch_scan, read_scan_job, scan_command, scan_running
 from app.queries import cluster_sizes_sql, rubric_choices_sql, run_choices_sql, verdict_steps_sql, verdicts_sql
-from app.ui import app_config, fetch, page_header, require_warehouse, table_panel
+from app.ui import app_config, fetch, page_header, require_warehouse, show_error, table_panel
 from warehouse import WarehouseBusy
 from warehouse.queries import QueryError, compare_runs, comparison_frame
 from warehouse.stats import UnpairedComparison
@@ -120,7 +120,7 @@ if state:
                             label_verdict(config.db_path, one, label, note or None)
                             st.success(f"Labelled {label}.")
                         except (LookupError, ValueError, WarehouseBusy) as exc:
-                            st.error(str(exc))
+                            show_error(str(exc))
 
         if len(run_ids) >= 2:
             st.subheader("Prevalence between two runs")

@@ -11,6 +11,7 @@ from app.ui import (
     page_header,
     require_warehouse,
     set_url,
+    show_error,
     sql_expander,
     table_exports,
     url_value,
@@ -67,13 +68,13 @@ if state:
                                        row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s,
                                        limits=config.console_limits())
         except ForbiddenStatement as exc:
-            st.error(f"Refused: {exc}", icon=":material/block:")
+            show_error(f"Refused: {exc}", icon=":material/block:")
         except LimitExceeded as exc:
-            st.error(f"Stopped at a limit: {exc}", icon=":material/timer:")
+            show_error(f"Stopped at a limit: {exc}", icon=":material/timer:")
         except (WarehouseBusy, WarehouseMissing) as exc:
             st.warning(str(exc), icon=":material/hourglass_top:")
         except ReadRefused as exc:
-            st.error(f"Query failed: {exc}", icon=":material/warning:")
+            show_error(f"Query failed: {exc}", icon=":material/warning:")
         else:
             note = f" — showing the first {config.sql_row_cap:,} (row cap)" if result.truncated else ""
             st.markdown(f"**{result.df.height:,} row(s){note}** in {result.seconds * 1000:.0f} ms")

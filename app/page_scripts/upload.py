@@ -5,7 +5,7 @@ import hashlib
 
 import streamlit as st
 
-from app.ui import app_config, page_header
+from app.ui import app_config, page_header, show_error
 from app.upload import discard_upload, ingest_upload, prepare_upload
 from ingest.importers import FORMATS, profile_line
 from trajscope.format import CAPABILITY_NAMES, RecordError
@@ -54,7 +54,7 @@ side_files = {role: (f.name, f.getvalue()) for role, f in sides.items() if f is 
 if uploaded is not None:
     data = uploaded.getvalue()
     if len(data) > config.max_upload_mb * 1024 * 1024:
-        st.error(f"{uploaded.name}: {len(data) / 1e6:.1f} MB is over the {config.max_upload_mb} MB "
+        show_error(f"{uploaded.name}: {len(data) / 1e6:.1f} MB is over the {config.max_upload_mb} MB "
                  "upload limit (`trajscope app --max-upload-mb N`); ingest it with `trajscope ingest`.",
                  icon=":material/block:")
     else:
@@ -77,7 +77,7 @@ if uploaded is not None:
         b.metric("Valid records", f"{prepared.records:,}")
         c.metric("Errors", len(prepared.errors))
         if prepared.errors:
-            st.error(f"{prepared.name} did not validate; nothing was written. Fix the lines below "
+            show_error(f"{prepared.name} did not validate; nothing was written. Fix the lines below "
                      "(the import stops at the first error).", icon=":material/block:")
             st.dataframe(prepared.error_table(), hide_index=True, width="stretch", key="upload-errors")
         elif prepared.records == 0:
@@ -102,7 +102,7 @@ if uploaded is not None:
                 # ingest_upload deleted the converted log: the next rerun converts the file again.
                 st.session_state.pop("upload-prepared", None)
                 st.session_state.pop("upload-prepared-key", None)
-                st.error(f"Not ingested: {exc}", icon=":material/block:")
+                show_error(f"Not ingested: {exc}", icon=":material/block:")
             else:
                 st.session_state.pop("upload-prepared", None)
                 st.session_state.pop("upload-prepared-key", None)

@@ -1,12 +1,13 @@
 """Streamlit building blocks shared by the pages: layout, URL state, notices, tables and figures."""
 from ._fetch import cached_queries, fetch, fetch_many, require_warehouse, warehouse_stamp
 from ._layout import app_config, page_header
-from ._notices import fill_warehouse_help, not_available
+from ._notices import fill_warehouse_help, not_available, show_error
 from ._panels import figure_downloads, figure_panel, sql_expander, table_exports, table_panel
 from ._url_state import set_url, url_list, url_value
 
 __all__ = [
     "app_config", "cached_queries", "fetch", "fetch_many", "figure_downloads", "figure_panel", "fill_warehouse_help",
-    "not_available", "page_header", "require_warehouse", "set_url", "sql_expander", "table_exports", "table_panel",
+    "not_available", "page_header", "show_error",
+    "require_warehouse", "set_url", "sql_expander", "table_exports", "table_panel",
     "url_list", "url_value", "warehouse_stamp",
 ]

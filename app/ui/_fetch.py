@@ -10,7 +10,7 @@ from app.access import QueryResult, WarehouseState, run_queries, warehouse_state
 from warehouse import LimitExceeded, NotAWarehouse, ReadRefused, WarehouseBusy, WarehouseMissing
 
 from ._layout import app_config
-from ._notices import fill_warehouse_help
+from ._notices import fill_warehouse_help, show_error
 
 
 def warehouse_stamp(db_path: Path) -> tuple[int, ...]:
@@ -62,10 +62,10 @@ def _shown_failures(named_sql: dict[str, str], failed: str, *,
     except WarehouseBusy as exc:
         st.warning(f"{exc}", icon=":material/hourglass_top:")
     except LimitExceeded as exc:
-        st.error(f"{failed}: {exc}", icon=":material/timer:")
+        show_error(f"{failed}: {exc}", icon=":material/timer:")
     except (ReadRefused, duckdb.Error) as exc:
         # ReadRefused covers NotAWarehouse and a refused statement; DuckDB errors are one line, no paths.
-        st.error(f"{failed}: {str(exc).splitlines()[0]}", icon=":material/warning:")
+        show_error(f"{failed}: {str(exc).splitlines()[0]}", icon=":material/warning:")
         if failed_sql is not None and not isinstance(exc, NotAWarehouse):
             st.code(failed_sql, language="sql")
     return None
@@ -80,7 +80,7 @@ def require_warehouse() -> WarehouseState | None:
         st.warning(f"{exc}", icon=":material/hourglass_top:")
         return None
     except ReadRefused as exc:
-        st.error(str(exc), icon=":material/warning:")
+        show_error(str(exc), icon=":material/warning:")
         return None
     if state.empty:
         fill_warehouse_help(config, exists=state.exists)

@@ -26,3 +26,10 @@ def not_available(what: str, needs: str) -> None:
     """A clear notice that a figure's warehouse view or query does not exist yet (no numbers faked)."""
     st.warning(f"**{what}: not available yet.** It needs {needs}, which this warehouse does not have.",
                icon=":material/construction:")
+
+
+def show_error(message: str, icon: str | None = None) -> None:
+    """st.error with the message redacted: no key or key fragment reaches a page (DuckDB quotes values)."""
+    from trajscope.format import redact
+
+    st.error(redact(message), icon=icon)

@@ -43,6 +43,13 @@ class WarehouseUnusable(click.ClickException):
         self.exit_code = exit_code
 
 
+def _printable(message: str) -> str:
+    """An error message as printed: keys redacted, control characters shown as escapes."""
+    from trajscope.format import redact, terminal_text
+
+    return terminal_text(redact(message))
+
+
 def _one_line(exc: BaseException) -> str:
     text = str(exc)
     return text.splitlines()[0] if text else type(exc).__name__
@@ -54,6 +61,13 @@ class LazyGroup(click.Group):
     def invoke(self, ctx: click.Context):
         # Every command opens the warehouse through warehouse.open_warehouse / open_read, whose file
         # errors carry an exit_code: any a command does not handle itself becomes one line here.
+        try:
+            return self._invoke(ctx)
+        except click.ClickException as exc:  # every error message is printed redacted and neutralised
+            exc.message = _printable(exc.message)
+            raise
+
+    def _invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except click.ClickException as exc:

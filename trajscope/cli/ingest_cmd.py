@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from trajscope.format import RecordError
+from trajscope.format import RecordError, terminal_text
 
 from ._options import db_option
 
@@ -95,13 +95,13 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
             for k, name in enumerate(files):
                 out = Path(tmp) / f"{k}-{Path(name).name}.canonical.jsonl"
                 report = convert_file(Path(name), out, options)
-                click.echo("\n".join(report.lines()))
+                click.echo(terminal_text("\n".join(report.lines())))  # run ids and notes come from the log
                 converted.append(report.output)
                 sources.append(str(Path(name)))
             notes: list[str] = []
             labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
             for note in notes:
-                click.echo(f"labels: {note}")
+                click.echo(terminal_text(f"labels: {note}"))
             load = dict(progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,
                         source_names=sources, labels=labels, labels_run=labels_run)
             if lake:

@@ -19,14 +19,15 @@ def command(query, db_path, lake, limits, fmt) -> None:
 
     Example: trajscope sql "SELECT run_id, em, contain_acc FROM run_summary"
     """
+    from trajscope.format import terminal_text
     from warehouse.export import to_csv, to_markdown, to_text
 
     result = read_frame(lake_db(lake, db_path), query, limits)
     df = result.df
     if fmt == "table":
         click.echo(to_text(df), nl=False)
-    else:
-        click.echo(to_csv(df) if fmt == "csv" else to_markdown(df), nl=False)
+    else:  # printed, so control characters in the values are shown as escapes (`export` writes them)
+        click.echo(terminal_text(to_csv(df) if fmt == "csv" else to_markdown(df)), nl=False)
     if result.truncated:
         click.echo(f"(stopped at the row cap of {limits.max_rows:,} rows; raise --max-rows or use "
                    "`trajscope export`)", err=True)

@@ -93,6 +93,7 @@ from ._redaction import (
     configured_secrets,
     redact,
     redact_bytes,
+    redact_json_line,
     redact_value,
     redaction_prefilter,
     register_secret,
@@ -119,6 +120,7 @@ from ._steps import (
     ToolStep,
     step_kind,
 )
+from ._terminal import FORMULA_STARTS, csv_cell_text, terminal_text
 from ._trajectory import ForkOrigin, Trajectory, make_trajectory_id
 
 __all__ = [
@@ -126,11 +128,12 @@ __all__ = [
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
     "echoes_controller", "names_every_option",
     "EXPORT_KEY", "EXPORT_VERSION", "Exported", "decode_exported", "encode_exported",
-    "MAX_LINE_BYTES", "bounded_lines", "line_too_long",
+    "MAX_LINE_BYTES", "bounded_lines", "line_too_long", "FORMULA_STARTS", "csv_cell_text", "terminal_text",
     "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "has_gold_answer", "recover_log_file",
     "AGENT_ACTION_KINDS", "F1_RULES", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
-    "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_value",
+    "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_json_line",
+    "redact_value",
     "redaction_prefilter", "register_secret",
     "AUDIT_SCHEMA_VERSION", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES", "RAW_BASELINE",
     "SCHEMA_VERSION", "SEARCH_KINDS", "SENTINEL_INTERVENTIONS", "STEP_KINDS", "STEP_TYPES", "AuditRecord",

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from ._codec import RecordError
-from ._redaction import redact_bytes
+from ._redaction import redact_json_line
 
 T = TypeVar("T")
 
@@ -93,7 +93,7 @@ class AppendOnlyLog:
         for line in lines:
             if b"\n" in line:
                 raise ValueError("a log record must be a single line")
-            chunk.append(redact_bytes(line) + b"\n")  # no key or key fragment reaches a log
+            chunk.append(redact_json_line(line) + b"\n")  # no key or key fragment reaches a log
         if not chunk:
             return self.durable_size
         self._fh.write(b"".join(chunk))

@@ -1,10 +1,12 @@
 """Secrets out of everything written: API keys, bearer tokens, and any fragment of a configured key.
 
 One function for every writer (the model client's errors and responses, the response cache, the run
-log, the warehouse's ingest and every export): `redact` / `redact_bytes`.
+log, the warehouse's ingest, every export and every error message): `redact` for text, `redact_json_line`
+for a JSON line (strings only, so a value never changes type), `redact_bytes` for other text bytes.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import threading
@@ -30,6 +32,13 @@ _KEY_SHAPES = re.compile(
 )
 # Cheap literal markers of those shapes: text without any of them skips the regular expression.
 KEY_MARKERS = ("earer", "EARER", "sk-", "AKIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "AIza", "hf_")
+
+# A run of key characters with JSON escapes in it (\u0073k-…, \/): decoded before it is checked, so an
+# escaped key is found like a plain one. No quote or backslash of its own: replacing it keeps JSON valid.
+_KEY_RUN = re.compile(r'(?:\\u[0-9a-fA-F]{4}|\\/|[A-Za-z0-9._~+/=-])+')
+_ESCAPE = re.compile(r'\\u([0-9a-fA-F]{4})|\\/')
+# A JSON string token: what redaction may change in a JSON line (numbers, literals and syntax never).
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 
 _registered: set[str] = set()
 _lock = threading.Lock()
@@ -88,16 +97,61 @@ def _redact_fragments(text: str, secrets: frozenset[str]) -> str:
     return "".join(out)
 
 
-def redact(text: str, secrets: frozenset[str] | None = None) -> str:
-    """text with key shapes, bearer tokens and any >= 8-character fragment of a configured key replaced
-    (secrets: configured_secrets(), read now unless the caller read it once for many strings)."""
-    if not text:
-        return text
+def _redact_plain(text: str, secrets: frozenset[str]) -> str:
     if any(marker in text for marker in KEY_MARKERS):
         text = _KEY_SHAPES.sub(lambda m: "Bearer " + REDACTED if m.group(0)[:6].lower() == "bearer" else REDACTED,
                                text)
-    secrets = configured_secrets() if secrets is None else secrets
     return _redact_fragments(text, secrets) if secrets else text
+
+
+def _unescape(run: str) -> str:
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", run)
+
+
+def _redact_escaped(text: str, secrets: frozenset[str]) -> str:
+    """Runs written with JSON escapes whose decoded text holds a key (or a fragment) become REDACTED."""
+    def one(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if "\\" not in run:
+            return run
+        decoded = _unescape(run)
+        return REDACTED if _redact_plain(decoded, secrets) != decoded else run
+    return _KEY_RUN.sub(one, text)
+
+
+def redact(text: str, secrets: frozenset[str] | None = None) -> str:
+    """text with key shapes, bearer tokens and any >= 8-character fragment of a configured key replaced,
+    written plainly or with JSON escapes (secrets: configured_secrets(), unless the caller read it once)."""
+    if not text:
+        return text
+    secrets = configured_secrets() if secrets is None else secrets
+    if "\\u" in text or "\\/" in text:
+        text = _redact_escaped(text, secrets)
+    return _redact_plain(text, secrets)
+
+
+def _redact_json_string(token: str, secrets: frozenset[str]) -> str:
+    """A JSON string token (quotes included), redacted on its decoded text; still one valid JSON string."""
+    try:
+        value = json.loads(token) if "\\" in token else token[1:-1]
+    except json.JSONDecodeError:  # a bad escape: the line is refused later; redact it as text meanwhile
+        return redact(token, secrets)
+    cleaned = redact(value, secrets)
+    if cleaned == value:
+        return token
+    return json.dumps(cleaned, ensure_ascii=any("\ud800" <= c <= "\udfff" for c in cleaned))
+
+
+def redact_json_line(data: bytes) -> bytes:
+    """redact() for a JSON line: only string values and keys change, each decoded first (escaped keys
+    are found) and re-encoded, so no number, literal or structure changes and the line stays valid JSON."""
+    secrets = configured_secrets()
+    if not secrets and not any(marker.encode() in data for marker in KEY_MARKERS) \
+            and b"\\u" not in data and b"\\/" not in data:
+        return data
+    text = data.decode("utf-8", "surrogateescape")
+    cleaned = _JSON_STRING.sub(lambda m: _redact_json_string(m.group(0), secrets), text)
+    return data if cleaned == text else cleaned.encode("utf-8", "surrogateescape")
 
 
 def redact_value(value: Any, secrets: frozenset[str] | None = None) -> Any:
@@ -114,9 +168,11 @@ def redact_value(value: Any, secrets: frozenset[str] | None = None) -> Any:
 
 
 def redact_bytes(data: bytes) -> bytes:
-    """redact() for UTF-8 bytes (a JSONL line); bytes without anything to redact are returned as they are."""
+    """redact() for UTF-8 text bytes (JSON lines: redact_json_line); bytes without anything to redact are
+    returned as they are."""
     secrets = configured_secrets()
-    if not secrets and not any(marker.encode() in data for marker in KEY_MARKERS):
+    if not secrets and not any(marker.encode() in data for marker in KEY_MARKERS) \
+            and b"\\u" not in data and b"\\/" not in data:
         return data
     text = data.decode("utf-8", "surrogateescape")
     cleaned = redact(text)
@@ -128,12 +184,13 @@ def redaction_prefilter(secrets: frozenset[str] | None = None) -> str | None:
 
     Bulk readers run it over many lines at once and call redact only on the lines it matches;
     None when no such pattern can be written (a non-ASCII key), so every line goes through redact.
+    JSON escapes that may spell a key character (\\u, \\/) match too: redact decodes them.
     """
     secrets = configured_secrets() if secrets is None else secrets
     if any(not s.isascii() for s in secrets):
         return None
     grams = {s[i:i + MIN_FRAGMENT] for s in secrets for i in range(len(s) - MIN_FRAGMENT + 1)}
-    return "|".join(_re2_literal(literal) for literal in sorted(set(KEY_MARKERS) | grams))
+    return "|".join(_re2_literal(literal) for literal in sorted(set(KEY_MARKERS) | grams | {"\\u", "\\/"}))
 
 
 def _re2_literal(text: str) -> str:
@@ -142,6 +199,6 @@ def _re2_literal(text: str) -> str:
 
 
 __all__ = [
-    "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_value",
-    "redaction_prefilter", "register_secret",
+    "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_json_line",
+    "redact_value", "redaction_prefilter", "register_secret",
 ]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from trajscope.format import redact, redaction_prefilter
+from trajscope.format import FORMULA_STARTS, csv_cell_text, redact, redaction_prefilter, terminal_text
 
 from ._output import write_output
 
@@ -76,9 +76,23 @@ def _redacted_strings(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(casts) if casts else df
 
 
+_FORMULA_PATTERN = "^[" + "".join("\\" + c if c in "-\\" else c for c in FORMULA_STARTS) + "]"
+
+
+def _formula_safe(df: pl.DataFrame) -> pl.DataFrame:
+    # A text cell (or column name) a spreadsheet would run as a formula (=, +, -, @, tab, CR first)
+    # gets a leading quote; numbers stay numbers (a negative one is no formula).
+    casts = [pl.when(pl.col(n).str.contains(_FORMULA_PATTERN)).then(pl.lit("'") + pl.col(n))
+             .otherwise(pl.col(n)).alias(n) for n, dtype in df.schema.items() if dtype == pl.String]
+    df = df.with_columns(casts) if casts else df
+    names = [csv_cell_text(c) for c in df.columns]
+    return df.rename(dict(zip(df.columns, names, strict=True))) if len(set(names)) == len(names) else df
+
+
 def to_csv(df: pl.DataFrame) -> str:
-    """CSV text with a header row (keys and key fragments redacted, as in every export)."""
-    return redact(_flat(df).write_csv())
+    """CSV text with a header row (keys and key fragments redacted, as in every export; formula-like
+    text cells quoted)."""
+    return redact(_formula_safe(_flat(df)).write_csv())
 
 
 def to_parquet(df: pl.DataFrame) -> bytes:
@@ -103,22 +117,25 @@ def to_markdown(df: pl.DataFrame, *, float_digits: int = 3) -> str:
 
 
 def to_text(df: pl.DataFrame, *, max_cell: int = 60, float_digits: int = 4) -> str:
-    """A plain aligned table for a terminal: every column as wide as its content (cells cut at max_cell)."""
+    """A plain aligned table for a terminal: every column as wide as its content (cells cut at max_cell);
+    control characters are shown as escapes, never sent to the terminal."""
     df = _flat(df)
 
     def cell(value: object) -> str:
-        text = "NULL" if value is None else _cell(value, float_digits).replace("\n", " ")
+        text = "NULL" if value is None else _cell(value, float_digits).replace("\n", " ").replace("\t", " ")
+        text = terminal_text(text)
         return text if len(text) <= max_cell else text[: max_cell - 1] + "…"
 
+    headers = [terminal_text(c) for c in df.columns]
     columns = [[cell(v) for v in df[c].to_list()] for c in df.columns]
-    widths = [max([len(c), *(len(v) for v in col)]) for c, col in zip(df.columns, columns, strict=True)]
+    widths = [max([len(c), *(len(v) for v in col)]) for c, col in zip(headers, columns, strict=True)]
     numeric = [df.schema[c].is_numeric() for c in df.columns]
 
     def line(values: list[str]) -> str:
         cells = (v.rjust(w) if n else v.ljust(w) for v, w, n in zip(values, widths, numeric, strict=True))
         return "  ".join(cells).rstrip()
 
-    rows = [line(list(df.columns)), "  ".join("-" * w for w in widths)]
+    rows = [line(headers), "  ".join("-" * w for w in widths)]
     rows += [line([col[i] for col in columns]) for i in range(df.height)]
     return redact("\n".join(rows) + f"\n({df.height} row{'s' if df.height != 1 else ''})\n")
 
