@@ -37,7 +37,8 @@ def _human_table(db: Path, run: str, *extra: str) -> dict[str, dict[str, str]]:
     result = CliRunner().invoke(cli, ["agreement", "--human", run, *extra, "--db", str(db)])
     assert result.exit_code == 0, result.output
     lines = [ln for ln in result.output.splitlines() if ln.startswith("| ") and not ln.startswith("| method")]
-    header = ["method", "n", "coverage", "step_accuracy", "within_1", "within_3", "agent_accuracy", "category_kappa"]
+    header = ["method", "n", "coverage", "step_accuracy", "within_1", "within_3", "agent_accuracy", "category_kappa",
+              "vs_rules_mcnemar"]
     return {cells[0]: dict(zip(header, cells, strict=True))
             for cells in ([c.strip() for c in ln.strip("|").split("|")] for ln in lines)}
 
@@ -95,6 +96,46 @@ def test_a_stored_method_is_scored_with_wilson_intervals_and_kappa(tmp_path):
     assert result["baseline:final_step"].step.value == 0.5 and result["baseline:first_step"].step.value == 0.0
     assert result["baseline:uniform_random"].step.value == pytest.approx(1 / 3)
     assert result["rules"].step.value is None and result["rules"].step.reason.startswith("does not apply: ")
+
+
+def test_a_method_is_paired_against_the_rules_by_mcnemar_on_finding_the_humans_step(tmp_path):
+    from funnel_records import CHUNKS, DATASET, cases
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    from warehouse import ingest_trajectories, load_chunks
+
+    db = tmp_path / "w.duckdb"
+    records = {n: t for n, (t, *_) in cases().items() if t.run.run_id == "funnel"}
+    ingest_trajectories(db, list(records.values()))
+    load_chunks(db, CHUNKS, DATASET)
+    rules = {n: step for n, (_, rule, step, _) in cases().items() if n in records and rule}
+    # People's first errors: the rules' step on four trajectories, another step on the rest.
+    human = {n: step if k < 4 else step - 1 if step else 1 for k, (n, step) in enumerate(sorted(rules.items()))}
+    # "mine" names the people's step on the last three, the rules' step on two of the first four, step 0 elsewhere.
+    names = sorted(rules)
+    mine = {n: human[n] if k >= len(names) - 3 else rules[n] if k in (0, 1) else 0 for k, n in enumerate(names)}
+    with duckdb.connect(str(db)) as con:
+        con.executemany("INSERT INTO human_step_labels (trajectory_id, ordinal, step_index, label, origin) "
+                        "VALUES (?, 0, ?, 'error', 'fixture')",
+                        [[records[n].trajectory_id, s] for n, s in human.items()])
+        con.executemany("INSERT INTO step_attribution_rows VALUES ('mine', ?, ?, NULL, NULL, NULL, 'fixture')",
+                        [[records[n].trajectory_id, s] for n, s in mine.items()])
+    with open_readonly(db) as con:
+        result = {m.method: m for m in human_agreement(con, "funnel").methods}
+    assert result["rules"].step.value == pytest.approx(4 / len(names))
+    rules_hit = [rules[n] == human[n] for n in names]
+    mine_hit = [mine[n] == human[n] for n in names]
+    table = [[sum(r and m for r, m in zip(rules_hit, mine_hit, strict=True)),
+              sum(r and not m for r, m in zip(rules_hit, mine_hit, strict=True))],
+             [sum(m and not r for r, m in zip(rules_hit, mine_hit, strict=True)),
+              sum(not r and not m for r, m in zip(rules_hit, mine_hit, strict=True))]]
+    paired = result["mine"].vs_rules
+    assert (paired.a_only, paired.b_only) == (table[0][1], table[1][0]) == (2, 3)
+    assert paired.exact_p == pytest.approx(mcnemar(table, exact=True).pvalue)
+    assert paired.chi2_p == pytest.approx(mcnemar(table, exact=False, correction=True).pvalue)
+    assert result["baseline:first_step"].vs_rules is not None  # a baseline is paired the same way
+    assert "expected hits" in result["baseline:uniform_random"].vs_rules_reason
+    assert result["rules"].vs_rules is None and result["rules"].vs_rules_reason is None
 
 
 def test_the_uniform_baseline_interval_is_the_exact_poisson_binomial_range():

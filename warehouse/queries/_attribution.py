@@ -8,7 +8,16 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, cohen_kappa, generator, wilson_interval
+from ..stats import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    McNemarResult,
+    cohen_kappa,
+    generator,
+    mcnemar_test,
+    wilson_interval,
+)
 
 # The runs whose trajectories carry a human first error (the pages' run choice).
 LABELLED_RUNS_SQL = "SELECT run_id, count(*) AS n_labelled FROM human_first_error GROUP BY run_id ORDER BY run_id"
@@ -26,6 +35,17 @@ CATEGORY_SQL = """
 SELECT a.method, g.category AS human, a.category AS method_category
 FROM human_first_error g JOIN step_attributions a USING (trajectory_id)
 WHERE g.run_id = $run AND g.category IS NOT NULL AND a.category IS NOT NULL
+"""
+# Per method and labelled trajectory: did the method name the people's first error (unattributed: a miss)?
+HITS_SQL = """
+SELECT m.method, g.trajectory_id, coalesce(bool_or(a.step_index = g.step_index), false) AS hit
+FROM human_first_error g
+CROSS JOIN (SELECT DISTINCT a.method FROM step_attributions a JOIN human_first_error h USING (trajectory_id)
+            WHERE h.run_id = $run AND a.step_index IS NOT NULL) m
+LEFT JOIN step_attributions a ON a.trajectory_id = g.trajectory_id AND a.method = m.method
+WHERE g.run_id = $run
+GROUP BY m.method, g.trajectory_id
+ORDER BY m.method, g.trajectory_id
 """
 UNIFORM = "baseline:uniform_random"
 CI_METHODS = {"wilson": "Wilson score interval", "poisson_binomial": "exact Poisson-binomial range of a random "
@@ -56,6 +76,9 @@ class MethodAgreement:
     within3: Measure
     agent: Measure
     category: Measure
+    # Paired against the rules on the same labelled trajectories: McNemar on "named the people's step".
+    vs_rules: McNemarResult | None = None
+    vs_rules_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -72,12 +95,20 @@ class HumanAgreement:
             if m.value is None:
                 return m.reason or "does not apply"
             return f"{m.value:.3f} [{m.low:.3f}, {m.high:.3f}]" if m.low is not None else f"{m.value:.3f}"
+
+        def paired(r: MethodAgreement) -> str:
+            t = r.vs_rules
+            if t is None:
+                return r.vs_rules_reason or ""
+            return f"only rules {t.a_only}, only this {t.b_only}; exact p {t.exact_p:.3g}"
         return pl.DataFrame(
             [{"method": r.method, "n": r.n_labelled, "coverage": round(r.coverage, 3),
               "step_accuracy": cell(r.step), "within_1": cell(r.within1), "within_3": cell(r.within3),
-              "agent_accuracy": cell(r.agent), "category_kappa": cell(r.category)} for r in self.methods],
+              "agent_accuracy": cell(r.agent), "category_kappa": cell(r.category), "vs_rules_mcnemar": paired(r)}
+             for r in self.methods],
             schema={"method": pl.Utf8, "n": pl.Int64, "coverage": pl.Float64, "step_accuracy": pl.Utf8,
-                    "within_1": pl.Utf8, "within_3": pl.Utf8, "agent_accuracy": pl.Utf8, "category_kappa": pl.Utf8})
+                    "within_1": pl.Utf8, "within_3": pl.Utf8, "agent_accuracy": pl.Utf8, "category_kappa": pl.Utf8,
+                    "vs_rules_mcnemar": pl.Utf8})
 
 
 def poisson_binomial_range(p: np.ndarray, confidence: float = DEFAULT_CONFIDENCE) -> tuple[float, float]:
@@ -125,6 +156,7 @@ def human_agreement(con: Any, run_id: str, method: str | None = None, *, confide
     cur = con.execute(AGREEMENT_SQL, {"run": run_id})
     names = [d[0] for d in cur.description]
     rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    rules_reason = next((r["step_reason"] for r in rows if r["method"] == "rules"), None)
     if method is not None:
         known = {r["method"] for r in rows}
         if rows and method not in known:
@@ -139,6 +171,9 @@ def human_agreement(con: Any, run_id: str, method: str | None = None, *, confide
     pairs: dict[str, list[tuple[str, str]]] = {}
     for m, human, theirs in con.execute(CATEGORY_SQL, {"run": run_id}).fetchall():
         pairs.setdefault(m, []).append((human, theirs))
+    hits: dict[str, dict[str, bool]] = {}
+    for m, trajectory, hit in con.execute(HITS_SQL, {"run": run_id}).fetchall():
+        hits.setdefault(m, {})[trajectory] = bool(hit)
     out = HumanAgreement(run_id)
     for r in rows:
         n = r["n_labelled"]
@@ -163,5 +198,21 @@ def human_agreement(con: Any, run_id: str, method: str | None = None, *, confide
             step=measure(r["step_hits"], n, step_reason, "step"),
             within1=measure(r["within1_hits"], n, step_reason, "within1"),
             within3=measure(r["within3_hits"], n, step_reason, "within3"),
-            agent=measure(r["agent_hits"], r["n_agent_labelled"], r["agent_reason"], "agent"), category=category))
+            agent=measure(r["agent_hits"], r["n_agent_labelled"], r["agent_reason"], "agent"), category=category,
+            **_versus_rules(r["method"], hits, rules_reason)))
     return out
+
+
+def _versus_rules(method: str, hits: dict[str, dict[str, bool]], rules_reason: str | None) -> dict[str, Any]:
+    """McNemar of a method's step hits against the rules' on the same labelled trajectories, or why not."""
+    if method == "rules":
+        return {}
+    if method not in hits:
+        return {"vs_rules_reason": "does not apply: the method names no step of a labelled trajectory"
+                if method != UNIFORM else "does not apply: a uniform guess has expected hits, no step per trajectory"}
+    if "rules" not in hits:
+        return {"vs_rules_reason": rules_reason or "does not apply: the rules attribute no labelled trajectory"}
+    ours, rules = hits[method], hits["rules"]
+    rules_only = sum(rules[t] and not ours[t] for t in rules)
+    ours_only = sum(ours[t] and not rules[t] for t in rules)
+    return {"vs_rules": mcnemar_test(rules_only, ours_only)}
