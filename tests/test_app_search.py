@@ -76,6 +76,10 @@ def test_search_page_writes_the_command_browses_labels_and_compares(db, monkeypa
     with open_readonly(db) as con:
         labels = con.execute("SELECT label FROM rubric_verdicts WHERE label IS NOT NULL").fetchall()
     assert labels == [("disagree",)]
+    # One labelled verdict: the model said match, the person disagreed: precision 0 of 1, no true match to recall.
+    agreement = next(d.value for d in at.dataframe if "precision" in d.value.columns)
+    mock = agreement[agreement["scanner"] == "mock"].iloc[0]
+    assert mock["n"] == 1 and mock["precision"].startswith("0.000 [") and mock["recall"].startswith("does not apply")
     prevalence = next(d.value for d in at.dataframe if "acc_a" in d.value.columns)
     assert prevalence["acc_a"][0] == pytest.approx(3 / 6) and prevalence["acc_b"][0] == pytest.approx(1 / 6)
     sizes = next(d.value for d in at.dataframe if "trajectories" in d.value.columns)

@@ -12,7 +12,7 @@ from app.jobs import launch_scan, read_scan_job, scan_command, scan_running
 from app.queries import cluster_sizes_sql, rubric_choices_sql, run_choices_sql, verdict_steps_sql, verdicts_sql
 from app.ui import app_config, fetch, page_header, require_warehouse, show_error, table_panel
 from warehouse import WarehouseBusy
-from warehouse.queries import QueryError, compare_runs, comparison_frame
+from warehouse.queries import QueryError, compare_runs, comparison_frame, rubric_agreement
 from warehouse.stats import UnpairedComparison
 from warehouse.verdicts import LABELS, label_verdict, slice_sql
 
@@ -121,6 +121,21 @@ if state:
                             st.success(f"Labelled {label}.")
                         except (LookupError, ValueError, WarehouseBusy) as exc:
                             show_error(str(exc))
+
+        try:
+            with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
+                agreement = rubric_agreement(con, None, picked)
+        except (QueryError, WarehouseBusy) as exc:
+            agreement = None
+            st.info(str(exc))
+        if agreement is not None and agreement.rows:
+            st.subheader("Agreement with people's labels")
+            st.caption("Each model's verdicts on this rubric against your labels (agree keeps the verdict, disagree "
+                       "flips it; unsure left out), beside always saying match; 95% Wilson intervals, kappa by "
+                       "bootstrap. Same table as `trajscope agreement --human RUN`.")
+            st.dataframe(agreement.frame(), hide_index=True, key="search-agreement")
+        elif agreement is not None:
+            st.caption("No labelled verdict of this rubric yet: label some above to see its precision and recall.")
 
         if len(run_ids) >= 2:
             st.subheader("Prevalence between two runs")

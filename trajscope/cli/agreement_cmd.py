@@ -16,8 +16,9 @@ from ._options import db_option
               help="Output table format.")
 @click.option("--human", "human_run", default=None, metavar="RUN",
               help="Instead: how well each step-attribution method finds the first error people labelled in RUN "
-                   "(step accuracy, within 1 and 3 steps, agent accuracy, category kappa, with 95% CIs) beside "
-                   "the trivial baselines.")
+                   "(step accuracy, within 1 and 3 steps, agent accuracy, category kappa, with 95% CIs, McNemar "
+                   "against the rules) beside the trivial baselines; and each rubric scanner's precision, recall "
+                   "and kappa against the labels people gave its verdicts on the Search page.")
 @click.option("--method", default=None, metavar="NAME",
               help="With --human: one method (rules, llm:<protocol>:<model>, ...) beside the baselines; "
                    "default every method with attributions.")
@@ -92,26 +93,36 @@ def _human(db_path, run_id: str, method: str | None, fmt: str) -> None:
 
     from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from warehouse.export import to_csv, to_markdown
-    from warehouse.queries import CI_METHODS, human_agreement
+    from warehouse.queries import CI_METHODS, human_agreement, rubric_agreement
 
     try:
         with open_read(db_path) as con:
             result = human_agreement(con, run_id, method)
+            rubrics = rubric_agreement(con, run_id)
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise click.ClickException(str(exc)) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{db_path}: query failed: {exc}") from None
-    if not result.methods:
+    if not result.methods and not rubrics.rows:
         raise click.ClickException(f"run {run_id!r} has no trajectory with a human error label "
-                                   "(load some with trajscope ingest --labels FILE)")
-    used = sorted({m.ci for r in result.methods for m in (r.step, r.within1, r.within3, r.agent, r.category)
-                   if m.ci})
-    note = (f"Agreement with people's first errors in run {run_id} (n = {result.methods[0].n_labelled} labelled "
-            "trajectories; an unattributed trajectory is a miss). 95% CIs: "
-            + "; ".join(f"{k}: {CI_METHODS[k]}" for k in used))
-    if fmt == "csv":
-        click.echo(note, err=True)
-        click.echo(to_csv(result.frame()), nl=False)
-    else:
-        click.echo(note + "\n")
-        click.echo(to_markdown(result.frame()), nl=False)
+                                   "(load some with trajscope ingest --labels FILE) and no labelled rubric verdict "
+                                   "(label verdicts on the Search page)")
+    tables = []
+    if result.methods:
+        used = sorted({m.ci for r in result.methods for m in (r.step, r.within1, r.within3, r.agent, r.category)
+                       if m.ci})
+        tables.append((f"Agreement with people's first errors in run {run_id} (n = {result.methods[0].n_labelled} "
+                       "labelled trajectories; an unattributed trajectory is a miss; vs_rules_mcnemar: the method "
+                       "paired against the rules on the same trajectories, exact McNemar). 95% CIs: "
+                       + "; ".join(f"{k}: {CI_METHODS[k]}" for k in used), result.frame()))
+    if rubrics.rows:
+        tables.append((f"Rubric scanners against people's labels of their verdicts in run {run_id} (agree keeps the "
+                       "verdict, disagree flips it; unsure labels and verdicts left out). 95% CIs: precision and "
+                       f"recall {CI_METHODS['wilson']}, kappa {CI_METHODS['bootstrap']}", rubrics.frame()))
+    for k, (note, table) in enumerate(tables):
+        if fmt == "csv":
+            click.echo(note, err=True)
+            click.echo(to_csv(table), nl=False)
+        else:
+            click.echo(("\n" if k else "") + note + "\n")
+            click.echo(to_markdown(table), nl=False)

@@ -33,9 +33,11 @@ from ._forensics import (
 )
 from ._funnel import FUNNEL_PAIRED_SQL, FUNNEL_STAGES, FunnelComparison, compare_funnels
 from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, paired_outcomes_sql
+from ._rubric_agreement import ALWAYS_MATCH, RubricAgreement, ScannerAgreement, rubric_agreement
 from ._table import comparison_frame
 
 __all__ = [
+    "ALWAYS_MATCH", "RubricAgreement", "ScannerAgreement", "rubric_agreement",
     "CI_METHODS", "LABELLED_RUNS_SQL", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement",
     "poisson_binomial_range",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
