@@ -31,6 +31,7 @@ from trajscope.format import (
     encode,
     redact_json_line,
     redaction_prefilter,
+    skip_bom,
 )
 
 from ._connection import default_db_path, open_warehouse, transaction
@@ -210,7 +211,10 @@ def _split_log(
             total=size - source.start, unit="B", unit_scale=True, desc=f"validate {path.name}",
             disable=not show, leave=False,
         ) as bar:
-            fh.seek(source.start)
+            if source.start == 0:
+                offset = skip_bom(fh)  # a log a Windows editor saved starts with a byte-order mark
+            else:
+                fh.seek(source.start)
             prefilter = redaction_prefilter()
             for lineno, (as_read, raw) in enumerate(_redacted_lines(fh, prefilter, path, source.first_line),
                                                       start=source.first_line):

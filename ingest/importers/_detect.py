@@ -5,7 +5,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from trajscope.format import looks_canonical
+from trajscope.format import looks_canonical, open_input
 
 _HEAD_BYTES = 65536
 _REACT_TEXT = re.compile(r"^\s*(?:\d+[ \t]+)?(Thought|Action|Question|Claim)(\s*\d+)?\s*:", re.M)
@@ -46,7 +46,7 @@ def is_empty(path: Path) -> bool:
 def detect_format(path: Path) -> str | None:
     """The importer name for `path` (`canonical` for trajscope's own logs), or None (unknown or binary)."""
     path = Path(path)
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         head = fh.read(_HEAD_BYTES)
     if head.startswith(b"PK\x03\x04"):
         return "inspect" if _zip_is_inspect(path) else None

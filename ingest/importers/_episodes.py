@@ -57,7 +57,7 @@ _JUDGES = ("em", "f1", "contain", "llm")
 
 def load_patterns(path: Path) -> TextPatterns:
     """A YAML/JSON patterns file overriding some of the defaults; errors name the file, line and key."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = Path(path).read_text(encoding="utf-8-sig")
     check_yaml_nesting(text, path)
     try:
         node = yaml.compose(text)

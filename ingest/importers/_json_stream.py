@@ -7,7 +7,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from trajscope.format import MAX_LINE_BYTES, RecordError, bounded_lines, check_nesting, loads_bounded, too_deep
+from trajscope.format import (
+    MAX_LINE_BYTES,
+    RecordError,
+    bounded_lines,
+    check_nesting,
+    loads_bounded,
+    open_input,
+    skip_bom,
+    too_deep,
+)
 
 # One record (a JSONL line, or one item of a document) may not exceed the line-size limit; memory stays bounded.
 MAX_RECORD_BYTES = MAX_LINE_BYTES
@@ -45,10 +54,11 @@ def _loads_line(path: Path, lineno: int, raw: bytes) -> Any:
 def iter_jsonl(path: Path, fh: IO[bytes] | None = None) -> Iterator[tuple[int, Any]]:
     """Yield (line number, parsed value) for every non-blank line; a line over the limit is an error."""
     own = fh is None
-    fh = fh or open(path, "rb")
+    fh = fh or open_input(path)
     try:
+        skip_bom(fh)
         check_text(path, fh.read(8192))
-        fh.seek(0)
+        skip_bom(fh)
         for lineno, raw in enumerate(bounded_lines(fh, path, limit=MAX_RECORD_BYTES), start=1):
             if raw.strip():
                 yield lineno, _loads_line(path, lineno, raw)
@@ -150,9 +160,10 @@ def iter_document(path: Path, stream_keys: frozenset[str] = frozenset()) -> Iter
     Top-level array items get keys "[0]", "[1]", ...; an object member named in `stream_keys` whose value
     is an array is itself streamed, one item at a time, with key "member[i]".
     """
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
+        skip_bom(fh)
         check_text(path, fh.read(8192))
-        fh.seek(0)
+        skip_bom(fh)
         scan = _DocumentScanner(path, fh)
         opener = scan.expect("{[", None)
         if opener == "[":
@@ -191,7 +202,7 @@ def _iter_array(scan: _DocumentScanner, name: str) -> Iterator[tuple[int, str, A
 
 
 def _first_line_is_json(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         first = b""
         while not first.strip():
             first = fh.readline(MAX_RECORD_BYTES + 1)
@@ -214,7 +225,7 @@ def iter_records(path: Path, stream_keys: frozenset[str] = frozenset(),
     top-level object members are records only with `keyed_members` ({id: record} files), otherwise the
     object is one record (yielded whole, unless a streamed member was found in it).
     """
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         check_text(path, fh.read(8192))
     if _first_line_is_json(path):
         for line, value in iter_jsonl(path):
@@ -236,7 +247,7 @@ def iter_records(path: Path, stream_keys: frozenset[str] = frozenset(),
 
 def iter_whole_documents(path: Path) -> Iterator[tuple[int, Any]]:
     """JSONL of documents, or one (multi-line) JSON document loaded whole under the record limit."""
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         check_text(path, fh.read(8192))
     if _first_line_is_json(path):
         yield from iter_jsonl(path)
@@ -245,7 +256,7 @@ def iter_whole_documents(path: Path) -> Iterator[tuple[int, Any]]:
     if size > MAX_RECORD_BYTES:
         raise RecordError(path, 1, None, f"a single JSON document of {size // 2**20} MB exceeds the "
                           f"{MAX_RECORD_BYTES // 2**20} MB limit; export it as JSONL (one record per line)")
-    text = path.read_bytes().decode("utf-8", errors="strict")
+    text = path.read_bytes().decode("utf-8-sig", errors="strict")
     try:
         document = loads_bounded(text, path=path, line=1)
     except json.JSONDecodeError as exc:

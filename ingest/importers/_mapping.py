@@ -211,13 +211,13 @@ def _parse(path: Path, text: str, what: str) -> Any:
 
 def load_mapping(path: Path) -> Mapping:
     """Read a YAML or JSON mapping file."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = Path(path).read_text(encoding="utf-8-sig")
     return mapping_from_dict(_parse(path, text, "mapping file"), path, text)
 
 
 def load_tool_map(path: Path) -> dict[str, str]:
     """A `--tool-map` file: YAML/JSON object of source tool name -> canonical action."""
-    text = Path(path).read_text(encoding="utf-8")
+    text = Path(path).read_text(encoding="utf-8-sig")
     spec = _parse(path, text, "tool map")
     lines = _Lines(text)
     if not isinstance(spec, dict):

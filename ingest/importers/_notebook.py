@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import RecordError, Trajectory, loads_bounded
+from trajscope.format import UTF8_BOM, RecordError, Trajectory, loads_bounded
 
 from ._context import ImportContext
 from ._fields import need_list, need_object
@@ -25,7 +25,7 @@ def notebook_transcript(ctx: ImportContext) -> str:
     """The printed output of every code cell in order: streams (stdout) and plain-text results."""
     if ctx.path.stat().st_size > MAX_RECORD_BYTES:
         raise ctx.where(1).error(f"notebook larger than {MAX_RECORD_BYTES // 2**20} MB")
-    raw = ctx.path.read_bytes()
+    raw = ctx.path.read_bytes().removeprefix(UTF8_BOM)
     check_text(ctx.path, raw[:8192])
     try:
         doc = loads_bounded(raw.decode("utf-8"), path=ctx.path, line=1)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from trajscope.format import Question, RecordError, loads_bounded
+from trajscope.format import Question, RecordError, loads_bounded, open_input
 
 from ._fields import Where, need_object
 from ._json_stream import check_text, iter_jsonl
@@ -178,14 +178,14 @@ def text_question_id(text: str) -> str:
 
 
 def _records(path: Path):
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         head = fh.read(8192)
     check_text(path, head)
     if head.lstrip().startswith(b"{") and b"\n{" in head.strip():
         yield from ((line, "", value) for line, value in iter_jsonl(path))
         return
     try:
-        data = loads_bounded(path.read_text(encoding="utf-8"), path=path, line=1)
+        data = loads_bounded(path.read_text(encoding="utf-8-sig"), path=path, line=1)
     except json.JSONDecodeError as exc:
         raise RecordError(path, exc.lineno, None, f"questions file is not valid JSON: {exc.msg}") from None
     if isinstance(data, dict):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import Judgment, Trajectory
+from trajscope.format import Judgment, Trajectory, open_input
 
 from ._context import ImportContext, assemble
 from ._episodes import after_examples
@@ -61,7 +61,7 @@ def _is_record_map(value: Any) -> bool:
 
 def import_react(ctx: ImportContext) -> Iterator[Trajectory]:
     """FireAct-style {key: record} JSON, an array / JSONL of records, or one plain-text transcript."""
-    with open(ctx.path, "rb") as fh:
+    with open_input(ctx.path) as fh:
         head = fh.read(8192)
     check_text(ctx.path, head)
     if head.lstrip()[:1] not in (b"{", b"["):

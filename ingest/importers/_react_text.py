@@ -162,7 +162,7 @@ def import_text_log(ctx: ImportContext, text: str | None = None) -> Iterator[Tra
     if text is None:
         if ctx.path.stat().st_size > MAX_RECORD_BYTES:
             raise ctx.where(1).error(f"plain-text transcript larger than {MAX_RECORD_BYTES // 2**20} MB")
-        text = ctx.path.read_text(encoding="utf-8")
+        text = ctx.path.read_text(encoding="utf-8-sig")
     layout = split_episodes(text, ctx.patterns)
     if not layout.episodes:
         raise ctx.where(1).error("no episode found: no line starts with `Question:` (see --patterns)")

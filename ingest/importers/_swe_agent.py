@@ -5,7 +5,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import Passage, Step, Trajectory, loads_bounded
+from trajscope.format import Passage, Step, Trajectory, loads_bounded, open_input
 
 from ._actions import make_step
 from ._context import ImportContext, assemble
@@ -53,12 +53,12 @@ def _step(ctx: ImportContext, raw: Any, where: Where, submission: str | None) ->
 def import_swe_agent(ctx: ImportContext) -> Iterator[Trajectory]:
     """One `.traj` file is one trajectory; its instance id is the file name (SWE-agent names it so)."""
     where = ctx.where(1)
-    with open(ctx.path, "rb") as fh:
+    with open_input(ctx.path) as fh:
         check_text(ctx.path, fh.read(8192))
     if ctx.path.stat().st_size > MAX_RECORD_BYTES:
         raise where.error(f"a .traj file larger than {MAX_RECORD_BYTES // 2**20} MB")
     try:
-        data = loads_bounded(ctx.path.read_text(encoding="utf-8"), path=ctx.path, line=1)
+        data = loads_bounded(ctx.path.read_text(encoding="utf-8-sig"), path=ctx.path, line=1)
     except json.JSONDecodeError as exc:
         raise ctx.where(exc.lineno).error(f"not valid JSON: {exc.msg}") from None
     data = need_object(data, where)

@@ -67,7 +67,7 @@ from ._definitions import (
 )
 from ._export import EXPORT_KEY, EXPORT_VERSION, Exported, decode_exported, encode_exported
 from ._fork_interventions import FORK_INTERVENTIONS, ForkInterventionKind
-from ._lines import MAX_LINE_BYTES, bounded_lines, line_too_long
+from ._lines import MAX_LINE_BYTES, UTF8_BOM, bounded_lines, line_too_long, open_input, skip_bom
 from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
 from ._nesting import NESTING_LIMIT, check_nesting, exceeds_nesting_limit, loads_bounded, nesting_of, too_deep
 from ._records import (
@@ -128,7 +128,8 @@ __all__ = [
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
     "echoes_controller", "names_every_option",
     "EXPORT_KEY", "EXPORT_VERSION", "Exported", "decode_exported", "encode_exported",
-    "MAX_LINE_BYTES", "bounded_lines", "line_too_long", "FORMULA_STARTS", "csv_cell_text", "terminal_text",
+    "MAX_LINE_BYTES", "UTF8_BOM", "bounded_lines", "line_too_long", "open_input", "skip_bom",
+    "FORMULA_STARTS", "csv_cell_text", "terminal_text",
     "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "has_gold_answer", "recover_log_file",
     "AGENT_ACTION_KINDS", "F1_RULES", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",

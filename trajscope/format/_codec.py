@@ -10,7 +10,7 @@ from typing import IO, Any
 
 import msgspec
 
-from ._lines import bounded_lines
+from ._lines import bounded_lines, open_input
 from ._nesting import check_nesting, too_deep
 from ._record_error import RecordError
 from ._records import Chunk, Question
@@ -69,7 +69,7 @@ class DecodedLine:
 
 def iter_trajectories(path: str | Path) -> Iterator[DecodedLine]:
     """Stream a JSONL trajectory log, validating every non-blank line; memory is one line at a time."""
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for lineno, raw in enumerate(bounded_lines(fh, path), start=1):
             if not raw.strip():
                 continue
@@ -81,7 +81,7 @@ def looks_canonical(path: str | Path) -> bool:
 
     A first line that is canonical but broken still counts, so its errors are reported as such.
     """
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for raw in bounded_lines(fh, path):
             if raw.strip():
                 try:

@@ -46,3 +46,22 @@ def bounded_lines(fh: IO[bytes], path: str | Path, first_line: int = 1,
                 raise line_too_long(path, lineno, size, limit)
         yield raw
         lineno += 1
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def skip_bom(fh: IO[bytes]) -> int:
+    """Go to the start of fh's text: past a UTF-8 byte-order mark (Windows editors write one), else 0."""
+    fh.seek(0)
+    if fh.read(3) == UTF8_BOM:
+        return 3
+    fh.seek(0)
+    return 0
+
+
+def open_input(path: str | Path) -> IO[bytes]:
+    """An input file opened for reading bytes, positioned past a UTF-8 byte-order mark."""
+    fh = open(path, "rb")
+    skip_bom(fh)
+    return fh
