@@ -276,11 +276,13 @@ def test_sql_console_runs_a_query_from_the_url_on_run_and_refuses_writes(warehou
 
 def test_export_previews_a_view_and_offers_every_format(warehouse_file, monkeypatch):
     at = open_page(warehouse_file, "export", monkeypatch, source="run_summary", where="dataset = 'fx'")
+    at.button(key="export-run").click().run()  # a linked filter runs only on Run
     assert sorted(frame(at, "run_id", "em")["run_id"]) == ["run_base", "run_gate"]
     assert {r.label for r in at.radio} >= {"Table format"}
     assert at.radio(key="export-format").options == ["CSV", "Parquet", "LaTeX (booktabs)", "Markdown"]
     assert at.selectbox(key="export-y").value == "em"  # a measure, not the last numeric column
     at = open_page(warehouse_file, "export", monkeypatch, source="runs", where="1=1; DROP TABLE runs")
+    at.button(key="export-run").click().run()
     assert any("Refused" in e.value for e in at.error)
 
 

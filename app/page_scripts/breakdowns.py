@@ -20,8 +20,8 @@ from app.ui import (
     set_url,
     table_exports,
     table_panel,
+    url_choice,
     url_list,
-    url_value,
 )
 
 page_header("Breakdowns", "Why answers were wrong, sliced by hop count and by question type, under "
@@ -44,7 +44,7 @@ elif state:
         chosen = c1.multiselect("Runs", run_ids, default=default, key="breakdowns-runs")
         taxonomy = c2.selectbox("Taxonomy", list(TAXONOMIES), format_func=TAXONOMIES.get,
                                 key="breakdowns-taxonomy",
-                                index=list(TAXONOMIES).index(url_value("taxonomy") or "execution_rag"))
+                                index=list(TAXONOMIES).index(url_choice("taxonomy", list(TAXONOMIES), "execution_rag")))
         set_url("run", chosen)
         set_url("taxonomy", taxonomy if taxonomy != "execution_rag" else None)
         if not chosen:

@@ -17,6 +17,7 @@ from app.ui import (
     sql_expander,
     table_exports,
     table_panel,
+    url_choice,
     url_value,
     warehouse_stamp,
 )
@@ -79,10 +80,10 @@ if state:
         run_b = c2.selectbox("Run B", run_ids, key="compare-b",
                              index=run_ids.index(b_default) if b_default in run_ids else 1)
         metric = c3.selectbox("Outcome", METRICS, key="compare-metric",
-                              index=METRICS.index(url_value("metric") or DEFAULT_COMPARE_METRIC))
+                              index=METRICS.index(url_choice("metric", list(METRICS), DEFAULT_COMPARE_METRIC)))
         strata_options = [None, *STRATA]
         strata = c4.selectbox("Stratify by", strata_options, key="compare-strata",
-                              index=strata_options.index(url_value("strata")) if url_value("strata") in STRATA else 0,
+                              index=strata_options.index(url_choice("strata", ["", *STRATA], "") or None),
                               format_func=lambda s: "—" if s is None else s)
         for key, value in (("a", run_a), ("b", run_b), ("metric", metric if metric != DEFAULT_COMPARE_METRIC else None),
                            ("strata", strata)):

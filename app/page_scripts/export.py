@@ -14,6 +14,7 @@ from app.ui import (
     set_url,
     show_error,
     sql_expander,
+    url_int,
     url_value,
     warehouse_stamp,
 )
@@ -72,14 +73,22 @@ if state:
     where = left.text_input("Filter (optional SQL condition)", value=url_value("where") or "",
                             key="export-where", placeholder="e.g. dataset = 'hotpotqa'")
     limit = right.number_input("Row limit", min_value=1, max_value=1_000_000,
-                               value=int(url_value("limit") or 100_000), step=1000, key="export-limit")
+                               value=url_int("limit", 100_000, 1, 1_000_000), step=1000, key="export-limit")
     set_url("where", where.strip() or None)
     set_url("limit", None if limit == 100_000 else str(limit))
     config = app_config()
-    # The filter is SQL a user typed: it runs through the same bounded read path as the console.
+    # The filter is SQL a user typed (or a link carried): like the console, it runs only once the user
+    # presses Run for that text, then through the same bounded read path.
+    if left.button("Run filter", key="export-run", disabled=not where.strip()):
+        st.session_state["export-applied"] = where.strip()
+    pending = bool(where.strip()) and st.session_state.get("export-applied") != where.strip()
     result = None
+    if pending:
+        st.info("The filter runs when you press **Run filter**.", icon=":material/play_arrow:")
     try:
-        result = _export_rows(str(config.db_path), warehouse_stamp(config.db_path), source, where, int(limit))
+        if not pending:
+            result = _export_rows(str(config.db_path), warehouse_stamp(config.db_path), source, where,
+                                  int(limit))
     except ForbiddenStatement as exc:
         show_error(f"Refused: {exc}", icon=":material/block:")
     except LimitExceeded as exc:

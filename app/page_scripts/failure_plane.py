@@ -18,6 +18,7 @@ from app.ui import (
     sql_expander,
     table_exports,
     table_panel,
+    url_choice,
     url_list,
     url_value,
     warehouse_stamp,
@@ -114,7 +115,7 @@ elif state:
     c1, c2 = st.columns([1, 3])
     extractors = list(ENTITY_EXTRACTORS)
     extractor = c1.radio("Entity extractor", extractors, horizontal=True, key="plane-extractor",
-                         index=extractors.index(url_value("extractor") or GATE_EXTRACTOR))
+                         index=extractors.index(url_choice("extractor", extractors, GATE_EXTRACTOR)))
     set_url("extractor", extractor if extractor != GATE_EXTRACTOR else None)
     points = fetch(failure_plane_sql(extractor, []))
     if points is not None and points.df.height:

@@ -8,7 +8,17 @@ import streamlit as st
 import vl_convert
 
 from app.access import read_connection
-from app.ui import app_config, fetch, fill_warehouse_help, page_header, set_url, show_error, url_list, url_value
+from app.ui import (
+    app_config,
+    fetch,
+    fill_warehouse_help,
+    page_header,
+    set_url,
+    show_error,
+    url_choice,
+    url_list,
+    url_value,
+)
 from warehouse import WarehouseBusy
 from warehouse.report import (
     PAPERS,
@@ -39,7 +49,7 @@ if not config.db_path.exists():
     st.stop()
 
 papers = list(PAPERS)
-chosen_paper = url_value("paper") or papers[0]
+chosen_paper = url_choice("paper", papers, papers[0])
 paper = (
     st.segmented_control(
         "Paper",

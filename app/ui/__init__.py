@@ -3,11 +3,11 @@ from ._fetch import cached_queries, fetch, fetch_many, require_warehouse, wareho
 from ._layout import app_config, page_header
 from ._notices import fill_warehouse_help, not_available, show_error
 from ._panels import figure_downloads, figure_panel, sql_expander, table_exports, table_panel
-from ._url_state import set_url, url_list, url_value
+from ._url_state import set_url, url_choice, url_int, url_list, url_value
 
 __all__ = [
     "app_config", "cached_queries", "fetch", "fetch_many", "figure_downloads", "figure_panel", "fill_warehouse_help",
     "not_available", "page_header", "show_error",
     "require_warehouse", "set_url", "sql_expander", "table_exports", "table_panel",
-    "url_list", "url_value", "warehouse_stamp",
+    "url_choice", "url_int", "url_list", "url_value", "warehouse_stamp",
 ]

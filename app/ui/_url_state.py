@@ -12,6 +12,36 @@ def url_value(key: str) -> str | None:
     return value or None
 
 
+def _ignored(key: str, value: str, why: str) -> None:
+    st.warning(f"URL parameter `{key}={value[:80]}` ignored: {why}.", icon=":material/link_off:")
+
+
+def url_choice(key: str, choices: Sequence[str], default: str) -> str:
+    """A URL value that must be one of `choices`; any other is named in a warning and `default` used."""
+    value = url_value(key)
+    if value is None or value in choices:
+        return value or default
+    shown = ", ".join(choices[:12]) + (" …" if len(choices) > 12 else "")
+    _ignored(key, value, f"not one of {shown}; showing {default or 'none'}")
+    return default
+
+
+def url_int(key: str, default: int, low: int, high: int) -> int:
+    """A whole-number URL value within [low, high]; anything else is named in a warning and `default` used."""
+    value = url_value(key)
+    if value is None:
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        _ignored(key, value, f"not a whole number; using {default:,}")
+        return default
+    if not low <= number <= high:
+        _ignored(key, value, f"outside {low:,}–{high:,}; using {default:,}")
+        return default
+    return number
+
+
 def url_list(key: str) -> list[str]:
     """All values of a repeated URL parameter."""
     return [v for v in st.query_params.get_all(key) if v]
