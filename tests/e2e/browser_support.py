@@ -18,7 +18,7 @@ CHROMIUM = "/usr/bin/chromium"
 PAGES = [  # url path (the default page, Overview, lives at /), a heading the page must show
     ("", "Overview"), ("runs", "Runs"), ("failure_plane", "Failure plane"), ("breakdowns", "Breakdowns"),
     ("replay", "Trajectory replay"), ("compare", "Compare"), ("audit", "Intervention audit"),
-    ("upload", "Upload"), ("sql", "SQL console"), ("export", "Export"),
+    ("upload", "Upload"), ("sql", "SQL console"), ("export", "Export"), ("search", "Search"),
 ]
 
 
