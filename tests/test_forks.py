@@ -13,7 +13,15 @@ from engine.forks import ForkError, comparable, fork_many, parse_intervention
 from engine.mock_llm import reply_tool_call
 from engine.prompts import render_prompt
 from engine.runs import RunInputs, RunSpec, execute_run
-from trajscope.format import GateRejectionStep, Question, ReadStep, SearchStep, iter_trajectories
+from trajscope.format import (
+    FinalStep,
+    GateRejectionStep,
+    Question,
+    ReadStep,
+    SearchStep,
+    fork_step_refusal,
+    iter_trajectories,
+)
 
 QUESTIONS = [Question(question_id=f"q{i}", text="Who married the publisher of The North Star?",
                       gold_answer="Helen Pitts Douglass", gold_chunk_ids=["c2"]) for i in range(3)]
@@ -126,6 +134,74 @@ def test_reject_final_sends_the_read_gate_corrective_observation(tmp_path):
     assert child.fork.step_index == 2 and child.fork.rule == "final" and child.fork.prefix_model_calls == 0
 
 
+def stopping_register_agent(request, clears=False):
+    """ExecutionRAG's tool agent: a register whose R2 resolves only from c2; the agent searches, then stops
+    without reading ("Anna Murray"); told to read first, it reads c2 (the register then clears).
+    `clears`: every update resolves both items, and the register's clearing ends the episode (no stop)."""
+    body = request.body
+    prompt = "\n".join(str(m.get("content") or "") for m in request.messages)
+    if "response_format" in body:
+        schema = body["response_format"].get("json_schema", {}).get("schema") or body["response_format"]["schema"]
+        if "items" in schema["properties"]:
+            return json.dumps({"items": [{"sub_question": "Who published The North Star?"},
+                                         {"sub_question": "Whom did that publisher marry?"}]})
+        r1 = [{"id": "R1", "status": "resolved", "note": "Frederick Douglass", "supporting_chunk_ids": ["c1"]}]
+        r2 = [{"id": "R2", "status": "resolved", "note": "Helen Pitts", "supporting_chunk_ids": ["c2"]}]
+        if clears:
+            return json.dumps({"updates": r1 + r2})
+        if "R1 [active]" in prompt:
+            return json.dumps({"updates": r1})
+        return json.dumps({"updates": r2 if CORPUS["c2"].text in prompt else []})
+    if body.get("tools"):
+        if "Action Rejected" in (request.messages[-1].get("content") or ""):
+            return reply_tool_call("read_chunk", {"chunk_id": "c2"})
+        if not any(m["role"] == "tool" for m in request.messages):
+            return reply_tool_call("keyword_search", {"keywords": ["North", "Star", "publisher"]})
+        return "Anna Murray"
+    return "Helen Pitts Douglass" if "R2 [resolved]" in prompt else "Anna Murray"
+
+
+def test_reject_final_rejects_the_execution_rag_agents_stop_with_the_read_gate_observation(tmp_path):
+    with mock_server(stopping_register_agent) as server:
+        (parent,) = run_parent(server, tmp_path, "execution_rag", "register", questions=QUESTIONS[:1])
+        k = len(parent.steps) - 1
+        final = parent.steps[k]
+        assert isinstance(final, FinalStep) and final.args["agent_answer"] == "Anna Murray"
+        before = len(server.chat_requests)
+        summary, (child,) = fork(server, tmp_path, [parent], "final", "reject_final")
+        new = server.chat_requests[before:]
+    assert not summary.failed and child.error is None
+    assert [comparable(s) for s in child.steps[:k]] == [comparable(s) for s in parent.steps[:k]]
+    rejection = child.steps[k]
+    assert isinstance(rejection, GateRejectionStep) and rejection.gate == "fork_reject_final"
+    assert rejection.rejected_answer == "Anna Murray"  # the agent's stop, not the register's composed answer
+    # The stop's reply came from the cache; the first live call is the agent's, told to read first.
+    assert new[0].body.get("tools") and new[0].messages[-1]["content"] == render_prompt("gate_read")
+    # The agent went on from the observation: it read c2, then stopped again (accepted: one rejection only).
+    assert isinstance(child.steps[k + 1], ReadStep) and child.steps[k + 1].chunk_ids == ["c2"]
+    assert isinstance(child.steps[-1], FinalStep) and child.steps[-1].args["agent_answer"] == "Anna Murray"
+    # Every parent call up to the stop (the register's items, two agent turns) came from the cache.
+    assert child.fork.prefix_cache_hits == before - 1 == 3
+
+
+def test_reject_final_does_not_apply_to_an_execution_rag_final_the_register_composed(tmp_path):
+    with mock_server(lambda request: stopping_register_agent(request, clears=True)) as server:
+        (parent,) = run_parent(server, tmp_path, "execution_rag", "composed", questions=QUESTIONS[:1])
+        assert isinstance(parent.steps[-1], FinalStep) and "agent_answer" not in parent.steps[-1].args
+        before = len(server.chat_requests)
+        summary, children = fork(server, tmp_path, [parent], "final", "reject_final")
+        assert len(server.chat_requests) == before
+    assert children == [] and summary.run is None
+    assert "reject_final does not apply" in summary.skipped[0][1]
+    assert "composed from the requirement register" in summary.skipped[0][1]
+    # The one rule, as the dashboard asks it of a step: the agent variant's stop is rejectable, a composed final not.
+    assert fork_step_refusal("reject_final", "final", args={"answer": "x", "agent_answer": "x"},
+                             controller="execution_rag") is None
+    assert "composed from the requirement register" in fork_step_refusal("reject_final", "final", args={"answer": "x"},
+                                                                         controller="execution_rag")
+    assert fork_step_refusal("reject_final", "final", args={"answer": "x"}, controller="read_gate") is None
+
+
 def test_swap_model_sends_the_step_and_the_rest_to_the_other_model(tmp_path):
     def other_agent(request):
         return reply_tool_call("final", {"answer": "Helen Pitts"})
@@ -187,7 +263,7 @@ def test_interventions_that_do_not_apply_are_refused_with_the_reason(tmp_path):
     with mock_server(agent) as server:
         (parent,) = run_parent(server, tmp_path, questions=QUESTIONS[:1])
         summary, children = fork(server, tmp_path, [parent], "1", "remove_decoy:c1")
-    assert children == [] and "applies to a search step; step 1" in summary.skipped[0][1]
+    assert children == [] and "remove_decoy does not apply at step 1" in summary.skipped[0][1]
     with pytest.raises(ForkError, match="unknown intervention"):
         parse_intervention("delete_everything")
     with pytest.raises(ForkError, match="needs an argument"):

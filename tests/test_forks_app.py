@@ -8,7 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from streamlit.testing.v1 import AppTest
 from test_controllers_support import mock_server
-from test_forks import fork, run_parent
+from test_forks import fork, run_parent, stopping_register_agent
 from test_forks_warehouse import QUESTIONS, agent
 
 from app.replay import fork_command
@@ -61,3 +61,26 @@ def test_replay_shows_the_fork_command_and_the_pair_side_by_side_from_the_fork_s
     assert len(notes) == 2 and "shown from step 1" in notes[0]
     markdown = " ".join(m.value for m in at.markdown)
     assert "read `c2`" in markdown and "read `c1`" in markdown  # the fork's read beside the parent's
+
+
+def test_replay_says_reject_final_does_not_apply_to_a_final_the_register_composed(tmp_path, monkeypatch):
+    db = tmp_path / "w.duckdb"
+    with mock_server(lambda request: stopping_register_agent(request, clears=True)) as server:
+        (parent,) = run_parent(server, tmp_path, "execution_rag", "composed", questions=QUESTIONS[:1], db_path=db)
+    final = len(parent.steps) - 1
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    at = AppTest.from_file(str(ROOT / "app" / "page_scripts" / "replay.py"), default_timeout=60)
+    at.query_params.update(trajectory=parent.trajectory_id)
+    at.run()
+    at.selectbox(key="fork-step").set_value(final)
+    at.selectbox(key="fork-intervention").set_value("reject_final")
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    notes = [i.value for i in at.info if "does not apply" in i.value]
+    assert notes == [f"reject_final does not apply at step {final}: this ExecutionRAG final was composed from the "
+                     "requirement register when it cleared (or by the composed variant), not answered by the "
+                     "agent, so there is no agent's final for the Read-Gate corrective observation to reject."]
+    assert not [c for c in at.code if c.language == "bash"]  # no command that the CLI would refuse
+    at.selectbox(key="fork-intervention").set_value("swap_model")  # another intervention there: the command
+    at.run()
+    assert [c for c in at.code if c.language == "bash"] and not [i for i in at.info if "does not apply" in i.value]

@@ -80,6 +80,8 @@ if state:
                 st.warning(f"No trajectory `{trajectory_id}` in this warehouse. Pick one above.",
                            icon=":material/search:")
             else:
-                render_fork_command(trajectory_id, main["steps"].df)
+                header = main["header"].df
+                render_fork_command(trajectory_id, main["steps"].df,
+                                    header["controller"][0] if header.height else None)
                 if "fork_pairs" in state.views:
                     render_forks(trajectory_id, with_labels=with_labels)

@@ -2,6 +2,7 @@
 (the dashboard stays read-only: it never runs it), and a parent and its fork side by side from the fork step."""
 from __future__ import annotations
 
+import json
 import shlex
 
 import polars as pl
@@ -9,7 +10,7 @@ import streamlit as st
 
 from app.access import sql_literal
 from app.ui import fetch, sql_expander
-from trajscope.format import FORK_INTERVENTIONS
+from trajscope.format import FORK_INTERVENTIONS, fork_step_refusal
 
 from ._render import load_trajectory, render_trajectory
 
@@ -33,8 +34,22 @@ WHERE parent_trajectory_id = {tid} OR trajectory_id = {tid}
 ORDER BY step_index, intervention, trajectory_id"""
 
 
-def render_fork_command(trajectory_id: str, steps: pl.DataFrame) -> None:
-    """Step and intervention pickers and the command they make, ready to copy."""
+def step_refusal(steps: pl.DataFrame, step: int, intervention: str, controller: str | None) -> str | None:
+    """Why the intervention does not apply at this step of the replayed trajectory (the engine's own rule)."""
+    rows = steps.filter(pl.col("step_index") == step) if steps.height else steps
+    if not rows.height:
+        return None
+    row = rows.row(0, named=True)
+    try:
+        args = json.loads(row.get("args") or "{}")
+    except ValueError:
+        args = {}
+    return fork_step_refusal(intervention, row.get("kind") or "", args=args if isinstance(args, dict) else {},
+                             phase=row.get("phase"), controller=controller)
+
+
+def render_fork_command(trajectory_id: str, steps: pl.DataFrame, controller: str | None = None) -> None:
+    """Step and intervention pickers and the command they make, ready to copy (or why it does not apply)."""
     with st.expander("Fork this trajectory (counterfactual re-run)"):
         st.caption("Steps before the fork step are replayed from the response cache at no cost; the "
                    "intervention applies at the step; the rest runs live. Run the command in a shell: the "
@@ -46,6 +61,10 @@ def render_fork_command(trajectory_id: str, steps: pl.DataFrame) -> None:
         names = list(FORK_INTERVENTIONS)
         intervention = st.selectbox("Intervention", names, key="fork-intervention")
         hint = FORK_INTERVENTIONS[intervention].argument
+        refusal = step_refusal(steps, int(step), intervention, controller)
+        if refusal is not None:
+            st.info(f"{intervention} does not apply at step {step}: {refusal}.", icon=":material/block:")
+            return
         argument = st.text_input(f"Argument ({hint})", key="fork-argument") if hint else ""
         st.code(fork_command(trajectory_id, int(step), intervention, argument.strip() or None), language="bash")
 
@@ -77,4 +96,4 @@ def render_forks(trajectory_id: str, *, with_labels: bool) -> None:
                 render_trajectory(results, compact=True, from_step=step)
 
 
-__all__ = ["fork_command", "forks_sql", "render_fork_command", "render_forks"]
+__all__ = ["fork_command", "forks_sql", "render_fork_command", "render_forks", "step_refusal"]

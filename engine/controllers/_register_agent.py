@@ -9,6 +9,7 @@ from trajscope.format import BudgetNudgeStep, ReadStep, RegisterUpdateStep, Sear
 
 from ._actions import Action, ActionSpace
 from ._base import EpisodeResult, decoding_overrides, history_limit, output_limit, resolve_protocol
+from ._gates import first_rejection
 from ._history import fit_history
 from ._register import ItemChange, progress_delta, select_active
 from ._register_episode import RegisterEpisode
@@ -57,6 +58,11 @@ class RegisterAgentLoop(ToolLoop):
         if not answer:
             return None, self._invalid(Action("final", action.arguments, action.call_id,
                                               "final needs a non-empty \"answer\""), completion, thought)
+        # The paper's agent has no gate; an environment's own review of a stop (a fork's reject_final) can still
+        # reject it, and the agent goes on from the corrective observation.
+        decision = first_rejection(getattr(self.env, "final_reviews", ()), answer, self.evidence_state())
+        if decision is not None:
+            return None, self._reject(decision, answer, action, completion, thought)
         self.agent_answer = answer
         self.recorder.metadata["agent_answer"] = answer
         return answer, ""

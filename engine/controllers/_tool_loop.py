@@ -19,7 +19,7 @@ from trajscope.format import (
 from ._actions import Action, ActionProtocol, ActionSpace, ParsedTurn
 from ._base import EpisodeResult
 from ._budget import ContextBudget, forced_end_reason, prompt_text
-from ._gates import EvidenceState, Gate, first_rejection
+from ._gates import EvidenceState, Gate, GateDecision, first_rejection
 from ._history import fit_history
 from ._recorder import TrajectoryRecorder
 
@@ -117,20 +117,25 @@ class ToolLoop:
         if decision is None and (cap is None or self.rejections < cap):
             decision = first_rejection(self.settings.gates, answer, self.evidence_state())
         if decision is not None:
-            self.rejections += 1
-            self.recorder.add(
-                GateRejectionStep(gate=decision.gate, rejected_answer=answer, reason=decision.reason,
-                                  tool_name="final", args=action.arguments,
-                                  observation=decision.observation, thought=thought),
-                completion,
-            )
-            return None, decision.observation
+            return None, self._reject(decision, answer, action, completion, thought)
         step = self.env.final(answer).step if hasattr(self.env, "final") else FinalStep(answer=answer)
         step.tool_name = step.tool_name or "final"
         step.args = step.args or dict(action.arguments)
         step.thought = step.thought or thought
         self.recorder.add(step, completion)
         return answer, ""
+
+    def _reject(self, decision: GateDecision, answer: str, action: Action, completion: Any,
+                thought: str | None) -> str:
+        """Log a rejected final; its corrective observation is the reply to the agent."""
+        self.rejections += 1
+        self.recorder.add(
+            GateRejectionStep(gate=decision.gate, rejected_answer=answer, reason=decision.reason,
+                              tool_name="final", args=action.arguments,
+                              observation=decision.observation, thought=thought),
+            completion,
+        )
+        return decision.observation
 
     def _tool(self, action: Action, completion: Any, thought: str | None) -> str:
         result = self.env.call(action.name, action.arguments)

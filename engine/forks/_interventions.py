@@ -6,14 +6,12 @@ from dataclasses import dataclass
 
 from trajscope.format import (
     FORK_INTERVENTIONS,
-    SEARCH_KINDS,
     Chunk,
-    FinalStep,
     ForkInterventionKind,
     ReadStep,
-    RegisterUpdateStep,
     SearchStep,
     Trajectory,
+    fork_step_refusal,
     step_kind,
 )
 
@@ -116,8 +114,10 @@ def resolve(intervention: Intervention, parent: Trajectory, k: int, corpus: Mapp
         return Intervention(name, gold)
     if name == "force_read" and arg not in corpus:
         raise ForkError(f"force_read: chunk {arg!r} is not in the loaded corpus")
-    if name in ("replace_query", "remove_decoy", "inject_candidate") and kind not in SEARCH_KINDS:
-        raise ForkError(f"{name} applies to a search step; step {k} of {parent.trajectory_id} is a {kind}")
+    refusal = fork_step_refusal(name, kind, args=step.args, phase=getattr(step, "phase", None),
+                                controller=parent.run.controller)
+    if refusal is not None:
+        raise ForkError(f"{name} does not apply at step {k} of {parent.trajectory_id}: {refusal}")
     if name == "remove_decoy":
         listed = [c.chunk_id for c in step.candidates]  # type: ignore[attr-defined]
         if arg not in listed:
@@ -128,12 +128,7 @@ def resolve(intervention: Intervention, parent: Trajectory, k: int, corpus: Mapp
         if chunk not in corpus:
             raise ForkError(f"inject_candidate: chunk {chunk!r} is not in the loaded corpus")
         return Intervention(name, chunk)
-    if name == "reject_final" and not isinstance(step, FinalStep):
-        raise ForkError(f"reject_final applies to a final step; step {k} of {parent.trajectory_id} is a {kind}")
     if name == "fix_register":
-        if not (isinstance(step, RegisterUpdateStep) and step.phase == "update"):
-            raise ForkError(f"fix_register applies to a register update step (phase 'update'); step {k} is a "
-                            f"{kind}" + (f" ({step.phase})" if isinstance(step, RegisterUpdateStep) else ""))
         parse_register_fix(arg or "")
     if intervention.kind.hook == "reply" and name != "fix_register" and step.raw is None and step.cached is None:
         raise ForkError(f"{name} rewrites the model reply behind a step; step {k} ({kind}) is the environment's "

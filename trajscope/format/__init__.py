@@ -66,7 +66,7 @@ from ._definitions import (
     READ_KIND,
 )
 from ._export import EXPORT_KEY, EXPORT_VERSION, Exported, decode_exported, encode_exported
-from ._fork_interventions import FORK_INTERVENTIONS, ForkInterventionKind
+from ._fork_interventions import FORK_INTERVENTIONS, ForkInterventionKind, fork_step_refusal
 from ._lines import MAX_LINE_BYTES, UTF8_BOM, bounded_lines, line_too_long, open_input, skip_bom
 from ._log import AppendOnlyLog, LogFileCorrupt, RecoveredLog, recover_log_file
 from ._nesting import NESTING_LIMIT, check_nesting, exceeds_nesting_limit, loads_bounded, nesting_of, too_deep
@@ -145,7 +145,7 @@ __all__ = [
     "iter_trajectories", "json_schema",
     "json_schema_text", "Judgment", "KeywordSearchStep", "looks_canonical", "make_record_id",
     "NESTING_LIMIT", "check_nesting", "exceeds_nesting_limit", "loads_bounded", "nesting_of", "too_deep",
-    "FORK_INTERVENTIONS", "ForkInterventionKind",
+    "FORK_INTERVENTIONS", "ForkInterventionKind", "fork_step_refusal",
     "ForkOrigin", "make_trajectory_id", "ModelCall", "ModelSettings", "normalize_answer",
     "Passage", "GoldHop", "Question",
     "read_audit_records", "ReaderOutput", "ReadStep", "Record", "RecordError", "RegisterEvent",
