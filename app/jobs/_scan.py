@@ -10,6 +10,8 @@ from pathlib import Path
 
 import msgspec
 
+from warehouse import pid_alive
+
 STAGES = ("starting", "slice", "model", "store", "done", "failed")
 
 
@@ -55,15 +57,7 @@ def scan_running(job: ScanJob | None) -> bool:
     """The scan has neither finished nor failed, and its process is alive (a killed one is not running)."""
     if job is None or job.stage in ("done", "failed"):
         return False
-    if job.pid is None:
-        return True
-    try:
-        os.kill(job.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return job.pid is None or pid_alive(job.pid)
 
 
 def scan_command(db_path: Path, rubric: str, runs: list[str], where: str | None, model: str,
