@@ -1,12 +1,15 @@
 """Scale benchmark: ingest, warehouse size and every page's queries at growing N, ratios measured in one run.
 
     .venv/bin/python bench/scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep-logs] [--tiny]
+    .venv/bin/python bench/scale.py --lake-of WAREHOUSE [--workdir DIR]
 
 For each N (synthetic paired runs from bench/synthetic.py, ~9 steps per trajectory) it measures, each
 in a fresh process: trajscope ingest (seconds, peak RSS, warehouse bytes), DuckDB's own `read_json` of
 the same file, every dashboard page's queries cold (the first run in a new process) and warm (best of
 three), and the `compare` and `report` commands end to end. Then it prints the ratios: ingest over
 read_json per N, and how each figure grew against N between successive sizes (1.00 = linear).
+--lake-of exports a warehouse to a lake (warehouse.lake) and times every page over the lake against
+the same pages over the file, in one run: Parquet bytes per trajectory and the lake / file ratio per page.
 """
 from __future__ import annotations
 
@@ -62,8 +65,11 @@ def timed(fn):
     t = time.perf_counter(); fn(); return time.perf_counter() - t
 out = {}
 for name, fn in _pages(sys.argv[1]).items():
-    cold = timed(fn)
-    out[name] = {"cold": cold, "warm": min(timed(fn) for _ in range(3))}
+    try:
+        cold = timed(fn)
+        out[name] = {"cold": cold, "warm": min(timed(fn) for _ in range(3))}
+    except Exception as exc:  # a page that fails at this size is a finding, printed as such
+        out[name] = {"cold": float("nan"), "warm": float("nan"), "error": str(exc).splitlines()[0][:200]}
 print(json.dumps(out))
 """
 
@@ -78,8 +84,22 @@ def _child(code: str, *args: str) -> dict:
 def _command(*args: str) -> float:
     """Seconds for one trajscope command end to end, as a user runs it (interpreter start and imports included)."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "trajscope", *args], cwd=ROOT, check=True, capture_output=True)
+    done = subprocess.run([sys.executable, "-m", "trajscope", *args], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:  # a command that fails at this size is a finding: printed, timed as nan
+        print(f"FAILED: trajscope {args[0]}: {(done.stderr.strip().splitlines() or ['?'])[-1]}", flush=True)
+        return float("nan")
     return time.perf_counter() - start
+
+
+def measure_queries(db: Path, row: dict) -> dict:
+    """Every page (cold and warm), compare and report on a built warehouse."""
+    row["pages"] = _child(_PAGES, str(db), str(ROOT))
+    print(json.dumps({"n": row.get("n"), "pages": row["pages"]}), flush=True)
+    runs = ("synthetic-baseline", "synthetic-read_gate")
+    row["compare_s"] = _command("compare", *runs, "--db", str(db))
+    row["report_s"] = _command("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format",
+                               "markdown")
+    return row
 
 
 def measure(n: int, work: Path, keep_log: bool) -> dict:
@@ -102,11 +122,67 @@ def measure(n: int, work: Path, keep_log: bool) -> dict:
         log.unlink()
     print(f"N={n:,}: ingest {row['ingest_s']:.1f} s, read_json {row['read_json_s']:.1f} s", flush=True)
     row["pages"] = _child(_PAGES, str(db), str(ROOT))
+    print(json.dumps({"n": row.get("n"), "pages": row["pages"]}), flush=True)
     runs = ("synthetic-baseline", "synthetic-read_gate")
     row["compare_s"] = _command("compare", *runs, "--db", str(db))
     row["report_s"] = _command("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format",
                                "markdown")
     return row
+
+
+_EXPORT = r"""
+import json, resource, sys, time
+from warehouse.lake import export_lake
+t0 = time.perf_counter()
+result = export_lake(sys.argv[1], sys.argv[2])
+print(json.dumps({"seconds": time.perf_counter() - t0, "trajectories": result.rows.get("trajectories", 0),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+_CATALOG = r"""
+import json, sys
+from warehouse.lake import lake_catalog
+print(json.dumps({"catalog": str(lake_catalog(sys.argv[1]))}))
+"""
+
+
+_COUNT = r"""
+import json, sys
+from warehouse import open_read
+with open_read(sys.argv[1]) as reader:
+    print(json.dumps({"n": reader.execute("SELECT count(*) FROM trajectories").fetchone()[0]}))
+"""
+
+
+def _trajectories(db: Path) -> int:
+    return _child(_COUNT, str(db))["n"]
+
+
+def _bytes_under(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*.parquet"))
+
+
+def lake_versus_file(db: Path, work: Path) -> None:
+    """Export db to a lake, then every page over the lake and over the file, alternated in one run."""
+    lake = work / f"lake-{db.stem}"
+    shutil.rmtree(lake, ignore_errors=True)
+    export = _child(_EXPORT, str(db), str(lake))
+    n = export["trajectories"]
+    size = _bytes_under(lake)
+    files = sum(1 for _ in lake.rglob("part_*.parquet"))
+    print(f"exported {n:,} trajectories in {export['seconds']:.1f} s (peak RSS {export['peak_rss_mb']:,.0f} MB): "
+          f"{size / 1e6:,.1f} MB of Parquet in {files:,} files, {size / max(n, 1):,.0f} B/trajectory; "
+          f"the file is {db.stat().st_size / 1e6:,.1f} MB, {db.stat().st_size / max(n, 1):,.0f} B/trajectory")
+    catalog = _child(_CATALOG, str(lake))["catalog"]
+    over_file = _child(_PAGES, str(db), str(ROOT))
+    over_lake = _child(_PAGES, catalog, str(ROOT))
+    print(f"\n{'page (warm s)':40s} {'file':>8s} {'lake':>8s} {'lake/file':>9s}   (cold: file / lake)")
+    for page, t in over_file.items():
+        lk = over_lake[page]
+        print(f"{page:40s} {t['warm']:8.3f} {lk['warm']:8.3f} {lk['warm'] / t['warm']:9.2f}   "
+              f"({t['cold']:.3f} / {lk['cold']:.3f})")
+    worst = max(over_lake.values(), key=lambda v: v["warm"])["warm"]
+    print(f"ratio slowest page lake / file (warm) = {worst / max(v['warm'] for v in over_file.values()):.2f}")
 
 
 def _growth(small: float, large: float, n_small: int, n_large: int) -> str:
@@ -133,11 +209,17 @@ def report(rows: list[dict]) -> None:
     for page in pages:
         cells = "".join(f"{r['pages'][page]['cold']:>9.3f}{r['pages'][page]['warm']:>9.3f}" for r in rows)
         print(f"{page:40s}{cells}")
+    for r in rows:
+        for page, t in r["pages"].items():
+            if "error" in t:
+                print(f"FAILED at N={r['n']:,}: {page}: {t['error']}")
     last = rows[-1]
-    worst_warm = max(v["warm"] for v in last["pages"].values())
-    worst_cold = max(v["cold"] for v in last["pages"].values())
+    worst_warm = max(v["warm"] for v in last["pages"].values() if "error" not in v)
+    worst_cold = max(v["cold"] for v in last["pages"].values() if "error" not in v)
+    failed = sum("error" in v for v in last["pages"].values())
     print(f"\nat N={last['n']:,}: slowest page {worst_cold:.3f} s cold (target < {COLD_TARGET_S:g}), "
-          f"{worst_warm:.3f} s warm (target < {WARM_TARGET_S:g}); compare {last['compare_s']:.2f} s, "
+          f"{worst_warm:.3f} s warm (target < {WARM_TARGET_S:g}), {failed} page(s) failed; "
+          f"compare {last['compare_s']:.2f} s, "
           f"report {last['report_s']:.2f} s (target < {COMMAND_TARGET_S:g})")
     if len(rows) < 2:
         return
@@ -161,14 +243,31 @@ def main() -> None:
     parser.add_argument("--workdir", default=None, help="where logs and warehouses go (default: a new temp dir)")
     parser.add_argument("--keep-logs", action="store_true", help="keep each generated log (1M is ~10 GB)")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure to this JSON file")
+    parser.add_argument("--queries-of", type=Path, nargs="+", default=None, metavar="WAREHOUSE",
+                        help="instead of the curve: pages, compare and report on these built synthetic warehouses")
+    parser.add_argument("--lake-of", type=Path, default=None,
+                        help="instead of the curve: export this warehouse to a lake and time the pages over both")
     parser.add_argument("--tiny", action="store_true",
                         help=f"sizes {TINY_SIZES}: checks the script runs end to end, not speed")
     args = parser.parse_args()
     sizes = list(TINY_SIZES) if args.tiny else sorted(int(s.replace("_", "")) for s in args.sizes.split(","))
     work = Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="trajscope-bench-scale-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.lake_of:
+        lake_versus_file(args.lake_of, work)
+        return
+    if args.queries_of:
+        for db in args.queries_of:
+            row = measure_queries(db, {"n": _trajectories(db), "db_bytes": db.stat().st_size})
+            print(json.dumps(row))
+            if args.json:
+                with open(args.json, "a") as out:
+                    out.write(json.dumps(row) + "\n")
+        return
     rows = [measure(n, work, args.keep_logs) for n in sizes]
     report(rows)
+    if args.tiny:  # the lake path end to end on the largest tiny warehouse
+        lake_versus_file(work / f"wh-{sizes[-1]}.duckdb", work)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
     if not args.workdir:

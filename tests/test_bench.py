@@ -38,7 +38,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                   r"^\s+8\s+\d+\.\d\d\s"]),
     "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",
                    r"^at N=400: slowest page \d+\.\d+ s cold", r"^ingest s\s+-?\d+\.\d\d$",
-                   r"^page Evidence funnel \(warm\)\s+-?\d+\.\d\d$"]),
+                   r"^page Evidence funnel \(warm\)\s+-?\d+\.\d\d$", r"^exported 400 trajectories in ",
+                   r"^page \(warm s\)\s+file\s+lake\s+lake/file", r"^ratio slowest page lake / file \(warm\) = \d"]),
     "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",
                     r"^\| smollm2-135m-instruct \| hotpotqa_distractor_dev_100 \| 1 \|"]),
 }

@@ -35,6 +35,17 @@ def lake_db(lake: str | None, db_path: str) -> str:
         raise click.ClickException(str(exc)) from None
 
 
+def statistics_limits(timeout_s: float):
+    """Read limits of a command whose statistics need every paired question's row (compare, report).
+
+    The command profile's 100,000-row cap stopped `compare` and `report` at 100k questions per run
+    (bench/scale.py at 1M trajectories); the byte cap, not the row count, bounds their memory.
+    """
+    from warehouse.read import profile_limits
+
+    return profile_limits("page").with_overrides(timeout_s=timeout_s, max_rows=50_000_000)
+
+
 # Each read limit's flag: a flag raises (or lowers) a limit, and none can switch one off.
 LIMIT_FLAGS = {
     "timeout_s": "--timeout",

@@ -5,7 +5,7 @@ import click
 
 from trajscope.format import COMPARE_METRICS, DEFAULT_COMPARE_METRIC
 
-from ._options import db_option, read_failure, timeout_option
+from ._options import db_option, read_failure, statistics_limits, timeout_option
 
 
 @click.command("compare")
@@ -58,7 +58,7 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
     import duckdb
 
     from trajscope.format import GATE_EXTRACTOR
-    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from warehouse.export import to_csv, to_latex, to_markdown
     from warehouse.queries import (
         QueryError,
@@ -70,7 +70,7 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
     )
     from warehouse.stats import UnpairedComparison
 
-    limits = DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)
+    limits = statistics_limits(timeout_s)
     if rubric:
         metric = f"rubric:{rubric}"
     try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._options import read_failure, timeout_option
+from ._options import read_failure, statistics_limits, timeout_option
 
 PAPER_CHOICES = ("read-gate", "execution-rag", "audit")
 FORMAT_CHOICES = ("latex", "markdown", "csv")
@@ -124,7 +124,7 @@ def command(
       trajscope report execution-rag --matrix matrix.yaml --format markdown
       trajscope report audit --format csv
     """
-    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
+    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
     from warehouse.export import OutputRefused, write_output
     from warehouse.report import (
         EXTENSIONS,
@@ -143,7 +143,7 @@ def command(
     try:
         # The read path: an older warehouse is brought up to date, then read in the sandbox, each query
         # checked and stopped at the time limit.
-        with open_read(path, limits=DEFAULT_LIMITS.with_overrides(timeout_s=timeout_s)) as con:
+        with open_read(path, limits=statistics_limits(timeout_s)) as con:
             built = build_report(con, paper, run_ids, by=by, db_path=path, sweep=sweep, human_labels=labels)
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None
