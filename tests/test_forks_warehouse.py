@@ -8,9 +8,9 @@ from statsmodels.stats.proportion import proportion_confint
 from test_controllers_support import CORPUS, mock_server
 from test_forks import fork, run_parent
 
-from engine.forks import select_parents
+from engine.forks import fork_many, load_parent, select_parents
 from engine.mock_llm import reply_tool_call
-from trajscope.format import Question
+from trajscope.format import ForkOrigin, Question
 from warehouse import open_readonly
 from warehouse.stats import fork_rescue_stats
 
@@ -92,3 +92,23 @@ def test_batch_where_selects_the_slice_from_the_warehouse(tmp_path):
     with open_readonly(db) as con:
         assert con.execute("SELECT count(*), count(DISTINCT parent_trajectory_id) FROM trajectory_forks "
                            "WHERE run_id = ?", [summary.run_id]).fetchone() == (4, 4)
+
+
+def test_a_fork_child_rebuilt_from_the_warehouse_keeps_its_fork_record_and_is_not_forked_again(tmp_path):
+    db = tmp_path / "w.duckdb"
+    with mock_server(agent) as server:
+        parents = run_parent(server, tmp_path, questions=QUESTIONS[:2], db_path=db)
+        summary, children = fork(server, tmp_path, parents, "first_read", "inject_gold", db_path=db)
+        summary.run.log_path.unlink()  # no log to read it back from: the warehouse's tables are all there is
+        rebuilt = [load_parent(c.trajectory_id, db=db) for c in children]
+        before = len(server.chat_requests)
+        (again,) = fork_many(rebuilt, "first_read", "inject_gold", out_dir=tmp_path / "again")
+        assert len(server.chat_requests) == before
+    assert [t.fork for t in rebuilt] == [c.fork for c in children]
+    assert all(t.run.forked_from == parents[0].run.run_id for t in rebuilt)
+    assert again.run is None and len(again.skipped) == 2
+    assert all("a fork child" in why for _, why in again.skipped)
+    with open_readonly(db) as con:  # every field of the fork record has its column: nothing is dropped
+        columns = {r[0] for r in con.execute("SELECT column_name FROM information_schema.columns "
+                                             "WHERE table_name = 'trajectory_forks'").fetchall()}
+    assert set(ForkOrigin.__struct_fields__) <= columns

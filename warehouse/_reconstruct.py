@@ -7,11 +7,12 @@ from typing import Any
 import duckdb
 import msgspec
 
-from trajscope.format import CAPABILITY_NAMES, STEP_TYPES, HumanLabel, Trajectory
+from trajscope.format import CAPABILITY_NAMES, STEP_TYPES, ForkOrigin, HumanLabel, Trajectory
 
 _STEP_FIELDS = {t.__struct_config__.tag: set(t.__struct_fields__) for t in STEP_TYPES}
 _JSON_COLUMNS = {"args", "config", "metadata", "capability_reasons"}
 _LABEL_FIELDS = tuple(HumanLabel.__struct_fields__)
+_FORK_FIELDS = tuple(ForkOrigin.__struct_fields__)
 _CAPABILITY_COLUMNS = {f"cap_{name}": name for name in CAPABILITY_NAMES}
 
 
@@ -51,6 +52,7 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
     )
     labels = _rows(con, "SELECT * FROM human_step_labels WHERE trajectory_id = ? AND origin = 'log' ORDER BY ordinal",
                    [trajectory_id])
+    forks = _rows(con, "SELECT * FROM trajectory_forks WHERE trajectory_id = ?", [trajectory_id])
 
     step_records = []
     for step in steps:
@@ -95,5 +97,7 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
                                "note", "reason", "supporting_chunk_ids")} for e in events],
         "judgments": [{k: j[k] for k in ("judge", "score", "judge_model", "rationale")} for j in judgments],
         "human_labels": [{k: h[k] for k in _LABEL_FIELDS} for h in labels],
+        # A fork child keeps its fork record (a rebuilt child must not pass for a parent of its own).
+        "fork": {k: forks[0][k] for k in _FORK_FIELDS if k in forks[0]} if forks else None,
     }
     return msgspec.convert(record, Trajectory)
