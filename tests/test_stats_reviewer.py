@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import statistics
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from statsmodels.stats.power import NormalIndPower
 from warehouse.stats import (
     adjust_p_values,
     cluster_bootstrap_delta,
+    exact_mcnemar_power,
     judge_error_rates,
     minimum_detectable_effect,
     odds_ratio,
@@ -115,19 +117,52 @@ def test_odds_ratio_equals_statsmodels_table2x2():
     assert math.isnan(empty.ci_low) and math.isnan(empty.ci_high)
 
 
+def _connor(delta: float, n: int, psi: float, alpha: float) -> float:
+    """Connor (1987), eq. 3, two-sided, written out with the error function (no scipy)."""
+    z = statistics.NormalDist().inv_cdf(1 - alpha / 2)
+    phi = statistics.NormalDist().cdf
+    sd = math.sqrt(psi - delta**2)
+    return phi((abs(delta) * math.sqrt(n) - z * math.sqrt(psi)) / sd) + phi(
+        (-abs(delta) * math.sqrt(n) - z * math.sqrt(psi)) / sd)
+
+
 @pytest.mark.parametrize("delta,n,psi", [(0.05, 500, 0.2), (0.1, 100, 0.3), (-0.03, 2000, 0.1)])
-def test_paired_power_equals_statsmodels_normal_power(delta, n, psi):
-    effect = abs(delta) / math.sqrt(psi - delta**2)
-    expected = NormalIndPower().power(effect, nobs1=n, alpha=0.05, ratio=0, alternative="two-sided")
-    assert paired_power(delta, n, psi) == pytest.approx(expected, abs=1e-9)
+def test_paired_power_is_connors_formula(delta, n, psi):
+    assert paired_power(delta, n, psi) == pytest.approx(_connor(delta, n, psi, 0.05), abs=1e-9)
+
+
+def test_connor_critical_value_uses_the_null_variance():
+    """Issue 21's example: n = 300, delta = 0.1, psi = 0.3, alpha = 0.01. The alternative's variance for
+    the critical value (statsmodels' one-sample NormalIndPower) gives 0.739, Connor 0.725, the exact
+    McNemar test about 0.69."""
+    wrong = NormalIndPower().power(0.1 / math.sqrt(0.3 - 0.01), nobs1=300, alpha=0.01, ratio=0)
+    assert wrong == pytest.approx(0.739, abs=5e-4)
+    assert paired_power(0.1, 300, 0.3, alpha=0.01) == pytest.approx(0.725, abs=5e-4)
+    assert paired_power(0.1, 300, 0.3, alpha=0.01) == pytest.approx(_connor(0.1, 300, 0.3, 0.01), abs=1e-12)
+    exact = exact_mcnemar_power(0.1, 300, 0.3, alpha=0.01)
+    simulated = simulated_mcnemar_power(0.1, 300, 0.3, alpha=0.01, simulations=20_000)
+    assert abs(exact - simulated) < 4 * math.sqrt(exact * (1 - exact) / 20_000)
+    assert exact == pytest.approx(0.69, abs=0.01)
+
+
+def test_exact_mcnemar_power_equals_enumeration_with_statsmodels_p_values():
+    """Enumerate every (A-only, B-only, concordant) count of a small study, each with its multinomial
+    probability, and sum those whose statsmodels exact McNemar p-value is below alpha."""
+    n, psi, delta, alpha = 40, 0.4, 0.2, 0.05
+    p_b, p_a = (psi + delta) / 2, (psi - delta) / 2
+    expected = 0.0
+    for b in range(n + 1):
+        for a in range(n + 1 - b):
+            p_value = mcnemar(np.array([[0, a], [b, 0]]), exact=True).pvalue if a + b else 1.0
+            if p_value < alpha:
+                expected += (math.comb(n, b) * math.comb(n - b, a) * p_b**b * p_a**a
+                             * (1 - psi) ** (n - a - b))
+    assert exact_mcnemar_power(delta, n, psi, alpha=alpha) == pytest.approx(expected, abs=1e-12)
 
 
 def test_mde_reaches_the_target_power_and_simulation_agrees():
     mde = minimum_detectable_effect(1000, 0.2, power=0.8)
-    assert paired_power(mde, 1000, 0.2) == pytest.approx(0.8, abs=1e-9)
-    # statsmodels solves the same equation for the standardised effect.
-    effect = NormalIndPower().solve_power(nobs1=1000, alpha=0.05, power=0.8, ratio=0)
-    assert mde / math.sqrt(0.2 - mde**2) == pytest.approx(effect, abs=1e-6)
+    assert _connor(mde, 1000, 0.2, 0.05) == pytest.approx(0.8, abs=1e-9)
     # Exact McNemar power at the MDE by simulation, checked against simulating full paired outcomes.
     simulated = simulated_mcnemar_power(mde, 1000, 0.2, simulations=4000)
     rng = np.random.default_rng(99)
@@ -186,7 +221,8 @@ def test_run_plan_prints_mde_and_power_and_runs_nothing(tmp_path, monkeypatch):
         fields = line.split()
         assert float(fields[1]) == pytest.approx(100 * mde, abs=0.005)
         assert float(fields[3]) == pytest.approx(power, abs=0.0005)
-        assert float(fields[4]) == pytest.approx(simulated_mcnemar_power(0.05, 400, 0.25, alpha=0.025), abs=0.00051)
+        assert float(fields[4]) == pytest.approx(exact_mcnemar_power(0.05, 400, 0.25, alpha=0.025), abs=0.0005)
+        assert float(fields[5]) == pytest.approx(simulated_mcnemar_power(0.05, 400, 0.25, alpha=0.025), abs=0.00051)
     assert not (tmp_path / "runs").exists() and not (tmp_path / "trajscope.duckdb").exists()
     refused = CliRunner().invoke(main, ["run", "--dataset", "demo", "--controller", "read_gate", "--plan"])
     assert refused.exit_code != 0 and "--plan needs --matrix" in refused.output

@@ -25,21 +25,35 @@ def _check(n: int, discordance: float, alpha: float) -> None:
 
 
 def paired_power(delta: float, n: int, discordance: float, *, alpha: float = DEFAULT_ALPHA) -> float:
-    """Power of the two-sided z-test of a paired accuracy difference delta on n questions, where the
-    per-question difference (-1, 0, +1) has variance discordance - delta^2; equals statsmodels'
-    NormalIndPower().power(delta / sd, n, alpha, ratio=0)."""
+    """Connor's (1987) power of the two-sided McNemar z-test: the critical value under the null's variance
+    discordance, the shift under the alternative's discordance - delta^2 (Biometrics 43:207-211)."""
     _check(n, discordance, alpha)
     if abs(delta) >= discordance:
         raise ValueError(f"|delta| = {abs(delta)} cannot reach the discordance rate {discordance}")
-    sd = np.sqrt(discordance - delta**2)
-    crit = stats.norm.isf(alpha / 2)
-    shift = abs(delta) * np.sqrt(n) / sd
-    return float(stats.norm.sf(crit - shift) + stats.norm.cdf(-crit - shift))
+    sd_alt = np.sqrt(discordance - delta**2)
+    crit = stats.norm.isf(alpha / 2) * np.sqrt(discordance)
+    shift = abs(delta) * np.sqrt(n)
+    return float(stats.norm.sf((crit - shift) / sd_alt) + stats.norm.cdf((-crit - shift) / sd_alt))
+
+
+def exact_mcnemar_power(delta: float, n: int, discordance: float, *, alpha: float = DEFAULT_ALPHA) -> float:
+    """Power of the exact McNemar test by enumeration: the sum, over every count d of discordant pairs and
+    every count b of B's wins among them, of their probability where the exact p-value is below alpha."""
+    _check(n, discordance, alpha)
+    if abs(delta) > discordance:
+        raise ValueError(f"|delta| = {abs(delta)} cannot exceed the discordance rate {discordance}")
+    p_b = (discordance + delta) / (2 * discordance)
+    total = 0.0
+    for d in range(1, n + 1):
+        b = np.arange(d + 1)
+        p_value = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(b, d - b), d, 0.5))
+        total += stats.binom.pmf(d, n, discordance) * stats.binom.pmf(b[p_value < alpha], d, p_b).sum()
+    return float(total)
 
 
 def minimum_detectable_effect(n: int, discordance: float, *, alpha: float = DEFAULT_ALPHA,
                               power: float = DEFAULT_POWER) -> float:
-    """The smallest |delta| that paired_power detects with the given power (NaN when none can)."""
+    """The smallest |delta| that Connor's formula (paired_power) detects with the given power (NaN when none can)."""
     _check(n, discordance, alpha)
     if not alpha < power < 1:
         raise ValueError(f"power must be in (alpha, 1), got {power}")
@@ -75,7 +89,8 @@ class ComparisonPlan:
     alpha: float
     mde: float
     power_at: float  # the effect the power column is for
-    power_normal: float
+    power_normal: float  # Connor's formula
+    power_mcnemar_exact: float  # by enumeration
     power_mcnemar_simulated: float
 
 
@@ -94,11 +109,13 @@ def plan_comparisons(pairs: list[tuple[str, str, int]], *, discordance: float = 
         plans.append(ComparisonPlan(
             run_a, run_b, n, per_test, minimum_detectable_effect(n, discordance, alpha=per_test, power=power),
             usable, paired_power(usable, n, discordance, alpha=per_test),
+            exact_mcnemar_power(usable, n, discordance, alpha=per_test),
             simulated_mcnemar_power(usable, n, discordance, alpha=per_test)))
     return plans
 
 
 __all__ = [
-    "DEFAULT_ALPHA", "DEFAULT_DISCORDANCE", "DEFAULT_POWER", "ComparisonPlan", "minimum_detectable_effect",
+    "DEFAULT_ALPHA", "DEFAULT_DISCORDANCE", "DEFAULT_POWER", "ComparisonPlan", "exact_mcnemar_power",
+    "minimum_detectable_effect",
     "paired_power", "plan_comparisons", "simulated_mcnemar_power",
 ]
