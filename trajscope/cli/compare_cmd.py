@@ -13,7 +13,8 @@ from ._options import db_option, read_failure, statistics_limits, timeout_option
 @click.argument("run_b")
 @click.option("--metric", type=click.Choice(COMPARE_METRICS), default=DEFAULT_COMPARE_METRIC, show_default=True,
               help="Per-question outcome; 'correct' (the default, as on the Compare page) is the papers' "
-                   "criterion: the LLM verdict, else Contain-Acc.")
+                   "criterion: the LLM verdict, else Contain-Acc; 'llm' is LLM-Acc (the verdict averaged over "
+                   "judge models counts as correct at 0.5 or more).")
 @click.option("--rubric", default=None, metavar="HASH[:MODEL]",
               help="Outcome: matches this rubric (trajscope scan; 1 match, 0 no_match, unsure and error verdicts "
                    "left out), instead of --metric. The hash is rubric_verdicts.rubric_hash or a prefix of it.")

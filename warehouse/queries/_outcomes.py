@@ -60,6 +60,11 @@ def metric_expression(metric: str, forensics: str = "f", scores: str = "s") -> s
         raise QueryError(f"unknown metric {metric!r}; choose one of {', '.join(METRICS)}")
     if metric == "correct":
         return f"CASE WHEN {forensics}.correct THEN 1.0 WHEN NOT {forensics}.correct THEN 0.0 END"
+    if metric == "llm":
+        # LLM-Acc per question: the verdict averaged over judge models says correct (the llm_acc macro's
+        # rule), so a two-judge 1 / 0 split is 1, not the mean 0.5.
+        return (f"CASE WHEN says_correct({forensics}.llm) THEN 1.0 "
+                f"WHEN NOT says_correct({forensics}.llm) THEN 0.0 END")
     if metric in ("em", "f1"):
         return f"{scores}.{metric}"
     return f"{forensics}.{metric}"

@@ -13,6 +13,7 @@ from warehouse.stats import (
     mcnemar_test,
     paired_bootstrap_delta,
     pooled_mcnemar,
+    transition_table,
 )
 
 from ._context import ReportContext, RunInfo
@@ -88,10 +89,10 @@ def paired_comparison(
         ci = paired_bootstrap_delta(a, b)
     else:
         ci = cluster_bootstrap_delta(clusters, a, b)
-    per_seed = [
-        (int(((g["a"] > 0.5) & (g["b"] <= 0.5)).sum()), int(((g["a"] <= 0.5) & (g["b"] > 0.5)).sum()))
-        for g in df.partition_by("pair", maintain_order=True)
-    ]
+    per_seed = []
+    for g in df.partition_by("pair", maintain_order=True):
+        cells = transition_table(g["question_id"].to_list(), g["a"].to_numpy(), g["b"].to_numpy())
+        per_seed.append((len(cells.a_only), len(cells.b_only)))
     test = pooled_mcnemar(per_seed).result if n_seed_pairs > 1 else mcnemar_test(*per_seed[0])
     return PairedResult(
         df.height,

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from trajscope.format import CORRECT_AT
+
 from ._bootstrap import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, BootstrapCI, paired_bootstrap_delta
 from ._mcnemar import McNemarResult, mcnemar_test
 
@@ -39,8 +41,8 @@ def wilson_interval(successes: int, n: int, confidence: float = DEFAULT_CONFIDEN
 def fork_rescue_stats(parent_correct: np.ndarray, child_correct: np.ndarray, *, confidence: float = DEFAULT_CONFIDENCE,
                       n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED) -> ForkRescueStats:
     """Statistics over pairs (one per child, its parent's verdict and its own, 0/1), as fork_pairs lists them."""
-    a = np.asarray(parent_correct, dtype=float) > 0.5
-    b = np.asarray(child_correct, dtype=float) > 0.5
+    a = np.asarray(parent_correct, dtype=float) >= CORRECT_AT
+    b = np.asarray(child_correct, dtype=float) >= CORRECT_AT
     if a.shape != b.shape:
         raise ValueError("parent and child outcomes must pair one to one")
     rescued, broke = int(np.sum(~a & b)), int(np.sum(a & ~b))

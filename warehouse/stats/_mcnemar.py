@@ -7,6 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from trajscope.format import CORRECT_AT
+
 
 @dataclass(frozen=True)
 class TransitionTable:
@@ -37,9 +39,10 @@ class McNemarResult:
 
 
 def transition_table(question_ids: Sequence[str], a: np.ndarray, b: np.ndarray) -> TransitionTable:
-    """Split paired questions by (A correct, B correct); outcomes are 0/1."""
-    a = np.asarray(a) > 0.5
-    b = np.asarray(b) > 0.5
+    """Split paired questions by (A correct, B correct): an outcome at or above CORRECT_AT is correct, as
+    the says_correct macro has it (a two-judge 1 / 0 split, 0.5, is correct)."""
+    a = np.asarray(a, dtype=float) >= CORRECT_AT
+    b = np.asarray(b, dtype=float) >= CORRECT_AT
     ids = np.asarray(question_ids, dtype=object)
     return TransitionTable(
         both_right=ids[a & b].tolist(),
