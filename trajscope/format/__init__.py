@@ -14,6 +14,7 @@ from ._answers import (
     echoes_controller,
     exact_match,
     has_gold_answer,
+    mentions_answer,
     names_every_option,
     normalize_answer,
     score_answer,
@@ -30,6 +31,7 @@ from ._audit_codec import (
 )
 from ._audit_records import (
     AUDIT_SCHEMA_VERSION,
+    BLIND_SUFFIX,
     INTERVENTION_NAMES,
     RAW_BASELINE,
     SENTINEL_INTERVENTIONS,
@@ -126,7 +128,7 @@ from ._trajectory import ForkOrigin, Trajectory, make_trajectory_id
 __all__ = [
     "FORCED_END_REASONS", "GAVE_UP_END_REASONS",
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
-    "echoes_controller", "names_every_option",
+    "echoes_controller", "mentions_answer", "names_every_option",
     "EXPORT_KEY", "EXPORT_VERSION", "Exported", "decode_exported", "encode_exported",
     "MAX_LINE_BYTES", "UTF8_BOM", "bounded_lines", "line_too_long", "open_input", "skip_bom",
     "FORMULA_STARTS", "csv_cell_text", "terminal_text",
@@ -136,7 +138,8 @@ __all__ = [
     "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_json_line",
     "redact_value",
     "redaction_prefilter", "register_secret",
-    "AUDIT_SCHEMA_VERSION", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES", "RAW_BASELINE",
+    "AUDIT_SCHEMA_VERSION", "BLIND_SUFFIX", "CAPABILITY_NAMES", "DEFAULT_SENTINEL", "INTERVENTION_NAMES",
+    "RAW_BASELINE",
     "SCHEMA_VERSION", "SEARCH_KINDS", "SENTINEL_INTERVENTIONS", "STEP_KINDS", "STEP_TYPES", "AuditRecord",
     "BudgetNudgeStep", "Candidate", "Capabilities", "Chunk", "contain_match", "ContextInjectionStep",
     "decode_audit_record", "decode_strict", "decode_trajectory", "DecodedAuditLine", "DecodedLine", "encode",

@@ -79,6 +79,12 @@ def _golds(gold: str | None, aliases: Iterable[str]) -> list[str]:
     return [g for g in ([gold] if gold is not None else []) + list(aliases) if g is not None]
 
 
+def mentions_answer(text: str | None, gold: str | None, aliases: Iterable[str | None] = ()) -> bool:
+    """The normalised gold or one of its normalised aliases occurs in the normalised text (AP §11's
+    answer-in-rewrite indicator; Contain-Acc's test, applied to a context instead of an answer)."""
+    return any(contain_match(text, g) for g in _golds(gold, [a for a in aliases if a]))
+
+
 def has_gold_answer(gold: str | None, aliases: Iterable[str | None] = ()) -> bool:
     """Whether a verdict is possible: a non-empty gold answer or alias
     (the SQL macro has_gold_answer is the same rule)."""
@@ -185,5 +191,5 @@ def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | 
 __all__ = [
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "F1_RULES", "answer_invalidity", "comparison_options",
     "contain_match", "controller_messages", "echoes_controller", "exact_match", "has_gold_answer",
-    "names_every_option", "normalize_answer", "score_answer", "token_f1",
+    "mentions_answer", "names_every_option", "normalize_answer", "score_answer", "token_f1",
 ]

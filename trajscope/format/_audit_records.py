@@ -12,6 +12,8 @@ INTERVENTION_NAMES: tuple[str, ...] = Intervention.__args__  # type: ignore[attr
 # remove and placebo write a sentinel into the context; the others carry none.
 SENTINEL_INTERVENTIONS = ("remove", "placebo")
 RAW_BASELINE = "b1"
+# A compiled baseline with the question withheld from the compiler (AP §14) is named <baseline>_blind.
+BLIND_SUFFIX = "_blind"
 
 
 class ReaderOutput(Record, kw_only=True):
@@ -93,6 +95,6 @@ def make_record_id(audit_id: str, question_id: str) -> str:
 
 
 __all__ = [
-    "AUDIT_SCHEMA_VERSION", "INTERVENTION_NAMES", "RAW_BASELINE", "SENTINEL_INTERVENTIONS",
+    "AUDIT_SCHEMA_VERSION", "BLIND_SUFFIX", "INTERVENTION_NAMES", "RAW_BASELINE", "SENTINEL_INTERVENTIONS",
     "AuditRecord", "Intervention", "ModelCall", "ReaderOutput", "make_record_id",
 ]
