@@ -43,6 +43,11 @@ def compile_messages(question: str, documents: str) -> list[dict[str, str]]:
     return [{"role": "user", "content": render_prompt("audit_compile", question=question, documents=documents)}]
 
 
+def blind_compile_messages(documents: str) -> list[dict[str, str]]:
+    """The question-blind compiler request (AP §14): the same passages, no question."""
+    return [{"role": "user", "content": render_prompt("audit_compile_blind", documents=documents)}]
+
+
 def verify_messages(mode: str, documents: str, summary: str) -> list[dict[str, str]]:
     """The verifier request of one B4 mode (hard rewrite, soft annotation, label-only)."""
     if mode not in _VERIFY_PROMPTS:
@@ -87,6 +92,6 @@ async def call_model(model: ChatModel, messages: list[dict[str, str]], decoding:
 
 
 __all__ = [
-    "COMPILE_DECODING", "READER_DECODING", "VERIFY_BASELINES", "CallResult", "Decoding", "call_model",
-    "compile_messages", "raw_context", "reader_messages", "verify_messages",
+    "COMPILE_DECODING", "READER_DECODING", "VERIFY_BASELINES", "CallResult", "Decoding",
+    "blind_compile_messages", "call_model", "compile_messages", "raw_context", "reader_messages", "verify_messages",
 ]

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
-from trajscope.format import RAW_BASELINE, AuditRecord, Chunk, Question, ReaderOutput, token_f1
+from trajscope.format import BLIND_SUFFIX, RAW_BASELINE, AuditRecord, Chunk, Question, ReaderOutput, token_f1
 
 from ._interventions import (
     gold_is_auditable,
@@ -25,6 +25,7 @@ from ._log import AuditLog, recover_audit_log
 from ._pipelines import (
     VERIFY_BASELINES,
     CallResult,
+    blind_compile_messages,
     call_model,
     compile_messages,
     raw_context,
@@ -124,7 +125,8 @@ class _PassageSource:
 
 
 def _reader_jobs(spec: AuditSpec, gold: str, contexts: Mapping[str, str], edits: list[dict[str, Any]]) -> list[_Job]:
-    jobs = [_Job(baseline, "none", text) for baseline, text in contexts.items()]
+    # A question-blind compile is measured for containment only (AP §14): it is not read.
+    jobs = [_Job(baseline, "none", text) for baseline, text in contexts.items() if not baseline.endswith(BLIND_SUFFIX)]
     for baseline in spec.compiled_baselines:
         context = contexts[baseline]
         if has_answer(context, gold):
@@ -166,6 +168,15 @@ async def _build_contexts(spec: AuditSpec, models: _Models, question: str, raw: 
         if result.text is None:
             return contexts, f"compile {baseline} failed: {result.error}"
         contexts[baseline] = result.text
+    if spec.question_blind:
+        blind = await asyncio.gather(*(
+            call_model(models.by_role[role], blind_compile_messages(raw), decoding, models.limit)
+            for role in ("compiler_a", "compiler_b")))
+        for baseline, role, result in zip(("b2", "b3"), ("compiler_a", "compiler_b"), blind, strict=True):
+            calls.append(result.as_call("compile", baseline + BLIND_SUFFIX, models.names[role]))
+            if result.text is None:
+                return contexts, f"compile {baseline}{BLIND_SUFFIX} failed: {result.error}"
+            contexts[baseline + BLIND_SUFFIX] = result.text
     verified: list[tuple[str, CallResult]] = list(zip(
         [VERIFY_BASELINES[m] for m in spec.verify_modes],
         await asyncio.gather(*(
@@ -209,14 +220,14 @@ async def audit_question(spec: AuditSpec, models: _Models, question: Question, p
         ReaderOutput(
             baseline=job.baseline, intervention=job.intervention, sentinel=job.sentinel,  # type: ignore[arg-type]
             answer=result.text, context=job.logged_context,
-            f1=None if result.text is None else token_f1(result.text, gold), error=result.error,
+            f1=None if result.text is None else token_f1(result.text, gold, rule=spec.f1_rule), error=result.error,
             tokens_in=result.tokens_in, tokens_out=result.tokens_out, latency_ms=result.latency_ms,
             cost_usd=result.cost_usd, cached=result.cached,
         )
         for job, result in zip(jobs, results, strict=False)
     ]
     return AuditRecord(**head, contexts=contexts, outputs=outputs, calls=calls, finished_at=_now(),
-                       metadata={"edits": edits, "n_passages": len(passages)})
+                       metadata={"edits": edits, "n_passages": len(passages), "f1_rule": spec.f1_rule})
 
 
 LOCAL_TIMEOUT_S = 900.0

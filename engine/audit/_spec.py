@@ -7,6 +7,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from trajscope.format import F1_RULES
+
 from ._interventions import PLACEBO_SEED
 from ._pipelines import COMPILE_DECODING, READER_DECODING, VERIFY_BASELINES, Decoding
 
@@ -41,6 +43,12 @@ class AuditSpec:
     # retriever's top_k, so B1 can miss the gold as a real retrieval does (the demo's 0->0 bucket).
     b1_source: str = "contexts"
     top_k: int = 10
+    # The reader F1's rule (trajscope.format.token_f1): SQuAD's, or HotpotQA's official one, where a yes / no
+    # answer scores 0 unless both sides agree ("yes it is" against "yes": 0, not SQuAD's 0.5).
+    f1_rule: str = "squad"
+    # AP §14: also compile b2 and b3 with the question withheld (contexts b2_blind, b3_blind; not read),
+    # so the question-blind containment table (Table 10) needs no imported records.
+    question_blind: bool = False
     compile_decoding: Decoding = COMPILE_DECODING
     reader_decoding: Decoding = READER_DECODING
     placebo_seed: int = PLACEBO_SEED
@@ -64,6 +72,8 @@ class AuditSpec:
         if unknown:
             raise ValueError(f"unknown verification mode(s) {', '.join(unknown)}; choose from "
                              f"{', '.join(VERIFY_BASELINES)}")
+        if self.f1_rule not in F1_RULES:
+            raise ValueError(f"unknown f1_rule {self.f1_rule!r}; choose from {', '.join(F1_RULES)}")
         if self.b1_source not in B1_SOURCES:
             raise ValueError(f"unknown b1_source {self.b1_source!r}; choose from {', '.join(B1_SOURCES)}")
         if self.concurrency < 1:
@@ -82,6 +92,10 @@ class AuditSpec:
         identity = {k: data[k] for k in _IDENTITY_FIELDS}
         if self.b1_source != "contexts":  # only when set, so existing audits keep their ids
             identity["b1_source"] = self.b1_source
+        if self.f1_rule != "squad":
+            identity["f1_rule"] = self.f1_rule
+        if self.question_blind:
+            identity["question_blind"] = True
         return identity
 
     def resolved_audit_id(self) -> str:

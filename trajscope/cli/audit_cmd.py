@@ -6,6 +6,7 @@ from pathlib import Path
 import click
 
 from engine.audit import COMPILE_DECODING, READER_DECODING, VERIFY_BASELINES
+from trajscope.format import F1_RULES
 
 
 def _csv(value: str) -> tuple[str, ...]:
@@ -41,6 +42,12 @@ def _import(paths: tuple[str, ...], db: str | None) -> None:
               help="Compiled baselines that get the whole five-sentinel panel (others: [MASK] only).")
 @click.option("--top-k", type=int, default=10, show_default=True,
               help="B1 passages per question for datasets without their own paragraphs (BM25).")
+@click.option("--f1-rule", type=click.Choice(F1_RULES), default="squad", show_default=True,
+              help="Reader F1 rule: SQuAD's, or HotpotQA's official one (a yes / no answer scores 0 unless both "
+                   "sides agree).")
+@click.option("--question-blind", is_flag=True,
+              help="Also compile b2 and b3 with the question withheld (b2_blind, b3_blind) for the question-blind "
+                   "containment table (AP §14).")
 @click.option("--compile-max-tokens", type=int, default=COMPILE_DECODING.max_tokens, show_default=True)
 @click.option("--reader-max-tokens", type=int, default=READER_DECODING.max_tokens, show_default=True)
 @click.option("--concurrency", type=int, default=4, show_default=True, help="Model calls and questions in flight.")
@@ -57,7 +64,8 @@ def _import(paths: tuple[str, ...], db: str | None) -> None:
               help="Instead of running: validate and load external audit records (JSONL; repeatable).")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 def command(dataset: str | None, compiler_a: str, compiler_b: str, reader: str, n: int | None, seed: int,
-            cell: str | None, verify: str, sentinel_baselines: str, top_k: int, compile_max_tokens: int,
+            cell: str | None, verify: str, sentinel_baselines: str, top_k: int, f1_rule: str, question_blind: bool,
+            compile_max_tokens: int,
             reader_max_tokens: int, concurrency: int, out_dir: str, audit_id: str | None, db: str | None,
             no_db: bool, no_cache: bool, base_url: str | None, timeout_s: float | None,
             import_paths: tuple[str, ...], quiet: bool) -> None:
@@ -94,7 +102,8 @@ def command(dataset: str | None, compiler_a: str, compiler_b: str, reader: str, 
         spec = AuditSpec(
             dataset=dataset, compiler_a=compiler_a, compiler_b=compiler_b, reader=reader, n=n, seed=seed,
             cell=cell, audit_id=audit_id, verify_modes=_csv(verify), sentinel_baselines=_csv(sentinel_baselines),
-            top_k=top_k, compile_decoding=replace(COMPILE_DECODING, max_tokens=compile_max_tokens),
+            top_k=top_k, f1_rule=f1_rule, question_blind=question_blind,
+            compile_decoding=replace(COMPILE_DECODING, max_tokens=compile_max_tokens),
             reader_decoding=replace(READER_DECODING, max_tokens=reader_max_tokens), concurrency=concurrency,
             out_dir=Path(out_dir), db_path=None if no_db else Path(db) if db else default_db_path(),
             cache=not no_cache, base_url=base_url, timeout_s=timeout_s, progress=not quiet,
