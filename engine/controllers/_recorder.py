@@ -76,10 +76,10 @@ class TrajectoryRecorder:
         return len(self.steps)
 
     def add_error(self, error_type: str, message: str, completion: Any | None = None,
-                  observation: str | None = None) -> int:
+                  observation: str | None = None, args: dict[str, Any] | None = None) -> int:
         """Append an ErrorStep."""
         return self.add(
-            ErrorStep(error_type=error_type, message=message, observation=observation), completion
+            ErrorStep(error_type=error_type, message=message, observation=observation, args=args or {}), completion
         )
 
     def add_answer(self, step: StepBase, completion: Any, problem: str | None) -> int:

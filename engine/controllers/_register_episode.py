@@ -123,15 +123,21 @@ class RegisterEpisode:
         return completion, value, problem
 
     # -- evidence -----------------------------------------------------------------------------------
-    def passages_text(self, chunk_ids: list[str]) -> str:
+    def passages_text(self, chunk_ids: list[str], shown: dict[str, Any] | None = None) -> str:
+        """The passages as the register's prompts show them; `shown` gets the ids and characters of the
+        full texts shown (args shown_chunk_ids / shown_chars: ER §4.7 counts them as retrieved tokens)."""
         limit = self.params["max_passage_chars"]
-        lines = []
+        lines, ids, chars = [], [], []
         for chunk_id in chunk_ids:
             chunk = self.corpus.get(chunk_id)
             if chunk is None:
                 continue
             text = chunk.text if limit is None or len(chunk.text) <= limit else chunk.text[:limit] + "…"
             lines.append(f"[{chunk_id}]" + (f" {chunk.title}:" if chunk.title else "") + f" {text}")
+            ids.append(chunk_id)
+            chars.append(len(text))
+        if shown is not None:
+            shown.update(shown_chunk_ids=ids, shown_chars=chars)
         return "\n".join(lines) or "(none)"
 
     def context_text(self) -> str:
@@ -172,10 +178,11 @@ class RegisterEpisode:
     async def initialise(self) -> None:
         """Seed retrieval (unless question-only) and the model's initial register S_0."""
         max_items = self.params["max_items"]
+        shown: dict[str, Any] = {}
         if self.params["seed_init"]:
             seed_ids = self.retrieve("semantic_search", self.question.text)
             prompt = render_prompt("register_init", question=self.question.text, max_items=max_items,
-                                   evidence=self.passages_text(seed_ids))
+                                   evidence=self.passages_text(seed_ids, shown))
         else:
             prompt = render_prompt("register_init_question_only", question=self.question.text,
                                    max_items=max_items)
@@ -187,19 +194,20 @@ class RegisterEpisode:
             completion, items = None, [self.question.text]
         self.register = Register.initial(items)
         index = self.recorder.add(RegisterUpdateStep(
-            phase="init", args={"seed_init": self.params["seed_init"], "problems": problems},
+            phase="init", args={"seed_init": self.params["seed_init"], "problems": problems, **shown},
             observation=render_prompt("register_state", register=self.register.render()),
         ), completion)
         self.log_changes(initial_changes(self.register), index)
 
     async def update(self, item_id: str, query: str, new_ids: list[str]) -> list[ItemChange]:
         """U(S_{t-1}, ΔC_t) by the model, then the invariants; returns the applied changes."""
+        shown: dict[str, Any] = {}
         prompt = render_prompt("register_update", question=self.question.text, register=self.register.render(),
-                               context=self.context_text(), evidence=self.passages_text(new_ids))
+                               context=self.context_text(), evidence=self.passages_text(new_ids, shown))
         schema = update_schema(list(self.register.items), list(self.exposed))
         completion, value, problem = await self.structured(prompt, schema)
         if value is None:
-            self.recorder.add_error("malformed_register_update", problem or "no update", completion)
+            self.recorder.add_error("malformed_register_update", problem or "no update", completion, args=shown)
             return []
         proposals, new_items, problems = parse_update(value)
         outcome = apply_update(self.register, proposals, new_items, known_chunk_ids=set(self.exposed),
@@ -207,7 +215,8 @@ class RegisterEpisode:
         self.register = outcome.register
         index = self.recorder.add(RegisterUpdateStep(
             phase="update",
-            args={"item_id": item_id, "query": query, "violations": outcome.violations, "problems": problems},
+            args={"item_id": item_id, "query": query, "violations": outcome.violations, "problems": problems,
+                  **shown},
             observation=self.register.render(),
         ), completion)
         self.log_changes(outcome.changes, index)
@@ -222,8 +231,9 @@ class RegisterEpisode:
         why = forced_end_reason(self.budget)  # before the answer call adds its own prompt
         limit = self.params["max_answer_passages"]
         evidence = (self.register.supporting_chunk_ids() or self.exposed[-limit:])[:limit]
+        shown: dict[str, Any] = {}
         fields = dict(question=self.question.text, register=self.register.render(),
-                      context=self.context_text(), evidence=self.passages_text(evidence))
+                      context=self.context_text(), evidence=self.passages_text(evidence, shown))
         if forced:
             prompt = render_prompt("register_forced_answer", force=load_prompt("force_final_answer"), **fields)
         else:
@@ -236,10 +246,10 @@ class RegisterEpisode:
         self.charge(prompt, completion)
         answer, problem = self.protocol.parse_answer(completion)
         if forced:
-            self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer")),
-                                     completion, problem)
+            self.recorder.add_answer(ForcedAnswerStep(answer=answer, observation=load_prompt("force_final_answer"),
+                                                      args=shown), completion, problem)
             return answer, why, None
-        args: dict[str, Any] = {"answer": answer}
+        args: dict[str, Any] = {"answer": answer, **shown}
         if agent_answer is not None:
             args["agent_answer"] = agent_answer
         self.recorder.add_answer(FinalStep(tool_name="final", args=args, answer=answer), completion, problem)
