@@ -39,6 +39,11 @@ DEVIATIONS: tuple[Deviation, ...] = (
         "which App. E's abstention-phrase rule does not list.",
         _ER_FAILURES),
     Deviation(
+        "error_label", "ER App. E (silent)",
+        "Deviation (error_label): a trajectory that ended in an error is a wrong answer labelled Error (run "
+        "failed), a row of its own counted in each method's failure total; App. E's four causes do not list it.",
+        _ER_FAILURES),
+    Deviation(
         "false_resolution_per_item", "ER App. E",
         "Deviation (false_resolution_per_item): a false resolution is judged per register item (its cited "
         "chunks), not per question as App. E words it.",

@@ -29,6 +29,9 @@ FAILURE_LABELS = (
     ("reasoning_error", "Reasoning Error"),
     ("missing_evidence", "Missing Evidence"),
     ("no_gold_evidence", "No gold evidence"),
+    # A trajectory that ended in an error (model / tool failure) is wrong but fits none of App. E's four
+    # causes; it is a row of its own and counts in the total (deviation error_label).
+    ("error", "Error (run failed)"),
 )
 # Per-category tables in the paper's order: (dataset keyword, first-backbone number).
 CATEGORY_TABLES = (("musique", 3), ("hotpot", 4), ("2wiki", 5))
@@ -480,7 +483,8 @@ def failure_analysis(ctx: ReportContext) -> list[ReportTable]:
         n = sum(sum(t.values()) for t in totals.values())
         note = (
             "Failure: LLM-Acc = 0 (Contain-Acc = 0 without an LLM verdict), one label each by the priority "
-            "judge error > gave up > reasoning error > missing evidence (failure_erag)."
+            "error > judge error > gave up > reasoning error > missing evidence (failure_erag); the total is "
+            "every wrong answer, errored trajectories included."
         )
         tables.append(
             ReportTable(
