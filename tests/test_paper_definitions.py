@@ -422,3 +422,245 @@ def test_one_zero_read_rule_and_em_is_the_same_before_and_after_judging(tmp_path
     assert summary == pytest.approx(1 / 3) and by_type == pytest.approx(1 / 3)  # q1 only (not q3: forced)
     assert acc == {"rg": pytest.approx(1 / 3), "rag": None}  # no read action: no rate, as run_summary
     assert before == pytest.approx(2 / 3) == after  # q3 gave no answer: 0 before judging as after
+
+
+# ---------------------------------------------------------------------------------------------- item 9
+
+
+def test_table9_counts_the_full_texts_the_register_update_prompt_showed(tmp_path):
+    """ER §4.7: the register "reads more tokens ... because it builds and updates the register". The agent
+    sees c1, c3 (then c2, c4) as search snippets only; the update prompt shows their full texts, so those
+    count as retrieved tokens (each chunk once; c2, read later, is counted by its read)."""
+    from test_controllers_register_agent import RESOLVE_R1, AgentModel, run_agent
+    from test_controllers_support import CORPUS
+
+    from engine.mock_llm import reply_tool_call
+    from trajscope.format import RegisterUpdateStep
+
+    model = AgentModel([
+        reply_tool_call("semantic_search", {"query": "publisher of The North Star"}),
+        reply_tool_call("keyword_search", {"keywords": ["Douglass", "married"]}),
+        reply_tool_call("read_chunk", {"chunk_id": "c2"}),
+        reply_tool_call("final", {"answer": "Helen Pitts"}),
+    ], [RESOLVE_R1, {"updates": []}])
+    traj, _ = run_agent(model)
+    updates = [s for s in traj.steps if isinstance(s, RegisterUpdateStep) and s.phase == "update"]
+    assert [u.args["shown_chunk_ids"] for u in updates] == [["c1", "c3"], ["c2", "c4"]]
+    run = msgspec.structs.replace(traj.run, dataset="musique", run_id="er")
+    traj = msgspec.structs.replace(traj, run=run, trajectory_id=make_trajectory_id("er", "q1"),
+                                   question=msgspec.structs.replace(traj.question, dataset="musique"))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, [traj])
+    with open_readonly(path) as con:
+        tokens = con.execute("SELECT retrieved_tokens FROM run_efficiency").fetchone()[0]
+    read = [p for s in traj.steps if isinstance(s, ReadStep) for p in s.passages if p.is_new]
+    read_chars = sum(len(p.text) for p in read)
+    snippets = sum(len(c.snippet or "") for s in traj.steps if isinstance(s, SearchStep) for c in s.candidates)
+    read_ids = {p.chunk_id for p in read}
+    assert read_ids == {"c7", "c2"}  # the seed's read and the agent's own
+    shown_only = sum(len(CORPUS[c].text) for c in ("c1", "c3", "c4") if c not in read_ids)
+    old = (read_chars + snippets) / 4
+    assert tokens == pytest.approx((read_chars + snippets + shown_only) / 4)
+    assert tokens > old
+
+
+def test_an_errored_trajectory_counts_in_the_failure_total(tmp_path):
+    """ER App. E: percentages are of each method's own failures; an errored (wrong) trajectory is one of
+    them, in its own row, not silently dropped (before: Total 1, missing evidence 100%)."""
+    from warehouse.report import DEVIATIONS, build_report
+
+    run = Run(run_id="er", dataset="musique", controller="arag", condition="baseline", model="m")
+    wrong = [Judgment(judge="contain", score=0.0)]
+    records = [
+        _traj(run, "q1", "Where was Ann born?", "Paris", [FinalStep(answer="Lyon")], "Lyon", judgments=wrong,
+              gold_chunk_ids=["g1"], hop_count=2),
+        # As trajscope judge scores it: no answer, contain 0.
+        _traj(run, "q2", "Where was Bo born?", "Rome", [], None, judgments=wrong, end_reason="error",
+              gold_chunk_ids=["g2"], hop_count=2),
+    ]
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        t12 = next(t for t in build_report(con, "execution-rag", ["er"], db_path=path) if t.name == "er_t12")
+    rows = {r[0]: r[1:] for r in t12.rows}
+    assert rows["Total"] == (2, pytest.approx(100.0))
+    assert rows["Missing Evidence"] == (1, pytest.approx(50.0))
+    assert rows["Error (run failed)"] == (1, pytest.approx(50.0))
+    note = next(d.note for d in DEVIATIONS if d.key == "error_label")
+    assert note in t12.notes
+
+
+def _audit_record(qid: str, gold: str, contexts: dict[str, str], f1: dict[str, float], aliases=()) -> object:
+    from trajscope.format import AuditRecord, ReaderOutput
+
+    return AuditRecord(audit_id="audit-x", cell="S", dataset="2wiki", question_id=qid, question=f"{qid}?",
+                       gold=gold, aliases=list(aliases), reader_model="r", contexts=contexts,
+                       outputs=[ReaderOutput(baseline=b, answer="a", f1=v) for b, v in f1.items()])
+
+
+def test_the_answer_in_context_flag_counts_a_normalised_alias(tmp_path):
+    """AP §11: the indicator is "substring presence of any normalised gold alias". A context naming the
+    gold only as its alias "U.S.A." has the answer; the literal gold "United States" is not in it."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    from warehouse.audit import load_audit_records
+    from warehouse.report import build_report
+
+    alias_text = "Ann moved to the U.S.A. in 1990."
+    specs = [  # (b1 context, b2 context, F1 b1, F1 b2)
+        ("Ann lived in Lyon.", alias_text, 0.1, 0.9),
+        ("Ann lived in Lyon for years.", "Ann went to the United States.", 0.2, 0.8),
+        ("Ann is a painter.", "Ann paints.", 0.3, 0.2),
+        ("Ann moved to the United States.", alias_text + " She stayed.", 0.7, 0.9),
+        ("Bo lived in Rome.", "Bo is in Rome, a city.", 0.1, 0.3),
+        ("Bo went to USA.", "Bo paints in Lyon.", 0.8, 0.1),
+    ]
+    records = [_audit_record(f"q{i}", "United States", {"b1": b1, "b2": b2}, {"b1": f1, "b2": f2}, ["USA"])
+               for i, (b1, b2, f1, f2) in enumerate(specs)]
+    path = tmp_path / "wh.duckdb"
+    load_audit_records(path, records)
+    with open_readonly(path) as con:
+        ols = next(t for t in build_report(con, "audit", [], db_path=path) if t.name == "au_ols")
+    coef = {r[1]: r[2] for r in ols.rows}
+    y, x, groups = [], [], []
+    for i, (b1, b2, f1, f2) in enumerate(specs):
+        for setting, text, f in ((0.0, b1, f1), (1.0, b2, f2)):
+            log_len = np.log(1 + len(text.split()))
+            lowered = text.lower().replace(".", "")
+            present = "united states" in lowered or "usa" in lowered  # the alias, normalised: U.S.A. -> usa
+            y.append(f)
+            x.append([1.0, setting, log_len, float(present), setting * log_len])
+            groups.append(i)
+    fit = sm.OLS(np.array(y), np.array(x)).fit(cov_type="cluster", cov_kwds={"groups": np.array(groups)})
+    assert coef["ans_in"] == pytest.approx(fit.params[3], abs=1e-9)
+    literal = [float("united states" in t.lower()) for b1, b2, *_ in specs for t in (b1, b2)]
+    old = sm.OLS(np.array(y), np.column_stack([np.array(x)[:, :3], literal, np.array(x)[:, 4]])).fit()
+    assert abs(old.params[3] - fit.params[3]) > 0.05  # the two definitions give different numbers
+
+
+def test_the_all_action_oracle_headroom_is_over_raw_retrieval(tmp_path):
+    """AP §13: the 2-action oracle's headroom is over the better single policy, the all-action oracle's
+    "over raw". F1 per record (b1, b2, b3): the best single policy b2 (0.55), raw 0.3, all-oracle 0.7."""
+    from warehouse.audit import load_audit_records
+    from warehouse.report import build_report
+
+    f1s = [(0.2, 0.6, 0.8), (0.4, 0.5, 0.1), (0.1, 0.6, 0.2), (0.5, 0.5, 0.7)]
+    records = [_audit_record(f"q{i}", "Paris", {"b1": "x", "b2": "y", "b3": "z"},
+                             {"b1": a, "b2": b, "b3": c}) for i, (a, b, c) in enumerate(f1s)]
+    path = tmp_path / "wh.duckdb"
+    load_audit_records(path, records)
+    with open_readonly(path) as con:
+        table = next(t for t in build_report(con, "audit", [], db_path=path) if t.name == "au_oracle")
+    row = dict(zip([c.key for c in table.columns], table.rows[0], strict=True))
+    raw, best = sum(r[0] for r in f1s) / 4, sum(r[1] for r in f1s) / 4
+    oracle_all = sum(max(r) for r in f1s) / 4
+    assert row["best"] == "b2" and row["best_f1"] == pytest.approx(100 * best)
+    assert row["gap_all"] == pytest.approx(100 * (oracle_all - raw))  # 40.0, not 100 * (0.7 - 0.55) = 15.0
+    assert row["gap_all"] != pytest.approx(100 * (oracle_all - best))
+
+
+def test_a_tie_between_two_judges_is_correct_in_mcnemar_and_in_metric_llm(tmp_path):
+    """says_correct: a verdict >= 0.5 is correct. Two judges split 1 / 0 (mean 0.5) on A's answer, both say
+    wrong on B's: A was right and B broke it, in `compare --metric llm` as in `correct` (before: --metric llm
+    compared the means 0.5 / 0, no McNemar at all, and transition_table split at > 0.5: A wrong)."""
+    import numpy as np
+
+    from warehouse.queries import compare_runs
+    from warehouse.stats import transition_table
+
+    cells = transition_table(["q1", "q2"], np.array([0.5, 1.0]), np.array([0.0, 1.0]))
+    assert (cells.a_only, cells.both_right) == (["q1"], ["q2"])
+    records = []
+    for rid, verdicts in (("a", (1.0, 0.0)), ("b", (0.0, 0.0))):
+        run = Run(run_id=rid, dataset="hotpotqa", controller="arag", condition=rid, model="m")
+        judgments = [Judgment(judge="llm", score=v, judge_model=f"j{k}") for k, v in enumerate(verdicts)]
+        records.append(_traj(run, "q1", "Where is Ann from?", "Paris", [FinalStep(answer="Paris")], "Paris",
+                             judgments=judgments))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        by_llm = compare_runs(con, "a", "b", metric="llm").overall
+        by_correct = compare_runs(con, "a", "b").overall
+    assert (by_llm.accuracy_a, by_llm.accuracy_b) == (1.0, 0.0)
+    assert by_llm.mcnemar is not None and (by_llm.mcnemar.a_only, by_llm.mcnemar.b_only) == (1, 0)
+    assert (by_correct.mcnemar.a_only, by_correct.mcnemar.b_only) == (1, 0)
+
+
+def test_the_audit_reader_f1_follows_the_chosen_rule(tmp_path):
+    """HotpotQA's official F1: "yes it is" against gold "yes" scores 0 (SQuAD's rule: 0.5)."""
+    from engine.audit import AuditSpec, run_audit
+    from engine.llm import resolve_model
+    from engine.mock_llm import MockLLMServer
+    from ingest.datasets import Dataset
+    from trajscope.format import Chunk, read_audit_records
+
+    dataset = Dataset(
+        name="yn", questions=[Question(question_id="q1", text="Is Vellmar a river town?", gold_answer="yes",
+                                       dataset="yn")],
+        chunks=[Chunk(chunk_id="p1", title="Vellmar", text="Vellmar is a river town.", dataset="yn")],
+        gold_match_rate=0.0, n_gold=0, n_gold_matched=0, source="fixture", contexts={"q1": ["p1"]})
+
+    def reply(request):
+        text = request.messages[-1]["content"]
+        return "Vellmar lies on a river." if not text.startswith("Context:") else "yes it is"
+
+    f1 = {}
+    with MockLLMServer(reply) as server:
+        config = resolve_model(server.model_spec).with_overrides(max_retries=0)
+        for rule in ("squad", "hotpotqa"):
+            spec = AuditSpec(dataset="yn", out_dir=tmp_path / rule, db_path=None, cache=False, progress=False,
+                             f1_rule=rule, question_blind=rule == "hotpotqa")
+            run_audit(spec, dataset, model_configs={"compiler_a": config, "compiler_b": config, "reader": config})
+            (record,) = read_audit_records(spec.log_path())
+            f1[rule] = {o.baseline: o.f1 for o in record.outputs if o.intervention == "none"}
+            assert record.metadata["f1_rule"] == rule
+    assert f1["squad"]["b1"] == pytest.approx(0.5) and f1["hotpotqa"]["b1"] == 0.0
+    with pytest.raises(ValueError, match="unknown f1_rule"):
+        AuditSpec(dataset="yn", f1_rule="trec")
+
+
+# --------------------------------------------------------------------------------------------- item 10
+
+
+def test_a_question_blind_compile_fills_table_10_from_the_engine(tmp_path):
+    """AP §14: b2 and b3 compiled again without the question; the blind compile never names the answer
+    here, the question-conditioned one does: containment 100% with the question, 0% blind."""
+    from engine.audit import AuditSpec, run_audit
+    from engine.llm import resolve_model
+    from engine.mock_llm import MockLLMServer
+    from ingest.datasets import Dataset
+    from trajscope.format import Chunk, read_audit_records
+    from warehouse.report import build_report
+
+    dataset = Dataset(
+        name="qb", questions=[Question(question_id=f"q{i}", text=f"Who founded Vellmar {i}?", gold_answer="Ada Brenn",
+                                       dataset="qb") for i in range(3)],
+        chunks=[Chunk(chunk_id="p1", title="Vellmar", text="Vellmar's founder was Ada Brenn.", dataset="qb")],
+        gold_match_rate=0.0, n_gold=0, n_gold_matched=0, source="fixture",
+        contexts={f"q{i}": ["p1"] for i in range(3)})
+    prompts = []
+
+    def reply(request):
+        text = request.messages[-1]["content"]
+        prompts.append(text)
+        if text.startswith("Context:"):
+            return "Ada Brenn"
+        return "Ada Brenn founded Vellmar." if "Query:" in text else "Vellmar is a town."
+
+    with MockLLMServer(reply) as server:
+        config = resolve_model(server.model_spec).with_overrides(max_retries=0)
+        spec = AuditSpec(dataset="qb", out_dir=tmp_path / "runs", db_path=tmp_path / "wh.duckdb", cache=False,
+                         progress=False, cell="S", question_blind=True)
+        run_audit(spec, dataset, model_configs={"compiler_a": config, "compiler_b": config, "reader": config})
+    records = read_audit_records(spec.log_path())
+    assert all({"b2_blind", "b3_blind"} <= set(r.contexts) for r in records)
+    assert not any(o.baseline.endswith("_blind") for r in records for o in r.outputs)  # containment only
+    blind_prompts = [p for p in prompts if p.startswith("Identify all facts") and "Query:" not in p]
+    assert len(blind_prompts) == 2 * len(records) and not any("Who founded" in p for p in blind_prompts)
+    assert spec.resolved_audit_id() != AuditSpec(dataset="qb", cell="S").resolved_audit_id()
+    with open_readonly(spec.db_path) as con:
+        table = next(t for t in build_report(con, "audit", [], db_path=spec.db_path) if t.name == "au_blind")
+    rows = {r[1]: dict(zip([c.key for c in table.columns], r, strict=True)) for r in table.rows}
+    assert set(rows) == {"b2", "b3"}
+    assert (rows["b2"]["with_question"], rows["b2"]["blind"], rows["b2"]["n"]) == (100.0, 0.0, 3)
