@@ -718,6 +718,83 @@ def failure_plane_figure(table: ReportTable) -> ReportFigure | None:
     return ReportFigure("rg_plane", "Figure 7", table.caption, spec, table.sql)
 
 
+def gate_corrections(ctx: ReportContext) -> ReportTable:
+    """Figure 6's data (App. F): corrections per question (finals the gate refused) and accuracy per gate
+    condition, the baseline beside them."""
+    columns = (
+        DATASET,
+        Column("condition", "Condition", "text"),
+        Column("n", "n", "int"),
+        Column("corrections", "Corrections / question", "num", 2),
+        Column("corrected", "Corrected (%)"),
+        Column("turns", "Turns / question", "num", 2),
+        Column("accuracy", "Accuracy", "with_delta"),
+    )
+    caption = (
+        "Gate corrections per question: finals each gate condition refused before accepting one, the share of "
+        "questions corrected at least once, turns per question and accuracy (change against no gate)."
+    )
+    sql = sql_file("rg_corrections")
+    stats = {r["run_id"]: r for r in ctx.query("rg_corrections").iter_rows(named=True)}
+    rows, used, n_total = [], [], 0
+    for key, runs in ctx.groups().items():
+        conditions = _by_condition(ctx, runs)
+        gates = [c for c in GATE_CONDITIONS if conditions.get(c)]
+        if not gates:
+            continue
+        base, _ = _pooled_accuracy(stats, conditions.get(BASELINE, []))
+        for condition in ([BASELINE] if conditions.get(BASELINE) else []) + gates:
+            members = [r for r in conditions[condition] if r.run_id in stats]
+            n = sum(stats[r.run_id]["n"] for r in members)
+            if not n:
+                continue
+            # Seeds pool weighted by their trajectories: the means are over questions.
+            mean = {k: sum(stats[r.run_id][k] * stats[r.run_id]["n"] for r in members) / n
+                    for k in ("corrections", "corrected_share", "turns")}
+            acc, _ = _pooled_accuracy(stats, members)
+            delta = None if acc is None or base is None or condition == BASELINE else acc - base
+            rows.append((key, condition, n, mean["corrections"], PTS * mean["corrected_share"], mean["turns"],
+                         WithDelta(acc, delta)))
+            used += members
+            n_total += n
+    if not rows:
+        return does_not_apply("rg_fig6", "Figure 6", caption, columns,
+                              f"no chosen run has a gate condition ({', '.join(GATE_CONDITIONS)})", sql)
+    note = ("A correction is a gate_rejection step: a final the environment refused. Accuracy: LLM-Acc where "
+            "judged, else Contain-Acc, over judged trajectories; pooled over seeds; differences are unpaired.")
+    return ReportTable("rg_fig6", "Figure 6", caption, columns, tuple(rows), ctx.footnote(used, n_total, note), sql)
+
+
+def gate_corrections_figure(table: ReportTable) -> ReportFigure | None:
+    """Figure 6 as Vega-Lite: corrections per question per condition, one panel per dataset."""
+    if table.not_applicable:
+        return None
+    values = [dict(zip([c.key for c in table.columns], row, strict=True)) for row in table.rows]
+    for v in values:
+        acc = v.pop("accuracy")
+        v["accuracy"] = acc.value
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "title": "Gate corrections per question",
+        "data": {"values": values},
+        "facet": {"column": {"field": "dataset", "type": "nominal", "title": None}},
+        "spec": {
+            "width": 200,
+            "height": 200,
+            "mark": {"type": "bar"},
+            "encoding": {
+                "x": {"field": "condition", "type": "nominal", "title": None, "sort": None},
+                "y": {"field": "corrections", "type": "quantitative", "title": "Corrections / question"},
+                "color": {"field": "condition", "type": "nominal", "legend": None},
+                "tooltip": [{"field": "condition"}, {"field": "corrections", "format": ".2f"},
+                            {"field": "corrected", "format": ".1f"}, {"field": "turns", "format": ".2f"},
+                            {"field": "accuracy", "format": ".1f"}, {"field": "n"}],
+            },
+        },
+    }
+    return ReportFigure("rg_fig6", "Figure 6", table.caption, spec, table.sql)
+
+
 TABLES = (
     zero_read_rescue,
     mechanism_ablation,
@@ -728,6 +805,7 @@ TABLES = (
     strict_prompt,
     judge_robustness,
     judge_error_correction,
+    gate_corrections,
     failure_plane_points,
 )
 
@@ -742,6 +820,8 @@ __all__ = [
     "cooccurrence",
     "failure_plane_figure",
     "failure_plane_points",
+    "gate_corrections",
+    "gate_corrections_figure",
     "judge_error_correction",
     "judge_robustness",
     "mechanism_ablation",
