@@ -198,7 +198,9 @@ def test_pareto_frontier_and_figure(fixture, tmp_path):
             ]
             assert row["accuracy"] == pytest.approx(acc, abs=TOL)
             assert row["frontier"] == ("no" if dominated else "yes")
-    (figure,) = report_figures(list(tables.values()))
+    figures = {f.name: f for f in report_figures(list(tables.values()))}
+    assert {"er_pareto", "er_fig2", "er_fig5"} <= set(figures)  # Figures 2 and 5 are drawn beside Figure 4
+    figure = figures["er_pareto"]
     assert figure.spec["data"]["values"][0]["method"] == rows[0]["method"]
     out = tmp_path / "out"
     result = CliRunner().invoke(
@@ -207,6 +209,7 @@ def test_pareto_frontier_and_figure(fixture, tmp_path):
     assert result.exit_code == 0, result.output
     assert (out / "er_pareto.svg").read_text().startswith("<svg")
     assert (out / "er_pareto.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "er_fig2.svg").read_text().startswith("<svg") and (out / "er_fig5.svg").exists()
 
 
 def test_without_execution_rag_runs_tables_say_why(fixture):

@@ -21,8 +21,20 @@ from ._context import (
     sql_file,
 )
 from ._deviations import DEVIATIONS, Deviation, deviations_for, with_deviation_notes
-from ._execution_rag import ReportFigure, execution_rag_report, method_name, pareto_figure
-from ._read_gate import failure_plane_figure, failure_plane_points, read_gate_report
+from ._execution_rag import (
+    ReportFigure,
+    category_figure,
+    execution_rag_report,
+    failure_distribution_figure,
+    method_name,
+    pareto_figure,
+)
+from ._read_gate import (
+    failure_plane_figure,
+    failure_plane_points,
+    gate_corrections_figure,
+    read_gate_report,
+)
 from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
 from ._table import KINDS, Column, Interval, ReportTable, WithDelta, csv_cells, does_not_apply, format_cell
 
@@ -34,8 +46,10 @@ PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]] | None
 
 
 def report_figures(tables: list[ReportTable]) -> list[ReportFigure]:
-    """The figures drawn from a report's tables (Read-Gate: the failure plane; ExecutionRAG: the Pareto frontier)."""
-    drawers = {"rg_plane": failure_plane_figure, "er_pareto": pareto_figure}
+    """The figures drawn from a report's tables (Read-Gate: Figures 6 and 7; ExecutionRAG: Figures 2, 4, 5)."""
+    drawers = {"rg_plane": failure_plane_figure, "rg_fig6": gate_corrections_figure, "er_pareto": pareto_figure,
+               "er_fig5": category_figure, "er_t13": failure_distribution_figure,
+               "er_t15": failure_distribution_figure}
     figures = [drawers[t.name](t) for t in tables if t.name in drawers]
     return [f for f in figures if f is not None]
 
@@ -76,12 +90,15 @@ __all__ = [
     "ReportContext",
     "ReportError",
     "ReportFigure",
+    "failure_distribution_figure",
     "failure_plane_figure",
     "failure_plane_points",
+    "gate_corrections_figure",
     "ReportTable",
     "RunInfo",
     "WithDelta",
     "build_report",
+    "category_figure",
     "csv_cells",
     "csv_header",
     "does_not_apply",

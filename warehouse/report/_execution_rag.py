@@ -221,17 +221,45 @@ def _dataset_table_number(dataset: str, base: int) -> int | None:
     return None
 
 
+_CATEGORY_COLUMNS = (
+    Column("category", "Category", "text"),
+    Column("n", "n", "int"),
+    Column("contain", "Contain-Acc"),
+    Column("llm", "LLM-Acc"),
+)
+
+
+def _category_pools(ctx: ReportContext) -> list[tuple[str, str, int, list[RunInfo], dict[str, _Pooled]]]:
+    """(dataset, embedding, backbone index, runs, accuracy pooled per category) of ExecutionRAG's register runs."""
+    runs = _erag_runs(ctx, ("register",))
+    by_category: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    chosen = {x.run_id for x in runs}
+    for r in ctx.query("er_category").iter_rows(named=True):
+        if r["run_id"] in chosen:
+            by_category[r["run_id"]][r["category"]].append(r)
+    embeddings = sorted({_embedding(r) for r in runs}, key=lambda e: (e != "all-MiniLM-L6-v2", e))
+    out = []
+    for dataset in dict.fromkeys(r.dataset for r in runs):
+        for e_index, embedding in enumerate(embeddings):
+            members = [r for r in runs if r.dataset == dataset and _embedding(r) == embedding]
+            if not members:
+                continue
+            pooled: dict[str, _Pooled] = defaultdict(_Pooled)
+            for run in members:
+                for category, parts in by_category[run.run_id].items():
+                    for part in parts:
+                        pooled[category].add(part)
+            out.append((dataset, embedding, e_index, members, dict(sorted(pooled.items(),
+                                                                         key=lambda kv: _category_key(kv[0])))))
+    return out
+
+
 def per_category(ctx: ReportContext) -> list[ReportTable]:
     """Tables 3-8: ExecutionRAG's accuracy by hop count (MuSiQue) or question type, per embedding backbone."""
-    columns = (
-        Column("category", "Category", "text"),
-        Column("n", "n", "int"),
-        Column("contain", "Contain-Acc"),
-        Column("llm", "LLM-Acc"),
-    )
+    columns = _CATEGORY_COLUMNS
     sql = sql_file("er_category")
-    runs = _erag_runs(ctx, ("register",))
-    if not runs:
+    pools = _category_pools(ctx)
+    if not pools:
         return [
             does_not_apply(
                 "er_t3",
@@ -242,40 +270,110 @@ def per_category(ctx: ReportContext) -> list[ReportTable]:
                 sql,
             )
         ]
-    by_category: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
-    chosen = {x.run_id for x in runs}
-    for r in ctx.query("er_category").iter_rows(named=True):
-        if r["run_id"] in chosen:
-            by_category[r["run_id"]][r["category"]].append(r)
-    embeddings = sorted({_embedding(r) for r in runs}, key=lambda e: (e != "all-MiniLM-L6-v2", e))
     tables = []
-    for dataset in dict.fromkeys(r.dataset for r in runs):
-        for e_index, embedding in enumerate(embeddings):
-            members = [r for r in runs if r.dataset == dataset and _embedding(r) == embedding]
-            if not members:
-                continue
-            number = _dataset_table_number(dataset, 3 * min(e_index, 1))
-            pooled: dict[str, _Pooled] = defaultdict(_Pooled)
-            for run in members:
-                for category, parts in by_category[run.run_id].items():
-                    for part in parts:
-                        pooled[category].add(part)
-            rows = tuple(
-                (c, p.n, p.contain, p.llm) for c, p in sorted(pooled.items(), key=lambda kv: _category_key(kv[0]))
+    for dataset, embedding, e_index, members, pooled in pools:
+        number = _dataset_table_number(dataset, 3 * min(e_index, 1))
+        rows = tuple((c, p.n, p.contain, p.llm) for c, p in pooled.items())
+        title = f"Table {number}" if number else f"Per-category ({dataset})"
+        name = f"er_t{number}" if number else f"er_category_{len(tables) + 1}"
+        caption = (
+            f"Per-category accuracy on {dataset} by "
+            f"{'hop count' if 'musique' in dataset.lower() else 'question type'} "
+            f"(ExecutionRAG, embedding {embedding})."
+        )
+        tables.append(
+            ReportTable(
+                name, title, caption, columns, rows, ctx.footnote(members, sum(p.n for p in pooled.values())), sql
             )
-            title = f"Table {number}" if number else f"Per-category ({dataset})"
-            name = f"er_t{number}" if number else f"er_category_{len(tables) + 1}"
-            caption = (
-                f"Per-category accuracy on {dataset} by "
-                f"{'hop count' if 'musique' in dataset.lower() else 'question type'} "
-                f"(ExecutionRAG, embedding {embedding})."
-            )
-            tables.append(
-                ReportTable(
-                    name, title, caption, columns, rows, ctx.footnote(members, sum(p.n for p in pooled.values())), sql
-                )
-            )
+        )
     return tables
+
+
+def category_points(ctx: ReportContext) -> ReportTable:
+    """Figure 5's data: Tables 3-8 in one table, each category of each benchmark under each backbone."""
+    columns = (Column("dataset", "Dataset", "text"), Column("embedding", "Embedding", "text"), *_CATEGORY_COLUMNS)
+    caption = ("Per-category performance of ExecutionRAG under each embedding backbone: Contain-Acc and LLM-Acc "
+               "by hop count (MuSiQue) or question type.")
+    sql = sql_file("er_category")
+    pools = _category_pools(ctx)
+    if not pools:
+        return does_not_apply("er_fig5", "Figure 5", caption, columns,
+                              "no ExecutionRAG 'register' run among the chosen runs", sql)
+    rows = tuple((dataset, embedding, c, p.n, p.contain, p.llm)
+                 for dataset, embedding, _, _, pooled in pools for c, p in pooled.items())
+    used = [r for *_, members, _ in pools for r in members]
+    return ReportTable("er_fig5", "Figure 5", caption, columns, rows,
+                       ctx.footnote(used, sum(p.n for *_, pooled in pools for p in pooled.values())), sql)
+
+
+def category_figure(table: ReportTable) -> ReportFigure | None:
+    """Figure 5 as Vega-Lite: Contain-Acc and LLM-Acc bars per category, one panel per benchmark and backbone."""
+    if table.not_applicable:
+        return None
+    values = []
+    for row in table.rows:
+        v = dict(zip([c.key for c in table.columns], row, strict=True))
+        for metric, label in (("contain", "Contain-Acc"), ("llm", "LLM-Acc")):
+            if v[metric] is not None:
+                values.append({"panel": f"{v['dataset']} ({v['embedding']})", "category": v["category"],
+                               "metric": label, "accuracy": v[metric], "n": v["n"]})
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "title": "Per-category accuracy of ExecutionRAG",
+        "data": {"values": values},
+        "facet": {"field": "panel", "type": "nominal", "title": None, "columns": 3},
+        "resolve": {"scale": {"x": "independent"}},
+        "spec": {
+            "width": 200,
+            "height": 180,
+            "mark": {"type": "bar"},
+            "encoding": {
+                "x": {"field": "category", "type": "nominal", "title": None, "sort": None},
+                "xOffset": {"field": "metric"},
+                "y": {"field": "accuracy", "type": "quantitative", "title": "Accuracy (%)"},
+                "color": {"field": "metric", "type": "nominal", "title": None},
+                "tooltip": [{"field": "category"}, {"field": "metric"}, {"field": "accuracy", "format": ".1f"},
+                            {"field": "n"}],
+            },
+        },
+    }
+    return ReportFigure("er_fig5", "Figure 5", table.caption, spec, table.sql)
+
+
+def failure_distribution_figure(table: ReportTable) -> ReportFigure | None:
+    """Figure 2 as Vega-Lite, from a failures-by-hop table: stacked shares of each failure type per method,
+    overall and at each hop count (Table 13's data: MuSiQue, all-MiniLM-L6-v2; Table 15's: Qwen3-Embedding)."""
+    if table.not_applicable:
+        return None
+    labels = dict(FAILURE_LABELS)
+    values = []
+    for row in table.rows:
+        v = dict(zip([c.key for c in table.columns], row, strict=True))
+        for label, text in labels.items():
+            if v[label]:
+                values.append({"hop": v["hop"], "method": v["method"], "failure": text, "share": v[label],
+                               "failures": v["n"]})
+    spec = {
+        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
+        "title": "Failure distribution by type and hop count",
+        "data": {"values": values},
+        "facet": {"column": {"field": "hop", "type": "nominal", "title": "Hops", "sort": None}},
+        "spec": {
+            "width": 110,
+            "height": 220,
+            "mark": {"type": "bar"},
+            "encoding": {
+                "x": {"field": "method", "type": "nominal", "title": None},
+                "y": {"field": "share", "type": "quantitative", "stack": "zero", "title": "% of the method's failures"},
+                "color": {"field": "failure", "type": "nominal", "title": "Failure type",
+                          "sort": [text for _, text in FAILURE_LABELS]},
+                "tooltip": [{"field": "method"}, {"field": "hop"}, {"field": "failure"},
+                            {"field": "share", "format": ".1f"}, {"field": "failures"}],
+            },
+        },
+    }
+    name, title = ("er_fig2", "Figure 2") if table.name == "er_t13" else (f"er_fig2_{table.name}", "Figure 2")
+    return ReportFigure(name, title, table.caption, spec, table.sql)
 
 
 def _category_key(category: str) -> tuple[int, str]:
@@ -693,6 +791,7 @@ def _tables(ctx: ReportContext) -> list[ReportTable]:
         main_results(ctx),
         ablations(ctx),
         *per_category(ctx),
+        category_points(ctx),
         efficiency(ctx),
         ablation_efficiency(ctx),
         embedding_efficiency(ctx),
@@ -707,10 +806,13 @@ __all__ = [
     "ablation_efficiency",
     "budget_check",
     "ablations",
+    "category_figure",
+    "category_points",
     "efficiency",
     "embedding_efficiency",
     "execution_rag_report",
     "failure_analysis",
+    "failure_distribution_figure",
     "failures_by_hop",
     "main_results",
     "method_name",
