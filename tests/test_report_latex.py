@@ -125,6 +125,9 @@ def test_audit_latex_compiles_and_matches_csv(tmp_path):
     with open_readonly(db) as con:
         tables = build_report(con, "audit", [])
     for table in tables:
+        if table.name == "au_t4":  # one reader per dataset in the fixture: no sweep (test_paper_definitions has one)
+            assert table.not_applicable and "Does not apply" in (tex / "au_t4.tex").read_text()
+            continue
         assert not table.not_applicable, table.name
         _check_numbers_equal(tex / f"{table.name}.tex", data / f"{table.name}.csv", table.columns)
 
@@ -147,5 +150,8 @@ def test_execution_rag_latex_compiles_and_matches_csv(tmp_path):
         tables = build_report(con, "execution-rag", ids)
     assert len(tables) >= 14
     for table in tables:
+        if table.name == "au_t4":  # one reader per dataset in the fixture: no sweep (test_paper_definitions has one)
+            assert table.not_applicable and "Does not apply" in (tex / "au_t4.tex").read_text()
+            continue
         assert not table.not_applicable, table.name
         _check_numbers_equal(tex / f"{table.name}.tex", data / f"{table.name}.csv", table.columns)

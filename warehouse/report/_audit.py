@@ -3,6 +3,8 @@ and the appendix analyses (length-controlled OLS, oracle headroom, question-blin
 
 from __future__ import annotations
 
+import math
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -461,11 +463,122 @@ def operator_by_reader(ctx: AuditContext) -> ReportTable:
     )
 
 
+_SCALE = re.compile(r"(\d+(?:\.\d+)?)\s*[bB](?![a-zA-Z])")
+
+
+def _reader_size(name: str | None) -> float:
+    """Parameters in billions from a model name ("Qwen2.5-0.5B-Instruct" -> 0.5); inf when it names none."""
+    found = _SCALE.findall(name or "")
+    return float(found[-1]) if found else math.inf
+
+
+def _wide(df: pl.DataFrame, cell: str) -> pl.DataFrame:
+    part = df.filter(pl.col("cell") == cell) if df.height else df
+    if part.height == 0:
+        return part
+    return part.pivot(on="baseline", index="record_id", values="f1")
+
+
+def reader_scale(ctx: AuditContext) -> ReportTable:
+    """Table 4 (AP §8): the paired F1 delta of the compile (b2) over raw retrieval at each reader scale,
+    per dataset; a dataset needs cells with two or more reader models."""
+    columns = (
+        Column("dataset", "Dataset", "text"),
+        Column("reader", "Reader", "text"),
+        CELL,
+        Column("n", "n", "int"),
+        Column("raw", "B1 F1"),
+        Column("compile", "B2 F1"),
+        Column("delta", "Δ B2 − B1 [95% CI]", "interval"),
+    )
+    caption = ("Reader-scale attenuation: at each reader, the paired F1 delta between the compiled context (B2) "
+               "and raw retrieval (B1), per dataset, readers ordered by parameter count.")
+    sql = sql_file("au_question_f1")
+    df = _question_f1(ctx).filter(~pl.col("baseline").str.ends_with(BLIND_SUFFIX)) if ctx.names else pl.DataFrame()
+    by_dataset: dict[str, list[dict]] = defaultdict(list)
+    for c in ctx.cells.iter_rows(named=True):
+        by_dataset[c["dataset"] or ""].append(c)
+    rows, n_total = [], 0
+    for dataset, cells in by_dataset.items():
+        if len({c["reader_model"] for c in cells}) < 2:
+            continue
+        for c in sorted(cells, key=lambda c: (_reader_size(c["reader_model"]), c["reader_model"] or "", c["cell"])):
+            wide = _wide(df, c["cell"])
+            if RAW not in wide.columns or "b2" not in wide.columns:
+                continue
+            wide = wide.drop_nulls([RAW, "b2"])
+            if wide.height == 0:
+                continue
+            diff = wide["b2"].to_numpy() - wide[RAW].to_numpy()
+            ci = paired_bootstrap(diff).scaled(PTS)
+            rows.append((dataset, c["reader_model"], c["cell"], wide.height, PTS * float(wide[RAW].mean()),
+                         PTS * float(wide["b2"].mean()), Interval(ci.mean, ci.low, ci.high)))
+            n_total += wide.height
+    if not rows:
+        return does_not_apply("au_t4", "Table 4", caption, columns,
+                              "no dataset has cells with two or more reader models and reader F1 under B1 and B2",
+                              sql)
+    return ReportTable("au_t4", "Table 4", caption, columns, tuple(rows), ctx.footnote(n_total, CI_NOTE), sql)
+
+
+QUARTILES = ("Q1", "Q2", "Q3", "Q4")
+
+
+def length_quartiles(ctx: AuditContext) -> ReportTable:
+    """Table 8 (AP §12): a compiled setting minus the reference compile (b2) by quartile of the joint
+    context-length distribution of the two settings."""
+    columns = (
+        CELL,
+        Column("setting", "Setting", "text"),
+        Column("quartile", "Length quartile", "text"),
+        Column("words", "Words", "text"),
+        Column("n_ref", "n B2", "int"),
+        Column("n", "n", "int"),
+        Column("ref", "B2 F1"),
+        Column("f1", "Setting F1"),
+        Column("delta", "Δ", "signed"),
+    )
+    caption = ("Length-quartile breakdown: F1 of each compiled setting minus B2's, by quartile of the joint "
+               "B2 + setting context-length distribution (words).")
+    sql = sql_file("au_question_f1")
+    df = _question_f1(ctx).filter(~pl.col("baseline").str.ends_with(BLIND_SUFFIX)) if ctx.names else pl.DataFrame()
+    rows, n_total = [], 0
+    for cell in ctx.names:
+        part = df.filter(pl.col("cell") == cell) if df.height else df
+        settings = sorted(b for b in set(part["baseline"].to_list()) if b not in (RAW, "b2")) if part.height else []
+        ref = part.filter(pl.col("baseline") == "b2") if part.height else part
+        if ref.height == 0:
+            continue
+        for setting in settings:
+            other = part.filter(pl.col("baseline") == setting)
+            words = np.expm1(np.concatenate([ref["log_len"].to_numpy(), other["log_len"].to_numpy()]))
+            cuts = np.quantile(words, [0.25, 0.5, 0.75])
+            edges = [words.min(), *cuts, words.max()]
+            q_ref = np.digitize(np.expm1(ref["log_len"].to_numpy()), cuts, right=True)
+            q_set = np.digitize(np.expm1(other["log_len"].to_numpy()), cuts, right=True)
+            for q, label in enumerate(QUARTILES):
+                a, b = ref["f1"].to_numpy()[q_ref == q], other["f1"].to_numpy()[q_set == q]
+                if a.size == 0 or b.size == 0:
+                    continue
+                rows.append((cell, setting, label, f"{edges[q]:.0f}–{edges[q + 1]:.0f}", int(a.size), int(b.size),
+                             PTS * float(a.mean()), PTS * float(b.mean()), PTS * float(b.mean() - a.mean())))
+        n_total += part["record_id"].n_unique() if settings else 0
+    if not rows:
+        return does_not_apply("au_t8", "Table 8", caption, columns,
+                              "no cell has reader F1 under B2 and another compiled setting", sql)
+    note = ("AP §12 compares its V5 rewriter with Control; here every compiled setting is set against B2, the "
+            "question-conditioned compile. Quartile cut points of the pooled context lengths of both settings "
+            "(a context in (c_k, c_k+1]); unpaired means of unperturbed F1 within each quartile, points.")
+    return ReportTable("au_t8", "Table 8", caption, columns, tuple(rows), ctx.footnote(n_total, note), sql)
+
+
 TABLES = (
     causal_delta,
     sentinel_panel,
     pipeline_f1,
+    reader_scale,
     length_controlled_ols,
+    length_quartiles,
     oracle_headroom,
     question_blind_containment,
     operator_by_reader,
@@ -487,9 +600,11 @@ __all__ = [
     "audit_report",
     "causal_delta",
     "length_controlled_ols",
+    "length_quartiles",
     "operator_by_reader",
     "oracle_headroom",
     "pipeline_f1",
     "question_blind_containment",
+    "reader_scale",
     "sentinel_panel",
 ]
