@@ -2,6 +2,8 @@
 numbers; every expected value is worked out here from the papers' text, not by the code's SQL."""
 from __future__ import annotations
 
+from collections import defaultdict
+
 import msgspec
 import pytest
 
@@ -664,3 +666,124 @@ def test_a_question_blind_compile_fills_table_10_from_the_engine(tmp_path):
     rows = {r[1]: dict(zip([c.key for c in table.columns], r, strict=True)) for r in table.rows}
     assert set(rows) == {"b2", "b3"}
     assert (rows["b2"]["with_question"], rows["b2"]["blind"], rows["b2"]["n"]) == (100.0, 0.0, 3)
+
+
+def test_figure_6_counts_gate_corrections_per_question(tmp_path):
+    """RG App. F, Figure 6: corrections per question are the finals the gate refused. The +lowev run refuses
+    q0 twice and q1 once, q2 never: 1.0 per question, 2 of 3 corrected; the baseline none."""
+    import vl_convert
+
+    from warehouse.report import build_report, report_figures
+
+    search = SearchStep(query="x", candidates=[Candidate(chunk_id="g", rank=1, snippet="Paris")])
+    read = ReadStep(chunk_ids=["g"], passages=[Passage(chunk_id="g", text="Ann Lee is from Paris.")])
+    right = [Judgment(judge="contain", score=1.0)]
+    records = []
+    for condition, rejections in (("baseline", (0, 0, 0)), ("lowev", (2, 1, 0))):
+        run = Run(run_id=f"rg-{condition}", dataset="hotpotqa", controller="read_gate", condition=condition,
+                  model="m")
+        for i, k in enumerate(rejections):
+            refused = [GateRejectionStep(gate="lowev", rejected_answer="Lyon") for _ in range(k)]
+            answer = "Paris" if condition == "lowev" or i else "Lyon"
+            records.append(_traj(run, f"q{i}", "Where is Ann Lee from?", "Paris",
+                                 [search, read, *refused, FinalStep(answer=answer)], answer,
+                                 judgments=right if answer == "Paris" else [Judgment(judge="contain", score=0.0)]))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        tables = build_report(con, "read-gate", ["rg-baseline", "rg-lowev"], db_path=path)
+    fig6 = next(t for t in tables if t.name == "rg_fig6")
+    rows = {r[1]: dict(zip([c.key for c in fig6.columns], r, strict=True)) for r in fig6.rows}
+    assert rows["lowev"]["corrections"] == pytest.approx((2 + 1 + 0) / 3)
+    assert rows["lowev"]["corrected"] == pytest.approx(100 * 2 / 3)
+    assert rows["lowev"]["turns"] == pytest.approx((3 * 3 + 2 + 1 + 0) / 3)  # search, read, final + refusals
+    assert rows["baseline"]["corrections"] == 0.0
+    assert rows["lowev"]["accuracy"].value == pytest.approx(100.0)
+    assert rows["lowev"]["accuracy"].delta == pytest.approx(100.0 - 100 * 2 / 3)
+    (figure,) = [f for f in report_figures(tables) if f.name == "rg_fig6"]
+    drawn = {v["condition"]: v["corrections"] for v in figure.spec["data"]["values"]}
+    assert drawn == {"baseline": 0.0, "lowev": pytest.approx(1.0)}
+    assert vl_convert.vegalite_to_svg(figure.spec).startswith("<svg")
+
+
+def test_execution_rag_figures_2_and_5_draw_their_tables(tmp_path):
+    """ER Figure 2 is Table 13 stacked (each method's failure shares per hop sum to 100); Figure 5 is
+    Tables 3-8 in one, Contain-Acc and LLM-Acc per category and backbone."""
+    import vl_convert
+    from fixtures.report.execution_rag import RUNS, build, run_id
+
+    from warehouse.report import build_report, report_figures
+
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, build())
+    with open_readonly(path) as con:
+        tables = build_report(con, "execution-rag", [run_id(*s[:4]) for s in RUNS], db_path=path)
+    by_name = {t.name: t for t in tables}
+    figures = {f.name: f for f in report_figures(tables)}
+    fig2 = figures["er_fig2"].spec["data"]["values"]
+    sums = defaultdict(float)
+    for v in fig2:
+        sums[(v["hop"], v["method"])] += v["share"]
+    assert sums and all(s == pytest.approx(100.0) for s in sums.values())
+    t13 = {(r[0], r[1]): r[2] for r in by_name["er_t13"].rows}
+    assert {(v["hop"], v["method"]): v["failures"] for v in fig2} == t13
+    fig5 = {(v["panel"], v["category"], v["metric"]): v["accuracy"] for v in figures["er_fig5"].spec["data"]["values"]}
+    t3 = {r[0]: (r[2], r[3]) for r in by_name["er_t3"].rows}  # MuSiQue by hop, all-MiniLM-L6-v2
+    for category, (contain, llm) in t3.items():
+        assert fig5[("musique (all-MiniLM-L6-v2)", category, "Contain-Acc")] == contain
+        assert fig5[("musique (all-MiniLM-L6-v2)", category, "LLM-Acc")] == llm
+    for name in ("er_fig2", "er_fig5"):
+        assert vl_convert.vegalite_to_svg(figures[name].spec).startswith("<svg")
+
+
+def test_audit_reader_scale_and_length_quartiles(tmp_path):
+    """AP §8 (Table 4): the paired B2 − B1 delta per reader, readers by parameter count (0.5B before 7B before
+    72B, whatever the cell names); AP §12 (Table 8): B3 − B2 by quartile of the pooled context lengths."""
+    import numpy as np
+
+    from trajscope.format import AuditRecord, ReaderOutput
+    from warehouse.audit import load_audit_records, paired_bootstrap
+    from warehouse.report import build_report
+
+    records = []
+    for cell, reader, lift in (("A", "Qwen2.5-72B-Instruct", 0.01), ("B", "Qwen2.5-0.5B-Instruct", 0.3),
+                               ("C", "Qwen2.5-7B-Instruct", 0.1)):
+        for i in range(8):
+            f1 = {"b1": 0.1 * (i % 4), "b2": 0.1 * (i % 4) + lift + 0.01 * i, "b3": 0.05 * i}
+            contexts = {"b1": "raw " * (12 + 3 * (i % 3)) + ("Paris" if i % 3 == 0 else ""),
+                        "b2": "word " * (5 + 10 * i) + ("Paris" if i % 2 else ""), "b3": "word " * (10 + 7 * i)}
+            records.append(AuditRecord(
+                audit_id=f"audit-{cell}", cell=cell, dataset="hotpotqa", question_id=f"q{i}", question="Q?",
+                gold="Paris", reader_model=reader, contexts=contexts,
+                outputs=[ReaderOutput(baseline=b, answer="a", f1=round(v, 6)) for b, v in f1.items()]))
+    path = tmp_path / "wh.duckdb"
+    load_audit_records(path, records)
+    with open_readonly(path) as con:
+        tables = {t.name: t for t in build_report(con, "audit", [], db_path=path)}
+    t4 = [dict(zip([c.key for c in tables["au_t4"].columns], r, strict=True)) for r in tables["au_t4"].rows]
+    assert [r["reader"] for r in t4] == ["Qwen2.5-0.5B-Instruct", "Qwen2.5-7B-Instruct", "Qwen2.5-72B-Instruct"]
+    for row in t4:
+        recs = [r for r in records if r.cell == row["cell"]]
+        diff = np.array([next(o.f1 for o in r.outputs if o.baseline == "b2")
+                         - next(o.f1 for o in r.outputs if o.baseline == "b1") for r in recs])
+        ci = paired_bootstrap(diff).scaled(100)
+        assert row["n"] == 8 and row["delta"].value == pytest.approx(100 * diff.mean())
+        assert (row["delta"].low, row["delta"].high) == pytest.approx((ci.low, ci.high))
+    # Table 8, cell A, B3 against B2: quartiles of the 16 pooled lengths, worked out by hand.
+    recs = [r for r in records if r.cell == "A"]
+    pooled = [(len(r.contexts[b].split()), b, next(o.f1 for o in r.outputs if o.baseline == b))
+              for r in recs for b in ("b2", "b3")]
+    lengths = sorted(n for n, _, _ in pooled)
+    cuts = np.quantile(lengths, [0.25, 0.5, 0.75])
+    expected = {}
+    for q in range(4):
+        def inside(n, q=q):
+            return (q == 0 or n > cuts[q - 1]) and (q == 3 or n <= cuts[q])
+        ref = [f for n, b, f in pooled if b == "b2" and inside(n)]
+        own = [f for n, b, f in pooled if b == "b3" and inside(n)]
+        if ref and own:
+            expected[f"Q{q + 1}"] = 100 * (np.mean(own) - np.mean(ref))
+    t8 = {r[2]: r[-1] for r in tables["au_t8"].rows if r[0] == "A" and r[1] == "b3"}
+    assert t8.keys() == expected.keys() and len(t8) >= 2
+    for q, delta in expected.items():
+        assert t8[q] == pytest.approx(delta)
