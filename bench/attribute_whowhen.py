@@ -47,7 +47,11 @@ def main() -> None:
     parser.add_argument("--protocols", default="step-by-step,binary-search,all-at-once")
     parser.add_argument("--token-budget", type=int, default=2000)
     parser.add_argument("--cache", default=None, help="Response cache file (default: none, every call is made).")
+    parser.add_argument("--tiny", action="store_true",
+                        help="Two logs, all-at-once only: checks the script runs (tests/test_bench.py).")
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.protocols, args.token_budget = 2, "all-at-once", 1000
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "algorithm_generated"  # the run id comes from the folder's name
         folder.mkdir()

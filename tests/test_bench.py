@@ -40,6 +40,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                    r"^at N=400: slowest page \d+\.\d+ s cold", r"^ingest s\s+-?\d+\.\d\d$",
                    r"^page Evidence funnel \(warm\)\s+-?\d+\.\d\d$", r"^exported 400 trajectories in ",
                    r"^page \(warm s\)\s+file\s+lake\s+lake/file", r"^ratio slowest page lake / file \(warm\) = \d"]),
+    "attribute_whowhen": ([], [r"^2 logs, model smollm2-135m-instruct, budget 1000",
+                               r"^all-at-once: \d+ s wall", r"^\| method \|"]),
     "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",
                     r"^\| smollm2-135m-instruct \| hotpotqa_distractor_dev_100 \| 1 \|"]),
 }
@@ -109,3 +111,9 @@ def test_retrieval_bench_runs_in_tiny_mode(tmp_path):
 def test_model_bench_runs_in_tiny_mode(tmp_path):
     # Slow: it starts the embedded model server and makes real model calls on demo and HotpotQA.
     _check("models", tmp_path)
+
+
+@pytest.mark.slow
+def test_attribution_bench_runs_in_tiny_mode(tmp_path):
+    # Slow: the embedded model attributes two real Who&When logs (../shared/data).
+    _check("attribute_whowhen", tmp_path)

@@ -72,6 +72,27 @@ def test_a_server_that_cannot_start_fails_with_its_output_tail(tmp_path):
         _ = server.base_url
 
 
+def test_a_port_in_the_environment_does_not_move_the_model_server(monkeypatch):
+    # llama_cpp.server binds $PORT / $HOST over its --port; `make demo PORT=N` exports PORT to the demo,
+    # which put the model server on the dashboard's own port ("address already in use").
+    import socket
+    import urllib.request
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        monkeypatch.setenv("PORT", str(taken.getsockname()[1]))
+        monkeypatch.setenv("HOST", "0.0.0.0")
+        monkeypatch.setenv("CONFIG_FILE", "/nonexistent/settings.yaml")
+        server = LocalModelServer(startup_timeout_s=180).start()
+        try:
+            assert server.port != taken.getsockname()[1]
+            with urllib.request.urlopen(f"{server.base_url}/models", timeout=10) as answer:
+                assert answer.status == 200 and LOCAL_MODEL_NAME in answer.read().decode()
+        finally:
+            server.stop()
+
+
 @pytest.mark.slow
 def test_embedded_model_runs_two_demo_questions_end_to_end(tmp_path):
     spec = RunSpec(dataset="demo", controller="read_gate", condition="baseline", model="local", n=2, seed=0,

@@ -149,11 +149,19 @@ class LocalModelServer:
             "--logits_all", "False",
         ]
 
+    def environment(self) -> dict[str, str]:
+        """The server's environment: this process's, but llama_cpp.server's own HOST, PORT and CONFIG_FILE
+        variables (which beat its command line) pinned to the command's, so `make demo PORT=N` or a PORT
+        set for anything else cannot move the model server onto the dashboard's port."""
+        env = {"OMP_WAIT_POLICY": omp_wait_policy(), **os.environ}
+        env.pop("CONFIG_FILE", None)
+        return {**env, "HOST": "127.0.0.1", "PORT": str(self.port)}
+
     def start(self) -> LocalModelServer:
         """Start the server and wait until /v1/models answers."""
         self.port = free_port()
         self._stderr = tempfile.NamedTemporaryFile(prefix="trajscope-llama-", suffix=".log")
-        env = {"OMP_WAIT_POLICY": omp_wait_policy(), **os.environ}
+        env = self.environment()
         self._process = subprocess.Popen(
             self.command(), stdout=self._stderr, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env
         )

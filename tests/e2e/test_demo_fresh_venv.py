@@ -28,6 +28,21 @@ def _healthy(url: str) -> bool:
         return False
 
 
+def _stop_group(proc: subprocess.Popen) -> None:
+    """Ctrl-C to make's whole process group (the demo, the dashboard, the background set-up), then a kill."""
+    for sig in (signal.SIGINT, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)  # the group outlives make when make itself has already exited
+        except ProcessLookupError:
+            break
+        try:
+            proc.wait(timeout=60)
+            time.sleep(1)
+        except subprocess.TimeoutExpired:
+            continue
+    proc.wait()
+
+
 def _checkout(target: Path) -> None:
     """The project's tracked files only, as a clone holds them (no venv, no build, no caches)."""
     tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
@@ -83,12 +98,7 @@ def test_make_demo_from_an_empty_venv_serves_within_the_light_set_up_and_fills_l
             marks.setdefault("full set-up", marks["first trajectory on the page"])
             page.get_by_role("heading", name="Demo build — in progress").wait_for(timeout=10_000)  # still going
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        _stop_group(proc)
         reader.join(timeout=5)
     with open("/proc/loadavg") as load:
         print({name: f"{seconds / 60:.1f} min" for name, seconds in marks.items()}, "load", load.read().split()[:3])
