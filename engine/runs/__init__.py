@@ -11,14 +11,15 @@ from ._orchestrator import (
     execute_run_async,
     model_config_for,
 )
-from ._outcome import error_trajectory, with_judgments
+from ._outcome import error_trajectory, utc_now, with_judgments
 from ._selection import select_questions
+from ._shard import Shard
 from ._spec import RunSpec
 from ._warehouse_sink import WarehouseSink
 
 __all__ = [
     "Controller", "EpisodeResources", "LogCorrupt", "LogState", "MatrixError", "RunInputs", "RunSetupError",
-    "RunSpec", "RunSummary", "TrajectoryLog", "WarehouseSink", "code_version", "error_trajectory",
+    "RunSpec", "RunSummary", "Shard", "TrajectoryLog", "WarehouseSink", "code_version", "error_trajectory",
     "execute_matrix", "execute_matrix_async", "execute_run", "execute_run_async", "load_matrix",
-    "model_config_for", "prepare_inputs", "recover_log", "select_questions", "with_judgments",
+    "model_config_for", "prepare_inputs", "recover_log", "select_questions", "utc_now", "with_judgments",
 ]

@@ -21,6 +21,7 @@ from ._log import TrajectoryLog, recover_log
 from ._outcome import error_trajectory, normalise, trajectory_cost, utc_now, with_judgments
 from ._progress import RunProgress
 from ._selection import select_questions
+from ._shard import Shard
 from ._spec import RunSpec
 from ._warehouse_sink import WarehouseSink
 
@@ -138,22 +139,27 @@ def _base_run_record(spec: RunSpec, inputs: RunInputs, config: ModelConfig, sele
 
 
 async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
-                            model_config: ModelConfig | None = None) -> RunSummary:
-    """Run (or resume) one RunSpec; every selected question ends up exactly once in the log."""
+                            model_config: ModelConfig | None = None, shard: Shard | None = None) -> RunSummary:
+    """Run (or resume) one RunSpec; every selected question ends up exactly once in the log.
+
+    With a shard, only that shard's questions run, into the shard's own log; the run record (id,
+    capabilities) is still the whole run's, so the shards of a run load as one run."""
     inputs = inputs or await asyncio.to_thread(prepare_inputs, spec)
     config = model_config or model_config_for(spec)
     if config.local and not config.base_url:
         async with LocalModelServer(model=config.name) as server:
-            return await execute_run_async(spec, inputs, model_config=config.with_overrides(base_url=server.base_url))
+            return await execute_run_async(spec, inputs, model_config=config.with_overrides(base_url=server.base_url),
+                                           shard=shard)
 
     started = time.perf_counter()
-    log_path = spec.log_path()
+    log_path = spec.out_dir / shard.log_name(spec.resolved_run_id()) if shard else spec.log_path()
     if spec.require_resume and not log_path.exists():
         raise RunSetupError(f"nothing to resume: {log_path} does not exist")
     state = recover_log(log_path)
     selected = select_questions(inputs.questions, spec.n, spec.seed, spec.question_ids)
+    mine = shard.pick(selected) if shard else selected
     done = state.done_ids
-    todo = [q for q in selected if q.question_id not in done]
+    todo = [q for q in mine if q.question_id not in done]
     run = state.run or _run_record(spec, inputs, config, list(selected))
 
     cache = ResponseCache(spec.cache_path or default_cache_path()) if spec.cache else None
@@ -162,7 +168,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
                            retriever=inputs.retriever, corpus=inputs.corpus, params=dict(spec.params))
     log = TrajectoryLog(log_path)
     sink = WarehouseSink(spec.db_path, log_path, spec.ingest_batch)
-    progress = RunProgress(len(selected), initial=len(selected) - len(todo), desc=run.run_id, enabled=spec.progress)
+    progress = RunProgress(len(mine), initial=len(mine) - len(todo), desc=run.run_id, enabled=spec.progress)
     semaphore = asyncio.Semaphore(spec.concurrency)
     errors = 0
 
@@ -193,7 +199,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
             cache.close()
 
     return RunSummary(
-        run_id=run.run_id, log_path=log_path, n_selected=len(selected), n_skipped=len(selected) - len(todo),
+        run_id=run.run_id, log_path=log_path, n_selected=len(mine), n_skipped=len(mine) - len(todo),
         n_completed=len(todo), n_errors=errors, cost_usd=progress.cost_usd,
         elapsed_s=time.perf_counter() - started, truncated_bytes=state.truncated_bytes,
         repair_note=state.repair_note, n_ingested=sink.ingested, ingest_error=sink.last_error,
@@ -219,7 +225,8 @@ async def _run_episode(
 
 
 def execute_run(
-    spec: RunSpec, inputs: RunInputs | None = None, *, model_config: ModelConfig | None = None
+    spec: RunSpec, inputs: RunInputs | None = None, *, model_config: ModelConfig | None = None,
+    shard: Shard | None = None,
 ) -> RunSummary:
     """Synchronous wrapper around execute_run_async."""
-    return asyncio.run(execute_run_async(spec, inputs, model_config=model_config))
+    return asyncio.run(execute_run_async(spec, inputs, model_config=model_config, shard=shard))

@@ -61,6 +61,18 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
 @click.option("--matrix", type=click.Path(exists=True, dir_okay=False),
               help="Run-matrix YAML: shared settings plus a `runs:` list; every run uses the same question ids.")
 @click.option("--no-progress", is_flag=True, help="No progress bar.")
+@click.option("--ray", "ray_address", metavar="ADDRESS",
+              help="Run on a Ray cluster ('auto', HOST:6379 or ray://HOST:10001): one task per (run, shard), each "
+              "the same orchestrator on a worker, retried on another node when one is lost; this process shows "
+              "the progress and ingests each shard's log as it ends. Every node needs this trajscope installed.")
+@click.option("--shards", type=click.IntRange(min=1), default=4, show_default=True,
+              help="With --ray: shards per run (every shards-th question of the seeded selection each).")
+@click.option("--storage", "ray_storage", metavar="DIR|URL",
+              help="With --ray: where the shard logs go, seen by every node and this one: a shared directory "
+              "(resumes per trajectory) or an fsspec URL such as s3://bucket/runs (resumes from the last "
+              "finished attempt). Default: --out, made absolute.")
+@click.option("--ray-retries", type=click.IntRange(min=0), default=3, show_default=True,
+              help="With --ray: times a shard is retried after its node or worker dies.")
 @click.option("--plan", is_flag=True,
               help="With --matrix: print the minimum detectable effect and power of each paired "
               "comparison (every run against the matrix's first) and run nothing.")
@@ -85,6 +97,11 @@ def command(**options: Any) -> None:
       trajscope run --dataset demo --controller read_gate --condition read_gate --n 20
       trajscope run --dataset data/hotpot --controller execution_rag --model gpt-4o-mini --concurrency 16
       trajscope run --matrix matrix.yaml
+      trajscope run --matrix matrix.yaml --ray auto --shards 8 --storage /mnt/shared/runs
+
+    With --ray the matrix runs as (run, shard) tasks on the cluster: the same run ids, seeds and
+    question ids as a local run, each shard logged to <storage>/<run_id>.shard-K-of-N.jsonl and
+    resumable on its own (see docs/scaling.md).
     """
     from engine.llm import LocalModelError
     from engine.runs import LogCorrupt, MatrixError, RunSetupError, RunSpec, execute_matrix, load_matrix
@@ -116,12 +133,39 @@ def command(**options: Any) -> None:
                 from warehouse import default_db_path
 
                 spec.db_path = Path(default_db_path())
+        if options["ray_address"]:
+            _run_on_ray(specs, options)
+            return
+        if options["ray_storage"]:
+            raise click.UsageError("--storage is for --ray runs (a local run logs to --out)")
         summaries = execute_matrix(specs, on_done=lambda s: click.echo(s.line()))
     except (RunSetupError, MatrixError, LogCorrupt, LocalModelError, ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
     if any(s.n_errors for s in summaries):
         click.echo(f"{sum(s.n_errors for s in summaries)} question(s) ended in a recorded error "
                    "(see the `error` field / the warehouse).", err=True)
+
+
+def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
+    """The matrix as Ray tasks; one line per run, then per retried or failed shard; exit 1 if any failed."""
+    from engine.distributed import run_matrix_on_ray
+
+    db_paths = {spec.db_path for spec in specs}
+    if len(db_paths) > 1:
+        raise click.UsageError("--ray ingests into one warehouse: give the runs one db (or --db)")
+    try:
+        result = run_matrix_on_ray(specs, address=options["ray_address"], shards=options["shards"],
+                                   storage=options["ray_storage"], db_path=db_paths.pop(),
+                                   max_retries=options["ray_retries"], progress=not options["no_progress"])
+    except ConnectionError as exc:  # ray.init: no cluster at that address
+        raise click.ClickException(f"--ray {options['ray_address']}: {exc}") from None
+    for line in result.lines():
+        click.echo(line)
+    if result.ingested:
+        click.echo(f"ingested {result.ingested} trajectories as their shards ended")
+    if result.failed or result.not_ingested:
+        raise click.ClickException(f"{len(result.failed)} shard(s) failed, {len(result.not_ingested)} not ingested: "
+                                   "run the same command again to resume them")
 
 
 def _question_count(dataset: str) -> int:
