@@ -42,6 +42,7 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                    r"^page \(warm s\)\s+file\s+lake\s+lake/file", r"^ratio slowest page lake / file \(warm\) = \d"]),
     "attribute_whowhen": ([], [r"^2 logs, model smollm2-135m-instruct, budget 1000",
                                r"^all-at-once: \d+ s wall", r"^\| method \|"]),
+    "ray_matrix": ([], [r"^ratio ray / local wall time = \d+\.\d\d", r"^same trajectories .*: yes \(8 rows\)"]),
     "models": ([], [r"^\| model \| dataset \| questions \| valid actions", r"^\| smollm2-135m-instruct \| demo \| 1 \|",
                     r"^\| smollm2-135m-instruct \| hotpotqa_distractor_dev_100 \| 1 \|"]),
 }
@@ -94,7 +95,7 @@ def test_bench_script_runs_in_tiny_mode(name, tmp_path):
 
 # Slow: each starts several Python processes (ingest) or imports Streamlit and ingests (app).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan", "scale"])
+@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan", "scale", "ray_matrix"])
 def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
     _check(name, tmp_path)
 
