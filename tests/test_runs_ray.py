@@ -14,7 +14,7 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from engine.distributed import PlanError, plan_matrix, run_shard
+from engine.distributed import PlanError, SharedStorage, plan_matrix, run_shard
 from engine.mock_llm import reply_tool_call
 from engine.runs import RunSpec, Shard, load_matrix
 from trajscope.cli import main
@@ -105,6 +105,21 @@ def test_a_shard_on_an_fsspec_url_runs_once_and_a_rerun_resumes_it(mock_llm, tmp
     assert (again.n_completed, again.n_skipped, again.attempt) == (0, 3, 2)
     assert [d.trajectory.question.question_id for d in iter_trajectories(log)] == ids
 
+    storage = SharedStorage(task.storage)  # what the driver reads to ingest a URL's shard
+    assert storage.names(f"{task.run_id}.shard-*.jsonl") == [task.log_name]
+    with storage.readable(task.log_name) as copy:
+        assert copy != log and copy.read_bytes() == log.read_bytes()
+
+
+def test_neither_the_package_nor_run_help_imports_ray():
+    probe = ("import sys; import engine.distributed; from click.testing import CliRunner; "
+             "from trajscope.cli import main; r = CliRunner().invoke(main, ['run', '--help']); "
+             "assert '--ray ADDRESS' in r.output, r.output; print('ray' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
 
 def test_storage_without_ray_is_refused(tmp_path):
     result = CliRunner().invoke(main, ["run", "--dataset", "demo", "--controller", "direct", "--storage", "x",
@@ -181,3 +196,32 @@ def test_a_matrix_on_two_ray_nodes_that_lose_one_equals_a_single_process_run(moc
     assert ray_rows.keys() == local_rows.keys()
     for table, rows in local_rows.items():
         assert ray_rows[table] == rows, table
+
+
+@pytest.fixture
+def one_node_cluster(monkeypatch):
+    """A Ray head of one CPU on this machine (its workers import this checkout)."""
+    from ray.cluster_utils import Cluster
+
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": 80 * 1024**2,
+                                                            "include_dashboard": False})
+    try:
+        yield cluster
+    finally:
+        cluster.shutdown()
+
+
+def test_a_shard_that_fails_on_its_worker_is_reported_and_the_command_fails(one_node_cluster, mock_llm, tmp_path):
+    # The driver cannot read this dataset either, so it plans --shards blind; each worker's load fails.
+    matrix = tmp_path / "m.yaml"
+    matrix.write_text(json.dumps({"dataset": str(tmp_path / "missing.jsonl"), "model": mock_llm.model_spec,
+                                  "retriever": "bm25", "cache": False, "runs": [{"controller": "read_gate"}]}))
+    result = CliRunner().invoke(main, ["run", "--matrix", str(matrix), "--ray", one_node_cluster.address,
+                                       "--shards", "2", "--db", str(tmp_path / "w.duckdb"),
+                                       "--out", str(tmp_path / "shared"), "--no-progress"])
+    assert result.exit_code == 1, result.output
+    failed = [line for line in result.output.splitlines() if ".shard-" in line and ": failed: " in line]
+    assert len(failed) == 2 and all("missing.jsonl" in line for line in failed), result.output
+    assert "2 shard(s) failed, 0 not ingested" in result.output
+    assert not (tmp_path / "w.duckdb").exists()  # nothing finished, so nothing was ingested
