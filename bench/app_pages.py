@@ -1,13 +1,16 @@
 """Dashboard benchmark: every page's warehouse queries on 100,000 synthetic trajectories (target < 1 s).
 
-    .venv/bin/python bench/app_pages.py [--n 100000] [--db PATH] [--tiny]
+    .venv/bin/python bench/app_pages.py [--n 100000] [--db PATH] [--tiny] [--funnel-before SQL]
 
 Times each page's queries the way the page runs them (fresh sandboxed read-only connections), cold
-(first run after open) and warm (best of three), and prints one row per page.
+(first run after open) and warm (best of three), and prints one row per page. --funnel-before FILE
+also times the funnel pages on a copy of the warehouse whose evidence_funnel view is FILE's (an older
+definition, e.g. tests/fixtures/funnel/evidence_funnel_per_query.sql), in the same run.
 """
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -103,6 +106,33 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
     }
 
 
+_FUNNEL_PAGES = ("Evidence funnel", "Trajectory replay")
+
+
+def _funnel_before(db: Path, sql_file: Path) -> None:
+    """The funnel pages on this warehouse and on a copy whose evidence_funnel is sql_file's view, interleaved."""
+    import duckdb
+
+    before = db.with_name(db.stem + ".before.duckdb")
+    shutil.copyfile(db, before)
+    con = duckdb.connect(str(before))
+    try:
+        con.execute(sql_file.read_text())  # the copy's views_state is unchanged, so no open reinstalls the view
+    finally:
+        con.close()
+    pages = {"after": _pages(db), "before": _pages(before)}
+    print(f"\n{'funnel page (' + sql_file.name + ')':48s} {'before cold':>11s} {'before warm':>11s} "
+          f"{'after cold':>10s} {'after warm':>10s}")
+    for name in _FUNNEL_PAGES:
+        times = {}
+        for which in ("before", "after"):
+            fn = pages[which][name]
+            times[which] = (_time(fn), min(_time(fn) for _ in range(3)))
+        print(f"{name:48s} {times['before'][0]:11.3f} {times['before'][1]:11.3f} "
+              f"{times['after'][0]:10.3f} {times['after'][1]:10.3f}")
+    before.unlink()
+
+
 def _time(fn: Callable[[], object]) -> float:
     start = time.perf_counter()
     fn()
@@ -115,6 +145,8 @@ def main() -> int:
     parser.add_argument("--db", type=Path, default=None, help="reuse (or create) this warehouse")
     parser.add_argument("--tiny", action="store_true",
                         help="300 trajectories; exits 0 whatever the timings (checks the script runs, not speed)")
+    parser.add_argument("--funnel-before", type=Path, default=None,
+                        help="also time the funnel pages with this file's evidence_funnel view, on a copy")
     args = parser.parse_args()
     if args.tiny:
         args.n = 300
@@ -138,6 +170,8 @@ def main() -> int:
         worst = max(worst, warm)
         print(f"{name:40s} {cold:8.3f} {warm:8.3f}  {'yes' if warm < TARGET_S else 'NO'}")
     print(f"\nslowest page (warm): {worst:.3f} s")
+    if args.funnel_before:
+        _funnel_before(db, args.funnel_before)
     return 0 if worst < TARGET_S or args.tiny else 1
 
 

@@ -35,6 +35,7 @@ from trajscope.format import (
 )
 
 from ._connection import default_db_path, open_warehouse, transaction
+from ._derived import refresh_funnel_facts_file
 from ._duckdb_types import read_json_columns
 from ._labels import LabelLoad, load_label_records
 from ._prefetch import prefetched
@@ -327,7 +328,7 @@ def _stage_sql() -> str:
 _CHILD_TABLES = ("trajectories", "steps", "candidates", "reads", "register_events", "judgments",
                  "gold_evidence_facts", "trajectory_forks", "human_step_labels")
 _STAGE_TABLES = ("stage", "stage_steps", "stage_questions", "stage_candidates", "stage_reads", "stage_gold",
-                 "stage_register", "incoming_changed")
+                 "stage_register", "incoming_changed", "stage_question_changes")
 
 
 def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> None:
@@ -397,6 +398,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
             con.execute(sql, {"source_file": str(source)} if "$source_file" in sql else None)
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
+    refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")
     for temp in _STAGE_TABLES:
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
@@ -538,10 +540,16 @@ def ingest_trajectories(db_path: str | Path | None, trajectories: Iterable[Traje
 def _load_table(con, table: str, key: Sequence[str], arrow: pa.Table) -> int:
     con.register("incoming_rows", arrow)
     keys = ", ".join(key)
+    columns = ", ".join(arrow.column_names)
     try:
         with transaction(con):
+            # Rows that add or change a stored one: the funnel facts of trajectories reading them are recomputed.
+            con.execute(f"CREATE OR REPLACE TEMP TABLE upserted_keys AS SELECT DISTINCT {keys} FROM "
+                        f"(SELECT {columns} FROM incoming_rows EXCEPT SELECT {columns} FROM {table})")
             con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
+            refresh_funnel_facts_file(con, f"funnel_refresh_{table}.sql")
+            con.execute("DROP TABLE upserted_keys")
     finally:
         con.unregister("incoming_rows")
     return arrow.num_rows

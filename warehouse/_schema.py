@@ -10,6 +10,7 @@ from importlib import resources
 import duckdb
 
 from ._definitions import definitions_sql, install_definitions
+from ._derived import funnel_facts_hash, funnel_facts_stale, recompute_funnel_facts
 from ._transaction import transaction
 
 _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -100,11 +101,12 @@ def install_views(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
-    """Apply pending migrations and reinstall views, in one transaction; returns the new version."""
+    """Apply pending migrations, reinstall changed views and recompute stale derived facts, in one transaction;
+    returns the new version."""
     current = schema_version(con)
     pending = [(v, name, sql) for v, name, sql in _migrations() if v > current]
-    needs_views = bool(pending) or views_stale(con)
-    if not pending and not needs_views:
+    needs_views = bool(pending) or _views_hash_stale(con)
+    if not pending and not needs_views and not funnel_facts_stale(con):
         return current
     with transaction(con):
         con.execute(
@@ -114,8 +116,12 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
         for version, name, sql in pending:
             con.execute(sql)
             con.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
-        install_views(con)
-        _record_views_hash(con)
+        if needs_views:
+            install_views(con)
+            _record_views_hash(con)
+        # After the views: the facts' SQL calls the measure macros install_views has just (re)created.
+        if funnel_facts_stale(con):
+            recompute_funnel_facts(con)
     return schema_version(con)
 
 
@@ -128,12 +134,17 @@ def _views_hash() -> str:
 
 
 def schema_stamp() -> str:
-    """This code's schema version and views hash in one string: what a file built by it records (a lake catalog)."""
-    return f"{latest_schema_version()}:{_views_hash()}"
+    """This code's schema version, views hash and derived facts' hash in one string: what a file built by it records
+    (a lake catalog)."""
+    return f"{latest_schema_version()}:{_views_hash()}:{funnel_facts_hash()}"
 
 
 def views_stale(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the installed views differ from this code's view files."""
+    """Whether the installed views, or the derived facts they read, differ from this code's definitions."""
+    return _views_hash_stale(con) or funnel_facts_stale(con)
+
+
+def _views_hash_stale(con: duckdb.DuckDBPyConnection) -> bool:
     exists = con.execute(
         "SELECT count(*) FROM information_schema.tables WHERE table_name = 'views_state'"
     ).fetchall()[0][0]

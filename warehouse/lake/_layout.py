@@ -17,7 +17,10 @@ STAGING = "_staging"  # a writer's files while it writes them, outside every tab
 MARKER = "_trajscope_lake.json"
 LAKE_FORMAT = 1
 # Tables of the warehouse's own bookkeeping: every process that reads a lake keeps its own.
-LOCAL_TABLES = frozenset({"schema_migrations", "views_state"})
+LOCAL_TABLES = frozenset({"schema_migrations", "views_state", "derived_facts_state"})
+# Tables computed from the others at load (warehouse._derived): a lake stores none, its catalog computes them per
+# query, so rows of writers that ran older code, or a corpus another writer added, are read as a warehouse would.
+DERIVED_TABLES = frozenset({"evidence_funnel_facts"})
 _HIVE_TYPES = "{" + ", ".join(f"'{p}': 'VARCHAR'" for p in PARTITIONS) + "}"
 
 
@@ -79,7 +82,7 @@ def lake_tables(con: duckdb.DuckDBPyConnection) -> list[LakeTable]:
         "AND database_name = current_database()) ORDER BY table_name, column_index").fetchall()
     tables: dict[str, list[tuple[str, str]]] = {}
     for table, column, type_ in rows:
-        if table not in LOCAL_TABLES:
+        if table not in LOCAL_TABLES and table not in DERIVED_TABLES:
             tables.setdefault(table, []).append((column, type_))
     return [LakeTable(name, tuple(cols)) for name, cols in tables.items()]
 
@@ -107,5 +110,5 @@ def install_lake_views(con: duckdb.DuckDBPyConnection, lake: Path, tables: list[
         con.execute(table.view_sql(lake, f"{schema}.main.{table.name}"))
 
 
-__all__ = ["CLAIMS", "COMMITTED", "LAKE_FORMAT", "LOCAL_TABLES", "LakeError", "LakeTable", "MARKER", "PARTITIONS",
-           "SHARED", "STAGING", "check_lake", "install_lake_views", "lake_tables"]
+__all__ = ["CLAIMS", "COMMITTED", "DERIVED_TABLES", "LAKE_FORMAT", "LOCAL_TABLES", "LakeError", "LakeTable", "MARKER",
+           "PARTITIONS", "SHARED", "STAGING", "check_lake", "install_lake_views", "lake_tables"]
