@@ -113,6 +113,7 @@ SCALE_SIZES ?= 1000,10000
 bench: setup
 	$(BIN)/python bench/ingest_vs_read_json.py
 	$(BIN)/python bench/retrieval_2wiki.py
+	$(BIN)/python bench/retrieval_load.py
 	$(BIN)/python bench/engine_throughput.py
 	$(BIN)/python bench/stats_comparison.py
 	$(BIN)/python bench/app_pages.py

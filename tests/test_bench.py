@@ -34,6 +34,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                     r"^all three reports over 2,000 trajectories: \d+\.\d\d s median"]),
     "retrieval_2wiki": ([], [r"^recall@5 RRF hybrid", r"^rank-bm25 / bm25s median time\s+\d+x",
                              r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
+    "retrieval_load": ([], [r"^idle\s+1\s+default\s+2\s", r"^loaded\s+32\s+chosen\s+\d+\s",
+                            r"^loaded, concurrency 1, chosen threads: p50 \d+\.\d\d ms"]),
     "scan": ([], [r"^scan of 40 trajectories, mock latency 0.05 s", r"^\s+4\s+\d+\.\d\d\s.*\d+\.\d\d\s+\(",
                   r"^\s+8\s+\d+\.\d\d\s"]),
     "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",
@@ -105,6 +107,13 @@ def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
 def test_retrieval_bench_runs_in_tiny_mode(tmp_path):
     # Slow: even a 300-passage corpus loads the embedding model and exports the ONNX query encoder.
     _check("retrieval_2wiki", tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="real data shared/data is not beside this checkout")
+def test_retrieval_load_bench_runs_in_tiny_mode(tmp_path):
+    # Slow: the same corpus and ONNX export, then every concurrency twice, idle and beside two busy processes.
+    _check("retrieval_load", tmp_path)
 
 
 @pytest.mark.slow

@@ -17,6 +17,8 @@ from ._query_encoder import (
     load_query_encoder,
     onnx_cache_entry,
     query_backend_setting,
+    query_threads_for_load,
+    usable_cores,
 )
 from ._tokenize import STOPWORDS, tokenize
 
@@ -27,5 +29,6 @@ __all__ = [
     "Retriever", "RetrieverKind", "UnsupportedModel", "bm25_cache_key", "build_retriever", "cached_bm25",
     "cached_dense", "default_cache_dir", "dense_cache_key", "export_onnx_encoder", "index_corpus", "indexed_text",
     "load_encoder", "load_query_encoder", "make_snippet", "okapi_idf", "onnx_cache_entry", "probe_cosine",
-    "query_backend_setting", "reciprocal_rank_fusion", "tokenize",
+    "query_backend_setting", "query_threads_for_load", "reciprocal_rank_fusion", "tokenize",
+    "usable_cores",
 ]

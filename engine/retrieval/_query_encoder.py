@@ -16,7 +16,8 @@ log = logging.getLogger(__name__)
 
 QueryBackend = Literal["auto", "onnx", "torch"]
 QUERY_BACKENDS: tuple[str, ...] = ("auto", "onnx", "torch")
-# Two intra-op threads encoded a query faster than one on the 2-core machine, loaded or not (bench/retrieval_2wiki.py).
+# Two intra-op threads encode a query faster than one on an idle 2-core machine (bench/retrieval_2wiki.py); under
+# load one is faster, so the engine asks query_threads_for_load instead (bench/retrieval_load.py).
 DEFAULT_QUERY_THREADS = 2
 BACKEND_ENV, THREADS_ENV = "TRAJSCOPE_QUERY_BACKEND", "TRAJSCOPE_QUERY_THREADS"
 
@@ -36,6 +37,33 @@ def query_threads_setting(threads: int | None = None) -> int:
     if threads < 1:
         raise ValueError(f"query encoder threads must be at least 1, got {threads}")
     return threads
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask where the OS has one, else os.cpu_count())."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def query_threads_for_load(concurrency: int, *, load: float | None = None, cores: int | None = None) -> int:
+    """Encoder threads for an engine running `concurrency` episodes: $TRAJSCOPE_QUERY_THREADS when set, else
+    max(1, min(DEFAULT_QUERY_THREADS, free cores // concurrency)), free cores = cores - 1-minute load average.
+
+    DEFAULT_QUERY_THREADS is tuned on an idle machine: its spinning intra-op threads win only when a core
+    is free for each. With other processes busy they compete for the same cores and a query took 13.3 ms
+    on 2 threads against 6.8 ms on 1 (issue 26); an engine running many episodes is itself the load (model
+    server, logging, ingest between queries), so each episode's share of the free cores is what a query
+    can use without being descheduled mid-run.
+    """
+    if os.environ.get(THREADS_ENV):
+        return query_threads_setting()
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    cores = usable_cores() if cores is None else cores
+    load = (os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0) if load is None else load
+    free = max(0.0, cores - load)
+    return max(1, min(DEFAULT_QUERY_THREADS, int(free // concurrency)))
 
 
 def onnx_cache_entry(cache_dir: Path, model: str) -> Path:

@@ -10,7 +10,7 @@ import msgspec
 
 from engine.controllers import get_controller
 from engine.environment import ToolEnvironment
-from engine.retrieval import build_retriever
+from engine.retrieval import build_retriever, query_threads_for_load
 from ingest.datasets import load_dataset
 from trajscope.format import Chunk, Question
 
@@ -33,14 +33,21 @@ class RunInputs:
     run_fields: dict[str, Any] = field(default_factory=dict)
 
 
+@functools.cache
+def _query_threads(concurrency: int) -> int:
+    # Once per engine start (process) and concurrency: the load average read when the first run starts
+    # decides, so the runs of one matrix share one retriever instead of rebuilding it as the load moves.
+    return query_threads_for_load(concurrency)
+
+
 @functools.lru_cache(maxsize=4)
-def _dataset_and_retriever(dataset: str, kind: str, top_k: int,
-                           embedding_model: str | None = None) -> tuple[Any, dict[str, Chunk], Any]:
+def _dataset_and_retriever(dataset: str, kind: str, top_k: int, embedding_model: str | None = None,
+                           query_threads: int | None = None) -> tuple[Any, dict[str, Chunk], Any]:
     # Shared across the runs of one matrix: loading the corpus and the encoder once is what matters.
     loaded = load_dataset(dataset)  # a path, or a known name such as "demo"
     corpus = {c.chunk_id: c for c in loaded.chunks}
     return loaded, corpus, build_retriever(loaded.chunks, kind=kind, top_k=top_k,  # type: ignore[arg-type]
-                                           embedding_model=embedding_model)
+                                           embedding_model=embedding_model, query_threads=query_threads)
 
 
 def _retriever_settings(spec: RunSpec, retriever: Any) -> dict[str, Any]:
@@ -53,7 +60,7 @@ def _retriever_settings(spec: RunSpec, retriever: Any) -> dict[str, Any]:
 def prepare_inputs(spec: RunSpec) -> RunInputs:
     """Load the dataset, build the retriever and the environment factory, and get the controller."""
     dataset, corpus, retriever = _dataset_and_retriever(spec.dataset, spec.retriever, spec.top_k,
-                                                        spec.embedding_model)
+                                                        spec.embedding_model, _query_threads(spec.concurrency))
     env_defaults = {"top_k": spec.top_k}
 
     def make_environment(**overrides: Any) -> Any:
