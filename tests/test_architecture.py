@@ -10,6 +10,9 @@ Each failure names the importing file and line. The rule, by top-level unit:
     trajscope.cli     -> everything (the top)
 
 and no cycle, neither between subpackages (engine.entities <-> engine.judges) nor between modules.
+A dynamic import (`importlib.import_module("warehouse.x")`, `__import__(...)`) counts as an import; a
+top-level folder (or root module) with Python code that is neither a layer nor OUTSIDE fails the suite,
+so a new package cannot sit beside the layers unchecked.
 """
 from __future__ import annotations
 
@@ -20,6 +23,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = ("trajscope", "app", "engine", "warehouse", "ingest")
+# Python outside the layers: it may use every layer, and no layer may import it.
+OUTSIDE = {"tests": "the test suite", "bench": "benchmark scripts, run as programs"}
+# Folders that hold build or run outputs (.gitignore), never code of ours.
+NOT_CODE = frozenset({"build", "dist", "runs", "artifacts", "screenshots", "node_modules"})
 
 # unit -> the units it may import besides itself.
 ALLOWED: dict[str, set[str]] = {
@@ -42,55 +49,153 @@ class Import:
     file: Path
     line: int
     module_level: bool  # executed at import time (not inside a function body)
+    root: Path = ROOT
 
     def where(self) -> str:
-        return f"{self.file.relative_to(ROOT)}:{self.line}"
+        return f"{self.file.relative_to(self.root)}:{self.line}"
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
 
 
-def _modules() -> dict[str, Path]:
+def _python_files(folder: Path) -> list[Path]:
+    return [p for p in sorted(folder.rglob("*.py")) if "__pycache__" not in p.parts]
+
+
+def _modules(root: Path, tops: tuple[str, ...] | list[str]) -> dict[str, Path]:
     found: dict[str, Path] = {}
-    for top in TOP_PACKAGES:
-        for path in sorted((ROOT / top).rglob("*.py")):
-            if "__pycache__" not in path.parts:
-                found[_module_name(path)] = path
+    for top in tops:
+        for path in _python_files(root / top):
+            found[_module_name(path, root)] = path
     return found
 
 
-MODULES = _modules()
+def unknown_packages(root: Path) -> list[str]:
+    """Top-level folders with Python code, and root modules, that are neither a layer nor OUTSIDE."""
+    found = []
+    for entry in sorted(root.iterdir()):
+        if entry.name.startswith(".") or entry.name in NOT_CODE or entry.name.endswith(".egg-info"):
+            continue
+        if entry.name in TOP_PACKAGES or entry.name in OUTSIDE:
+            continue
+        if (entry.is_dir() and _python_files(entry)) or (entry.is_file() and entry.suffix == ".py"):
+            found.append(f"{entry.name}{'/' if entry.is_dir() else ''}: Python code in no layer of the "
+                         "one-way flow (add it to ALLOWED in tests/test_architecture.py, or move it into a layer)")
+    return found
 
 
-def _resolve(name: str) -> str | None:
+MODULES = _modules(ROOT, TOP_PACKAGES)
+OUTSIDE_MODULES = _modules(ROOT, [t for t in OUTSIDE if (ROOT / t).is_dir()])
+
+
+def _resolve(name: str, known: dict[str, Path] | None = None, outside: dict[str, Path] | None = None) -> str | None:
     """The longest prefix of a dotted name that is one of our modules."""
+    known = MODULES if known is None else known
+    outside = OUTSIDE_MODULES if outside is None else outside
     parts = name.split(".")
     while parts:
         candidate = ".".join(parts)
-        if candidate in MODULES:
+        if candidate in known or candidate in outside:
             return candidate
         parts.pop()
     return None
 
 
-def _is_package(module: str) -> bool:
-    return MODULES[module].name == "__init__.py"
+def _is_package(module: str, known: dict[str, Path] | None = None) -> bool:
+    return (MODULES if known is None else known)[module].name == "__init__.py"
+
+
+# Calls that import a module named by their first argument.
+_DYNAMIC = {("importlib", "import_module"), (None, "__import__"), ("importlib", "__import__"),
+            (None, "import_module")}
+
+
+def _literal_strings(tree: ast.AST) -> dict[str, list[int]]:
+    """Every string constant of a file with its lines."""
+    found: dict[str, list[int]] = defaultdict(list)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found[node.value].append(node.lineno)
+    return found
+
+
+def _assigned_strings(tree: ast.AST) -> dict[str, list[str] | None]:
+    """name -> the string constants assigned to it in the file (None: some assignment is not a constant)."""
+    found: dict[str, list[str] | None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    value = node.value
+                    strings = found.get(target.id, [])
+                    if strings is not None and isinstance(value, ast.Constant) and isinstance(value.value, str):
+                        found[target.id] = [*strings, value.value]
+                    else:
+                        found[target.id] = None
+    return found
 
 
 class _Collector(ast.NodeVisitor):
-    def __init__(self, module: str, path: Path):
-        self.module, self.path = module, path
+    def __init__(self, module: str, path: Path, known: dict[str, Path] | None = None, root: Path = ROOT,
+                 outside: dict[str, Path] | None = None):
+        self.module, self.path, self.root = module, path, root
+        self.known = MODULES if known is None else known
+        self.outside = OUTSIDE_MODULES if outside is None else outside
         self.depth = 0  # function nesting
         self.found: list[Import] = []
+        self.tree: ast.AST | None = None
+
+    def visit(self, node: ast.AST):
+        if self.tree is None:
+            self.tree = node
+        return super().visit(node)
 
     def _add(self, name: str, line: int) -> None:
-        target = _resolve(name)
+        target = _resolve(name, self.known, self.outside)
         if target is not None and target != self.module:
-            self.found.append(Import(self.module, target, self.path, line, self.depth == 0))
+            self.found.append(Import(self.module, target, self.path, line, self.depth == 0, self.root))
+
+    def _package(self) -> str:
+        return self.module if _is_package(self.module, self.known) else self.module.rpartition(".")[0]
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        key = ((func.value.id if isinstance(func.value, ast.Name) else "?", func.attr)
+               if isinstance(func, ast.Attribute) else (None, func.id) if isinstance(func, ast.Name) else None)
+        if key in _DYNAMIC and node.args:
+            self._dynamic(node)
+        self.generic_visit(node)
+
+    def _dynamic(self, node: ast.Call) -> None:
+        arg = node.args[0]
+        names: list[str] | None = None
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            names = [arg.value]
+        elif isinstance(arg, ast.Name) and self.tree is not None:
+            names = _assigned_strings(self.tree).get(arg.id)
+        if names is None:
+            # A computed name: every literal in the file that names one of our modules is a possible target
+            # (the CLI's table of command modules).
+            for text, lines in _literal_strings(self.tree).items() if self.tree is not None else ():
+                if text in self.known or text in self.outside:
+                    self._add(text, lines[0])
+            return
+        anchor = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords
+                                                               if k.arg == "package"), None)
+        for name in names:
+            if name.startswith("."):  # import_module(".x", package=...): relative to that package
+                level = len(name) - len(name.lstrip("."))
+                package = (anchor.value if isinstance(anchor, ast.Constant) and isinstance(anchor.value, str)
+                           else self._package())
+                for _ in range(level - 1):
+                    package = package.rpartition(".")[0]
+                name = f"{package}.{name.lstrip('.')}" if name.lstrip(".") else package
+            self._add(name, node.lineno)
 
     def _function(self, node: ast.AST) -> None:
         self.depth += 1
@@ -105,7 +210,7 @@ class _Collector(ast.NodeVisitor):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.level:
-            package = self.module if _is_package(self.module) else self.module.rpartition(".")[0]
+            package = self._package()
             for _ in range(node.level - 1):
                 package = package.rpartition(".")[0]
             base = f"{package}.{node.module}" if node.module else package
@@ -116,16 +221,17 @@ class _Collector(ast.NodeVisitor):
             self._add(f"{base}.{alias.name}", node.lineno)
 
 
-def _imports() -> list[Import]:
+def imports_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None = None) -> list[Import]:
+    """Every internal import (static or dynamic) of the modules of a tree."""
     found: list[Import] = []
-    for module, path in MODULES.items():
-        collector = _Collector(module, path)
+    for module, path in modules.items():
+        collector = _Collector(module, path, modules, root, outside)
         collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
         found.extend(collector.found)
     return found
 
 
-IMPORTS = _imports()
+IMPORTS = imports_of(ROOT, MODULES)
 
 
 def unit_of(module: str) -> str:
@@ -197,7 +303,7 @@ def layer_violations(imports: list[Import]) -> list[str]:
     bad: dict[str, None] = {}  # ordered, one line per statement and target
     for imp in imports:
         source, target = unit_of(imp.source), unit_of(imp.target)
-        if source != target and target not in ALLOWED[source]:
+        if source != target and target not in ALLOWED.get(source, set()):
             bad[f"{imp.where()}: {imp.source} imports {imp.target} ({source} may not import {target})"] = None
     return list(bad)
 
@@ -224,6 +330,17 @@ def test_every_top_folder_is_scanned():
     units = {unit_of(m) for m in MODULES}
     assert units == set(ALLOWED), units
     assert len(IMPORTS) > 200  # the parser resolves our imports at all
+
+
+def test_no_python_outside_the_layer_map():
+    found = unknown_packages(ROOT)
+    assert not found, "\n".join(found)
+
+
+def test_dynamic_imports_of_the_real_tree_are_seen():
+    # The CLI loads each command's module by name from its table: those are imports of the CLI.
+    dynamic = {i.target for i in IMPORTS if i.source == "trajscope.cli"}
+    assert {"trajscope.cli.audit_report_cmd", "trajscope.cli.ingest_cmd"} <= dynamic
 
 
 def test_no_import_against_the_flow():
@@ -283,3 +400,70 @@ def test_relative_imports_resolve_to_the_module_they_name():
     collector.visit(ast.parse(source))
     assert [i.target for i in collector.found] == ["warehouse._connection", "warehouse.audit._bootstrap",
                                                    "warehouse._loader"]
+
+
+# The checker on a small fake tree: a dynamic import against the flow and an unknown package are caught.
+
+def _tree(root: Path, files: dict[str, str]) -> list[str]:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    modules = _modules(root, [t for t in TOP_PACKAGES if (root / t).is_dir()])
+    outside = _modules(root, [t for t in OUTSIDE if (root / t).is_dir()])
+    return layer_violations(imports_of(root, modules, outside)) + unknown_packages(root)
+
+
+_CLEAN = {
+    "trajscope/__init__.py": "", "trajscope/format/__init__.py": "", "ingest/__init__.py": "",
+    "warehouse/__init__.py": "", "warehouse/_loader.py": "import importlib\n",
+    "engine/__init__.py": "", "engine/judges.py": "", "app/__init__.py": "",
+    "tests/test_x.py": "import engine.judges\n", "bench/b.py": "import warehouse\n",
+    "build/lib/engine/x.py": "", "docs/notes.md": "",
+}
+
+
+def test_fake_tree_without_violations_passes(tmp_path):
+    assert _tree(tmp_path, _CLEAN) == []
+
+
+def test_checker_flags_import_module_of_a_higher_layer(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN, "warehouse/_loader.py":
+                             "import importlib\n\ndef f():\n    return importlib.import_module('engine.judges')\n"})
+    assert found == ["warehouse/_loader.py:4: warehouse._loader imports engine.judges "
+                     "(warehouse may not import engine)"]
+
+
+def test_checker_flags_dunder_import_a_from_import_and_a_literal_bound_name(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN,
+                             "ingest/a.py": "m = __import__('warehouse._loader')\n",
+                             "ingest/b.py": "from importlib import import_module\nNAME = 'engine'\n"
+                                            "x = import_module(NAME)\n",
+                             "warehouse/c.py": "import importlib\nx = importlib.import_module('.judges', 'engine')\n"
+                                               "y = importlib.import_module('._loader', __package__)\n"})
+    assert sorted(found) == ["ingest/a.py:1: ingest.a imports warehouse._loader (ingest may not import warehouse)",
+                     "ingest/b.py:3: ingest.b imports engine (ingest may not import engine)",
+                     # relative to the package argument; `__package__` is the importing package (allowed)
+                     "warehouse/c.py:2: warehouse.c imports engine.judges (warehouse may not import engine)"]
+
+
+def test_checker_flags_a_computed_name_when_the_file_names_a_higher_module(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN, "ingest/plugins.py":
+                             "import importlib\nTABLE = {'j': ('engine.judges', 1)}\n"
+                             "def load(k):\n    return importlib.import_module(TABLE[k][0])\n"})
+    assert found == ["ingest/plugins.py:2: ingest.plugins imports engine.judges (ingest may not import engine)"]
+
+
+def test_checker_flags_a_layer_importing_tests_or_bench(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN, "engine/judges.py": "import importlib\nimportlib.import_module('bench.b')\n"})
+    assert found == ["engine/judges.py:2: engine.judges imports bench.b (engine may not import bench)"]
+
+
+def test_checker_flags_an_unknown_top_level_package(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN, "plugins/__init__.py": "", "plugins/x.py": "import engine\n",
+                             "tool.py": "", "data/readme.txt": ""})
+    assert found == [
+        "plugins/: Python code in no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, "
+        "or move it into a layer)",
+        "tool.py: Python code in no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, "
+        "or move it into a layer)",
+    ]
