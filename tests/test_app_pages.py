@@ -287,15 +287,16 @@ def test_export_previews_a_view_and_offers_every_format(warehouse_file, monkeypa
 
 
 def test_audit_page_shows_the_report_tables(warehouse_file, monkeypatch):
-    from warehouse.audit import report_tables
+    from warehouse.report import audit_tables, to_frame
 
     at = open_page(warehouse_file, "audit", monkeypatch)
     with open_readonly(warehouse_file) as con:
-        expected = report_tables(con)
-    assert [s.value for s in at.subheader] == [t.caption for t in expected]
-    causal = frame(at, "delta_causal_pts")
-    want = next(t for t in expected if t.name == "causal").frame
-    assert causal["delta_causal_pts"].tolist() == pytest.approx(want["delta_causal_pts"].to_list())
+        expected = audit_tables(con, db_path=warehouse_file)
+    assert [s.value for s in at.subheader] == [f"{t.title}. {t.caption}" for t in expected.values()]
+    causal = frame(at, "causal_low")
+    want = to_frame(expected["causal"])
+    assert want.height > 0
+    assert causal["causal"].tolist() == pytest.approx(want["causal"].to_list())
 
 
 def test_upload_validates_before_writing_then_ingests(tmp_path, monkeypatch):

@@ -169,7 +169,7 @@ def test_cli_audit_and_report_against_the_mock(tmp_path, servers):
     assert "records written" in result.output
     report = runner.invoke(main, ["audit-report", "--db", str(db), "--format", "markdown", "--table", "causal"])
     assert report.exit_code == 0, report.output
-    assert "| S1 | b2 |" in report.output and "-100.00 [-100.00, -100.00]" in report.output
+    assert "| S1 | b2 |" in report.output and "-100.0 [-100.0, -100.0]" in report.output
     latex = runner.invoke(main, ["audit-report", "--db", str(db), "--format", "latex", "--table", "sentinel_verdicts"])
     assert latex.exit_code == 0 and r"\begin{tabular}" in latex.output and "sentinel-robust" in latex.output
     csv = runner.invoke(main, ["audit-report", "--db", str(db), "--format", "csv", "--table", "buckets"])

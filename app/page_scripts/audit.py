@@ -8,13 +8,14 @@ from app.access import read_connection
 from app.charts import interval_chart
 from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, page_header, show_error, table_exports
 from warehouse import WarehouseBusy
-from warehouse.audit import report_tables
+from warehouse.report import audit_tables, to_frame
 
 page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
             "rewritten context? Remove vs placebo on the 1→1 stratum, insertion on 0→0, and the "
             "sentinel panel.")
 
-PLOTS = {"causal": ("delta_causal", "Causal delta (remove − placebo), 1→1 stratum"),
+# Interval columns of the audit tables (key, key_low, key_high), plotted as a point with its CI bar.
+PLOTS = {"causal": ("causal", "Causal delta (remove − placebo), 1→1 stratum"),
          "insertion": ("prepend", "Insertion of the gold in the 0→0 bucket (prepend)")}
 
 config = app_config()
@@ -27,28 +28,35 @@ elif counts is not None and counts.df["n_records"][0] == 0:
 elif counts is not None:
     try:
         with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
-            tables = report_tables(con)
+            tables = audit_tables(con, db_path=config.db_path)
     except WarehouseBusy as exc:
         st.warning(str(exc), icon=":material/hourglass_top:")
-        tables = []
+        tables = {}
     except duckdb.Error as exc:
         show_error(f"The audit tables failed: {str(exc).splitlines()[0]}", icon=":material/warning:")
-        tables = []
-    by_name = {t.name: t for t in tables}
+        tables = {}
+    frames = {name: to_frame(table) for name, table in tables.items()}
     plots = st.columns(len(PLOTS), gap="large")
     for column, (name, (prefix, title)) in zip(plots, PLOTS.items(), strict=False):
-        table = by_name.get(name)
-        if table is None or f"{prefix}_pts" not in table.frame.columns or table.frame.height == 0:
+        df = frames.get(name)
+        if df is None or prefix not in df.columns or df.height == 0:
             continue
         with column:
-            chart = interval_chart(table.frame.drop_nulls(f"{prefix}_pts"), prefix=prefix,
+            chart = interval_chart(df.drop_nulls(prefix).rename({prefix: f"{prefix}_pts"}), prefix=prefix,
                                    category="cell", group="baseline", title=title, unit="F1 points")
             st.altair_chart(chart, key=f"audit-{name}-chart")
             figure_downloads(chart, key=f"audit-{name}", stem=f"audit-{name}")
-    for table in tables:
-        st.subheader(table.caption)
-        st.dataframe(table.frame, hide_index=True, key=f"audit-{table.name}")
+    for name, table in tables.items():
+        st.subheader(f"{table.title}. {table.caption}")
+        if table.not_applicable:
+            st.info(f"Does not apply: {table.not_applicable}", icon=":material/block:")
+            continue
+        st.dataframe(frames[name], hide_index=True, key=f"audit-{name}")
+        for note in (*table.notes, table.footnote):
+            if note:
+                st.caption(note)
         with st.expander("Show source"):
-            st.caption(f"warehouse.audit.report_tables(['{table.name}']): the bootstrap runs in Python "
-                       "over the audit_* views (SQL console: `SELECT * FROM audit_paired`).")
-        table_exports(table.frame, key=f"audit-{table.name}-x", stem=f"audit-{table.name}")
+            st.caption(f"`trajscope audit-report --table {name}` (warehouse.report.audit_tables): the bootstrap "
+                       "runs in Python over the audit_* views.")
+            st.code(table.sql, language="sql")
+        table_exports(frames[name], key=f"audit-{name}-x", stem=f"audit-{name}")

@@ -88,7 +88,7 @@ def _buckets_in_log(log: Path) -> Counter:
 
 def test_the_audit_tables_are_not_empty(demo):
     from warehouse import open_readonly
-    from warehouse.audit import report_tables
+    from warehouse.report import audit_tables, to_frame
 
     folder, _ = demo
     logs = list((folder / "runs").glob("audit-*.jsonl"))
@@ -98,7 +98,7 @@ def test_the_audit_tables_are_not_empty(demo):
     # placebo) and 0->0 (insertion).
     assert counts["1->1"] > 0 and counts["0->0"] > 0, counts
     with open_readonly(folder / "demo.duckdb") as con:
-        tables = {t.name: t.frame for t in report_tables(con)}
+        tables = {name: to_frame(t) for name, t in audit_tables(con).items()}
     for name in ("cells", "buckets", "causal", "insertion"):
         assert tables[name].height > 0, name
     buckets = tables["buckets"]

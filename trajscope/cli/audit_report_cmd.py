@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from warehouse.audit import REPORT_FORMATS, REPORT_TABLES
+from warehouse.report import AUDIT_TABLES, FORMATS
 
 from ._options import read_failure, timeout_option
 
@@ -13,23 +13,24 @@ from ._options import read_failure, timeout_option
 @click.command("audit-report")
 @click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="Warehouse (default $TRAJSCOPE_DB or ./trajscope.duckdb).")
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="markdown", show_default=True)
-@click.option("--table", "tables", multiple=True, type=click.Choice(REPORT_TABLES),
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="markdown", show_default=True)
+@click.option("--table", "tables", multiple=True, type=click.Choice(list(AUDIT_TABLES)),
               help="Only these tables (repeatable; default: all, in report order).")
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to a file instead of stdout.")
 @timeout_option
 def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None, timeout_s: float) -> None:
     """Print the audit tables: cells, transition buckets, the causal delta on 1->1 (remove vs
     placebo), insertion on 0->0, the sentinel panel with C2a / C2b verdicts, the identity check,
-    the alias spot-check and every per-intervention delta, with 95% bootstrap CIs (seed 42).
+    the alias spot-check and every per-intervention delta, with 95% bootstrap CIs (seed 42). The causal
+    and sentinel tables are `trajscope report audit`'s Tables 1 and 2.
 
     \b
     Example:
       trajscope audit-report --db demo.duckdb --format latex --table causal --table sentinels
     """
     from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
-    from warehouse.audit import render_report, report_tables
     from warehouse.export import check_output_path, write_output
+    from warehouse.report import audit_tables, render_all
 
     path = Path(db) if db else default_db_path()
     if out:
@@ -44,7 +45,7 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None, 
                     f"{path}: no audit records yet; run `trajscope audit --dataset ... --db {path}` "
                     f"or load records with `trajscope audit --import FILE --db {path}`"
                 )
-            text = render_report(report_tables(con, list(tables) or None), fmt)
+            text = render_all(list(audit_tables(con, tables, db_path=path).values()), fmt)
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise read_failure(exc) from None
     if out:

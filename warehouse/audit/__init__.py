@@ -1,4 +1,5 @@
-"""The answer-presence audit in the warehouse: audit records, bootstrap CIs, C2a / C2b verdicts, report tables."""
+"""The answer-presence audit in the warehouse: audit records, bootstrap CIs, C2a / C2b verdicts (its tables:
+warehouse.report.audit_tables)."""
 from ._analysis import (
     alias_check,
     bucket_counts,
@@ -21,13 +22,12 @@ from ._criteria import (
     c2b_placebo,
 )
 from ._loader import AuditLoadReport, load_audit_files, load_audit_records, with_scores
-from ._report import REPORT_FORMATS, REPORT_TABLES, ReportTable, render_report, report_tables
 
 __all__ = [
     "C2A_ABSOLUTE_PTS", "C2A_PASSING_SHARE", "C2A_RELATIVE", "C2B_RELATIVE", "CONFIDENCE", "N_RESAMPLES",
-    "REPORT_FORMATS", "REPORT_TABLES", "SEED", "AuditLoadReport", "CriterionResult", "Estimate",
-    "ReportTable", "alias_check", "bootstrap_means", "bucket_counts", "c2a_sentinel", "c2a_verdict",
+    "SEED", "AuditLoadReport", "CriterionResult", "Estimate",
+    "alias_check", "bootstrap_means", "bucket_counts", "c2a_sentinel", "c2a_verdict",
     "c2b_placebo", "causal_effects", "cells", "identity_check", "insertion_effects",
     "intervention_effects", "load_audit_files", "load_audit_records", "paired_bootstrap",
-    "render_report", "report_tables", "sentinel_audit", "with_scores",
+    "sentinel_audit", "with_scores",
 ]

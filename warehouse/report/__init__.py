@@ -9,6 +9,7 @@ from pathlib import Path
 import duckdb
 
 from ._audit import audit_report
+from ._audit_panels import AUDIT_TABLES, audit_tables
 from ._context import (
     BY_CHOICES,
     POOLED,
@@ -35,7 +36,18 @@ from ._read_gate import (
     gate_corrections_figure,
     read_gate_report,
 )
-from ._render import EXTENSIONS, FORMATS, csv_header, latex_document, render, render_all, to_csv, to_latex, to_markdown
+from ._render import (
+    EXTENSIONS,
+    FORMATS,
+    csv_header,
+    latex_document,
+    render,
+    render_all,
+    to_csv,
+    to_frame,
+    to_latex,
+    to_markdown,
+)
 from ._table import KINDS, Column, Interval, ReportTable, WithDelta, csv_cells, does_not_apply, format_cell
 
 PAPERS: dict[str, tuple[str, Callable[[ReportContext], list[ReportTable]] | None]] = {
@@ -75,6 +87,7 @@ def build_report(
 
 
 __all__ = [
+    "AUDIT_TABLES",
     "DEVIATIONS",
     "Deviation",
     "deviations_for",
@@ -97,6 +110,7 @@ __all__ = [
     "ReportTable",
     "RunInfo",
     "WithDelta",
+    "audit_tables",
     "build_report",
     "category_figure",
     "csv_cells",
@@ -114,6 +128,7 @@ __all__ = [
     "report_figures",
     "sql_file",
     "to_csv",
+    "to_frame",
     "to_latex",
     "to_markdown",
 ]

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+import polars as pl
 
 from warehouse.export import latex_escape
 
@@ -152,6 +153,20 @@ def to_csv(table: ReportTable) -> str:
     return buf.getvalue()
 
 
+def to_frame(table: ReportTable) -> pl.DataFrame:
+    """The table's CSV columns and full-precision values as a frame (what a page shows and charts)."""
+    keys = csv_header(table)
+    rows = []
+    for row in table.rows:
+        cells: dict[str, object] = {}
+        for value, column in zip(row, table.columns, strict=False):
+            cells.update(csv_cells(value, column))
+        rows.append(list(cells.values()))
+    if not rows:
+        return pl.DataFrame(schema={k: pl.String for k in keys})
+    return pl.DataFrame(rows, schema=keys, orient="row", infer_schema_length=None)
+
+
 def render(table: ReportTable, fmt: str) -> str:
     """One table in fmt."""
     if fmt not in FORMATS:
@@ -172,6 +187,7 @@ __all__ = [
     "render",
     "render_all",
     "to_csv",
+    "to_frame",
     "to_latex",
     "to_markdown",
 ]
