@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from trajscope.format import Capabilities, RecordError, Trajectory, encode, make_trajectory_id
+from trajscope.format import Capabilities, Chunk, RecordError, Trajectory, encode, make_trajectory_id
 
 from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
-from ._corpus_titles import CorpusTitles
+from ._corpus_titles import CorpusTitles, title_gold
 from ._registry import open_import
 from ._report import FileReport, RunReport
 
@@ -41,6 +41,8 @@ class ImportOptions:
     # splits the import into one run per value: run id `<run id>:<field>=<value>`.
     split_by: str | None = None
     corpus: str | None = None  # a dataset name or file: `title:` passages matched to its chunks
+    # Else the chunks of the warehouse the import goes to (read only when a `title:` id is met).
+    warehouse_corpus: Callable[[], Iterable[Chunk]] | None = None
 
 
 def _profiles(fmt: str, tallies: dict[str, RunTally], notes: Mapping[str, str], mapping_declared: Mapping[str, bool],
@@ -71,13 +73,15 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                                          run_id=options.run_id, patterns=options.patterns)
     if options.split_by:
         records = split_runs(records, options.split_by, options.source_name or str(path))
-    corpus = CorpusTitles(options.corpus) if options.corpus else None
+    corpus = (CorpusTitles.named(options.corpus) if options.corpus else
+              CorpusTitles("the warehouse's corpus", options.warehouse_corpus) if options.warehouse_corpus else None)
     if corpus is not None:
         records = (corpus.apply(t) for t in records)
     report = FileReport(source=options.source_name or str(path), format=ctx.format,
                         questions_file=options.questions.name if options.questions else None)
     tallies: dict[str, RunTally] = {}
     seen: dict[str, tuple[bytes, int]] = {}
+    by_title: set[str] = set()  # questions whose gold passages stay title ids
     # A canonical log nobody declares anything about loads as it is: no copy is written.
     as_is = ctx.format == "canonical" and not options.declare
     spool = out.with_name(out.name + ".spool")
@@ -101,6 +105,8 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                                            f"other content than record {first[1]}; the warehouse keeps one")
                 else:
                     seen[trajectory.trajectory_id] = (digest, ordinal)
+                    if title_gold(trajectory):
+                        by_title.add(trajectory.question.question_id)
                     tallies.setdefault(trajectory.run.run_id, RunTally()).add(trajectory)
                 fh.write(data + b"\n")
         mapping_name = options.mapping.name if options.mapping else None
@@ -116,9 +122,13 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     report.duplicates = ctx.notes.duplicates + report.duplicates
     report.warnings = list(ctx.notes.warnings) + report.warnings
     report.questions_joined = ctx.notes.questions_joined
-    if corpus is not None and corpus.unmatched:
-        report.warnings.append(f"{len(corpus.unmatched)} title(s) not in corpus {corpus.dataset} (no unique chunk "
+    if corpus is not None and corpus.size and corpus.unmatched:
+        report.warnings.append(f"{len(corpus.unmatched)} title(s) not in {corpus.name} (no unique chunk "
                                "with that title; kept as title ids), e.g. " + ", ".join(sorted(corpus.unmatched)[:3]))
+    elif by_title and not (corpus is not None and corpus.size):
+        report.warnings.append(f"{len(by_title)} question(s) name gold passages by title only, matched to no corpus "
+                               "chunk: kept as title:<title> ids (--corpus NAME|FILE, or ingesting into a warehouse "
+                               "that holds the corpus, matches them)")
     return report
 
 

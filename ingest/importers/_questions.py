@@ -89,6 +89,7 @@ class QuestionBook:
         self._by_text: dict[str, int] = {}
         for line, key, record in _records(path):
             self._add(Where(path, line, key), record)
+        self._line_base = self._ids_are_line_numbers()
 
     def _add(self, where: Where, value: Any) -> None:
         record = need_object(value, where)
@@ -123,8 +124,19 @@ class QuestionBook:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def _ids_are_line_numbers(self) -> int | None:
+        """0 or 1 when the entries' ids are their line numbers counted from it, else None."""
+        ids = [e.question_id for e in self._entries]
+        for base in (0, 1):
+            if ids == [str(i + base) for i in range(len(ids))]:
+                return base
+        return None
+
     def find(self, source_id: str | None, index: int | None) -> _Entry | None:
-        """By id when the file has ids, else by 0-based index; None when there is no match."""
+        """By id when the file has ids, else by 0-based index; None when there is no match. A record with
+        no id of its own joins a file keyed by line number (0.. or 1..) by its position."""
+        if self._by_id and source_id is None and index is not None and self._line_base is not None:
+            source_id = str(index + self._line_base)
         if self._by_id:
             return self._entries[self._by_id[source_id]] if source_id in self._by_id else None
         if index is not None and 0 <= index < len(self._entries):

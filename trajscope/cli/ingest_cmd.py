@@ -1,6 +1,7 @@
 """`trajscope ingest`: any supported log into the warehouse, all or nothing, with an import report per file."""
 from __future__ import annotations
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -37,7 +38,8 @@ from ._options import db_option
                    "stored apart instead of refused (they then do not pair in compare).")
 @click.option("--corpus", default=None, metavar="NAME|FILE",
               help="Match passages the log names by title (gold titles of a --questions file, title candidates, "
-                   "ReAct page reads) to this corpus's chunks (unique titles), e.g. --corpus hotpotqa_dev.json.")
+                   "ReAct page reads) to this corpus's chunks (unique titles), e.g. --corpus hotpotqa_dev.json; "
+                   "default: the corpus the --db warehouse holds, if it holds one.")
 @click.option("--split-by", default=None, metavar="FIELD",
               help="Split the import into one run per value of a field of each trajectory: metadata.NAME, "
                    "question.NAME or run.NAME (run id RUN:NAME=VALUE), e.g. --split-by metadata.level.")
@@ -66,6 +68,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     """
     from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
     from warehouse import WarehouseBusy, check_warehouse_file, ingest_paths
+    from warehouse.queries import corpus_titles
 
     if not files and not label_files:
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
@@ -90,7 +93,9 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
                 questions=Path(questions) if questions else None,
                 tool_map=load_tool_map(Path(tool_map)) if tool_map else None, run_id=run_id,
                 patterns=Path(patterns) if patterns else None, declare=declared, on_duplicate=on_duplicate,
-                split_by=split_by, corpus=corpus)
+                split_by=split_by, corpus=corpus,
+                # No corpus named: titles are matched to the corpus the warehouse holds, if it holds one.
+                warehouse_corpus=None if corpus or lake else functools.partial(corpus_titles, db_path))
             converted, sources = [], []
             for k, name in enumerate(files):
                 out = Path(tmp) / f"{k}-{Path(name).name}.canonical.jsonl"

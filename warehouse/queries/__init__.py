@@ -10,6 +10,7 @@ from ._attribution import (
     poisson_binomial_range,
 )
 from ._compare import Comparison, PairedStatistics, compare_runs, zero_read_rescue
+from ._corpus import CORPUS_TITLES_SQL, corpus_titles
 from ._forensics import (
     EXTRACTOR_AGREEMENT_SQL,
     JUDGE_ROBUSTNESS_SQL,
@@ -41,7 +42,7 @@ __all__ = [
     "CI_METHODS", "LABELLED_RUNS_SQL", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement",
     "poisson_binomial_range",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
-    "DEFAULT_COMPARE_METRIC", "FUNNEL_PAIRED_SQL",
+    "CORPUS_TITLES_SQL", "corpus_titles", "DEFAULT_COMPARE_METRIC", "FUNNEL_PAIRED_SQL",
     "FUNNEL_STAGES", "FunnelComparison", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",
     "JudgeRobustness", "JudgeRobustnessTable", "LabelAgreement", "PairedStatistics", "PooledCooccurrence",
     "QueryError", "StratifiedOddsRatio", "compare_funnels", "compare_runs", "comparison_frame", "efficiency_frontier",
