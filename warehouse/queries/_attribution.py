@@ -63,6 +63,20 @@ class Measure:
     ci: str | None = None  # a key of CI_METHODS
     reason: str | None = None
 
+    def text(self) -> str:
+        """As a table cell: value [low, high] to three decimals, or why it does not apply."""
+        if self.value is None:
+            return self.reason or "does not apply"
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]" if self.low is not None else f"{self.value:.3f}"
+
+
+def wilson_share(hits: int, n: int, confidence: float, reason: str = "does not apply") -> Measure:
+    """hits / n with its Wilson interval, or `reason` when n is 0 (the one share-with-CI of the agreements)."""
+    if not n:
+        return Measure(None, n=0, reason=reason)
+    low, high = wilson_interval(hits, n, confidence)
+    return Measure(hits / n, low, high, n, "wilson")
+
 
 @dataclass(frozen=True)
 class MethodAgreement:
@@ -91,11 +105,6 @@ class HumanAgreement:
 
     def frame(self) -> pl.DataFrame:
         """One row per method: each measure as value [low, high], or its reason."""
-        def cell(m: Measure) -> str:
-            if m.value is None:
-                return m.reason or "does not apply"
-            return f"{m.value:.3f} [{m.low:.3f}, {m.high:.3f}]" if m.low is not None else f"{m.value:.3f}"
-
         def paired(r: MethodAgreement) -> str:
             t = r.vs_rules
             if t is None:
@@ -103,8 +112,8 @@ class HumanAgreement:
             return f"only rules {t.a_only}, only this {t.b_only}; exact p {t.exact_p:.3g}"
         return pl.DataFrame(
             [{"method": r.method, "n": r.n_labelled, "coverage": round(r.coverage, 3),
-              "step_accuracy": cell(r.step), "within_1": cell(r.within1), "within_3": cell(r.within3),
-              "agent_accuracy": cell(r.agent), "category_kappa": cell(r.category), "vs_rules_mcnemar": paired(r)}
+              "step_accuracy": r.step.text(), "within_1": r.within1.text(), "within_3": r.within3.text(),
+              "agent_accuracy": r.agent.text(), "category_kappa": r.category.text(), "vs_rules_mcnemar": paired(r)}
              for r in self.methods],
             schema={"method": pl.Utf8, "n": pl.Int64, "coverage": pl.Float64, "step_accuracy": pl.Utf8,
                     "within_1": pl.Utf8, "within_3": pl.Utf8, "agent_accuracy": pl.Utf8, "category_kappa": pl.Utf8,
@@ -186,8 +195,7 @@ def human_agreement(con: Any, run_id: str, method: str | None = None, *, confide
             if is_uniform:
                 low, high = poisson_binomial_range(uniform[key], confidence)
                 return Measure(hits / denominator, low, high, denominator, "poisson_binomial")
-            low, high = wilson_interval(int(round(hits)), denominator, confidence)
-            return Measure(hits / denominator, low, high, denominator, "wilson")
+            return wilson_share(int(round(hits)), denominator, confidence)
 
         step_reason = r["step_reason"]
         category = (_kappa(pairs[r["method"]], n_resamples, seed, confidence) if r["method"] in pairs

@@ -8,8 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from ..stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, wilson_interval
-from ._attribution import Measure, _kappa
+from ..stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from ._attribution import Measure, _kappa, wilson_share
 
 PAIRS_SQL = """SELECT rubric_hash, model, trajectory_id, model_match, human_match FROM rubric_label_pairs
 WHERE ($run IS NULL OR run_id = $run) AND ($rubric IS NULL OR rubric_hash = $rubric)
@@ -38,30 +38,19 @@ class RubricAgreement:
 
     def frame(self) -> pl.DataFrame:
         """One row per scanner: each measure as value [low, high], or its reason."""
-        def cell(m: Measure) -> str:
-            if m.value is None:
-                return m.reason or "does not apply"
-            return f"{m.value:.3f} [{m.low:.3f}, {m.high:.3f}]" if m.low is not None else f"{m.value:.3f}"
         return pl.DataFrame(
-            [{"rubric": r.rubric_hash, "scanner": r.scanner, "n": r.n, "precision": cell(r.precision),
-              "recall": cell(r.recall), "kappa": cell(r.kappa)} for r in self.rows],
+            [{"rubric": r.rubric_hash, "scanner": r.scanner, "n": r.n, "precision": r.precision.text(),
+              "recall": r.recall.text(), "kappa": r.kappa.text()} for r in self.rows],
             schema={"rubric": pl.Utf8, "scanner": pl.Utf8, "n": pl.Int64, "precision": pl.Utf8, "recall": pl.Utf8,
                     "kappa": pl.Utf8})
-
-
-def _share(hits: int, n: int, reason: str, confidence: float) -> Measure:
-    if not n:
-        return Measure(None, n=0, reason=reason)
-    low, high = wilson_interval(hits, n, confidence)
-    return Measure(hits / n, low, high, n, "wilson")
 
 
 def _scored(rubric: str, scanner: str, said: list[bool], truth: list[bool], *, confidence: float,
             n_resamples: int, seed: int) -> ScannerAgreement:
     tp = sum(s and t for s, t in zip(said, truth, strict=True))
-    precision = _share(tp, sum(said), "does not apply: no labelled verdict says match", confidence)
-    recall = _share(tp, sum(truth), "does not apply: no labelled trajectory matches by the people's labels",
-                    confidence)
+    precision = wilson_share(tp, sum(said), confidence, "does not apply: no labelled verdict says match")
+    recall = wilson_share(tp, sum(truth), confidence,
+                          "does not apply: no labelled trajectory matches by the people's labels")
     kappa = _kappa(list(zip(truth, said, strict=True)), n_resamples, seed, confidence)
     return ScannerAgreement(rubric, scanner, len(said), precision, recall, kappa)
 
