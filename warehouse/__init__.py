@@ -27,7 +27,7 @@ from ._loader import (
 )
 from ._reconstruct import read_trajectory
 from ._schema import ViewDef, latest_schema_version, load_views, migrate, schema_version
-from ._stale_dirs import pid_alive
+from ._stale_dirs import pid_alive, sweep_dead_process_dirs
 from .read import (
     CONSOLE_LIMITS,
     DEFAULT_LIMITS,
@@ -56,6 +56,6 @@ __all__ = [
     "check_statement", "default_db_path", "ingest_log_slice", "ingest_paths", "ingest_trajectories",
     "latest_schema_version", "open_read", "run_read_query",
     "load_chunks", "load_questions", "load_views", "migrate", "open_readonly", "open_warehouse",
-    "pid_alive", "read_trajectory", "remove_stale_batch_dirs", "schema_version", "transaction", "upgrade_if_warehouse",
-    "validate_log",
+    "pid_alive", "read_trajectory", "remove_stale_batch_dirs", "schema_version", "sweep_dead_process_dirs",
+    "transaction", "upgrade_if_warehouse", "validate_log",
 ]

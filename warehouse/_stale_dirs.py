@@ -1,10 +1,14 @@
-"""Temp folders named after the process that made them (`<prefix><pid>` or `<prefix><pid>-...`): the one
-sweep that removes those a killed process left behind, for the loader's batches and the read path's spills."""
+"""Temp folders (and files) named after the process that made them (`<prefix><pid>`, `<prefix><pid>-...` or
+`<prefix><pid>.tmp`): the one sweep that removes those a killed process left behind, for the loader's
+batches, the CLI's converted logs, the read path's spills, the Upload page's folders and output temp files."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from pathlib import Path
+
+_PID = re.compile(r"(\d+)(?:$|[-.])")
 
 
 def pid_alive(pid: int) -> bool:
@@ -18,20 +22,28 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def sweep_dead_process_dirs(root: Path, prefix: str) -> list[Path]:
-    """Remove the folders under root named prefix + a pid whose process is gone; returns what was removed."""
+def sweep_dead_process_dirs(root: Path, prefix: str, *, files: bool = False) -> list[Path]:
+    """Remove the folders under root named prefix + a pid whose process is gone (and such files too, with
+    files=True); returns what was removed."""
     removed: list[Path] = []
     try:
-        entries = list(root.glob(prefix + "*"))
+        entries = list(Path(root).glob(prefix + "*"))
     except OSError:
         return removed
     for entry in entries:
-        pid_text = entry.name[len(prefix):].split("-", 1)[0]
-        if not entry.is_dir() or not pid_text.isdigit():
+        match = _PID.match(entry.name[len(prefix):])
+        if match is None or int(match.group(1)) == os.getpid() or pid_alive(int(match.group(1))):
             continue
-        if int(pid_text) != os.getpid() and not pid_alive(int(pid_text)):
-            shutil.rmtree(entry, ignore_errors=True)
-            removed.append(entry)
+        try:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            elif files and (entry.is_file() or entry.is_symlink()):
+                entry.unlink(missing_ok=True)
+            else:
+                continue
+        except OSError:
+            continue
+        removed.append(entry)
     return removed
 
 

@@ -1,9 +1,11 @@
 """A rubric scan started from the Search page: its command, its detached process and its progress file."""
 from __future__ import annotations
 
+import glob
 import os
 import subprocess
 import sys
+import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +15,8 @@ import msgspec
 from warehouse import pid_alive
 
 STAGES = ("starting", "slice", "model", "store", "done", "failed")
+# Seconds after its last write that an ended scan's files are swept, when no page removed them.
+STALE_SCAN_S = 3600.0
 
 
 class ScanJob(msgspec.Struct, kw_only=True):
@@ -60,6 +64,41 @@ def scan_running(job: ScanJob | None) -> bool:
     return job.pid is None or pid_alive(job.pid)
 
 
+def scan_files(path: Path) -> list[Path]:
+    """A scan's files beside the warehouse: its progress file, the progress file's temp copy and its log."""
+    path = Path(path)
+    return [path, path.with_name(path.name + ".tmp"), path.with_suffix(".log")]
+
+
+def remove_scan_files(path: Path) -> None:
+    """Delete a finished scan's files (the page keeps what it shows of them in its session)."""
+    for file in scan_files(path):
+        file.unlink(missing_ok=True)
+
+
+def sweep_stale_scans(db_path: Path, *, older_than_s: float = STALE_SCAN_S) -> list[Path]:
+    """Remove the files of scans on db_path that no longer run (finished, failed or killed) and were last
+    written more than older_than_s ago: those no page came back for. Returns what was removed."""
+    db_path = Path(db_path)
+    removed: list[Path] = []
+    now = time.time()
+    try:
+        files = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.scan-*"))
+    except OSError:
+        return removed
+    for file in files:
+        progress = file.with_name(file.name.removesuffix(".tmp")).with_suffix(".json")
+        try:
+            age = now - file.stat().st_mtime
+        except OSError:
+            continue
+        if age <= older_than_s or scan_running(read_scan_job(progress)):
+            continue
+        file.unlink(missing_ok=True)
+        removed.append(file)
+    return removed
+
+
 def scan_command(db_path: Path, rubric: str, runs: list[str], where: str | None, model: str,
                  progress_file: Path | None = None) -> list[str]:
     """The `trajscope scan` argument list (shown on the page, and what the page runs)."""
@@ -71,6 +110,7 @@ def scan_command(db_path: Path, rubric: str, runs: list[str], where: str | None,
 
 def launch_scan(db_path: Path, rubric: str, runs: list[str], where: str | None, model: str) -> Path:
     """Start the scan as a detached child (its output in a log beside the progress file); the progress path."""
+    sweep_stale_scans(db_path)
     job_id = uuid.uuid4().hex[:12]
     path = scan_job_path(db_path, job_id)
     write_scan_job(path, ScanJob(job_id=job_id, rubric=rubric.strip()))
@@ -82,5 +122,5 @@ def launch_scan(db_path: Path, rubric: str, runs: list[str], where: str | None, 
     return path
 
 
-__all__ = ["STAGES", "ScanJob", "launch_scan", "read_scan_job", "scan_command", "scan_job_path", "scan_running",
-           "write_scan_job"]
+__all__ = ["STAGES", "STALE_SCAN_S", "ScanJob", "launch_scan", "read_scan_job", "remove_scan_files", "scan_command",
+           "scan_files", "scan_job_path", "scan_running", "sweep_stale_scans", "write_scan_job"]

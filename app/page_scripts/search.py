@@ -8,7 +8,7 @@ import altair as alt
 import streamlit as st
 
 from app.access import read_connection
-from app.jobs import launch_scan, read_scan_job, scan_command, scan_running
+from app.jobs import ScanJob, launch_scan, read_scan_job, remove_scan_files, scan_command, scan_running
 from app.queries import cluster_sizes_sql, rubric_choices_sql, run_choices_sql, verdict_steps_sql, verdicts_sql
 from app.ui import app_config, fetch, page_header, require_warehouse, show_error, table_panel
 from warehouse import WarehouseBusy
@@ -25,22 +25,35 @@ page_header("Search", "Rubric search over trajectories with a language model: wr
 config = app_config()
 
 
+def _ended_scan(path: Path) -> tuple[ScanJob | None, str, bool]:
+    """The scan's progress, its log's tail and whether it ended; an ended scan's are kept in the session
+    as its files are removed."""
+    kept = st.session_state.get("search-job-ended")
+    if kept is not None and kept[0] == str(path):
+        return kept[1], kept[2], True
+    job = read_scan_job(path)
+    if job is None or scan_running(job):
+        return job, "", False
+    log = path.with_suffix(".log")
+    tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
+    st.session_state["search-job-ended"] = (str(path), job, tail)
+    remove_scan_files(path)  # the scan ended: nothing of it is left beside the warehouse
+    return job, tail, True
+
+
 def _scan_progress() -> None:
     """The page's scan: a progress bar while it runs; once done, one rerun so its verdicts appear below."""
     path = Path(st.session_state["search-job"])
-    job = read_scan_job(path)
+    job, tail, ended = _ended_scan(path)
     if job is None:
         st.warning(f"The scan's progress file {path} is gone.")
         return
-    running = scan_running(job)
     if job.stage == "done":
         st.success(f"Scan finished: {job.message}", icon=":material/check_circle:")
         if st.session_state.get("search-job-shown") != job.job_id:
             st.session_state["search-job-shown"] = job.job_id
             st.rerun()  # the whole page: the verdicts list reads the new verdicts
-    elif job.stage == "failed" or not running:
-        log = path.with_suffix(".log")
-        tail = log.read_text(errors="replace")[-1500:] if log.exists() else ""
+    elif job.stage == "failed" or ended:
         st.error(f"Scan {job.stage if job.stage == 'failed' else 'stopped (its process is gone)'}: "
                  f"{job.message or 'no message'}", icon=":material/error:")
         if tail:

@@ -108,3 +108,7 @@ if uploaded is not None:
                 st.session_state.pop("upload-prepared-key", None)
                 st.success(f"Ingested into `{config.db_path}`: {report.summary()}", icon=":material/inbox:")
                 st.page_link("page_scripts/runs.py", label="See the runs", icon=":material/table_rows:")
+elif "upload-prepared" in st.session_state:
+    # The file was taken out of the uploader: its converted copy on the server goes with it.
+    discard_upload(st.session_state.pop("upload-prepared"))
+    st.session_state.pop("upload-prepared-key", None)

@@ -1,4 +1,13 @@
 """Uploading a log: the same import as `trajscope ingest` (convert once, report, preview), then ingest."""
-from ._check import CANONICAL, PreparedUpload, discard_upload, ingest_upload, prepare_upload
+from ._check import (
+    CANONICAL,
+    PreparedUpload,
+    discard_upload,
+    ingest_upload,
+    prepare_upload,
+    sweep_stale_uploads,
+    upload_root,
+)
 
-__all__ = ["CANONICAL", "PreparedUpload", "discard_upload", "ingest_upload", "prepare_upload"]
+__all__ = ["CANONICAL", "PreparedUpload", "discard_upload", "ingest_upload", "prepare_upload", "sweep_stale_uploads",
+           "upload_root"]

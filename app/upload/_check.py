@@ -6,6 +6,7 @@ original file name as its source, and deletes the temp folder.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -17,11 +18,12 @@ import polars as pl
 from app.access import write_lock
 from ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
 from trajscope.format import RecordError, Trajectory, decode_trajectory
-from warehouse import IngestReport, ingest_paths
+from warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs
 
 CANONICAL = "canonical"
 SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file
-_UPLOAD_DIR = Path(tempfile.gettempdir()) / "trajscope-uploads"
+# An upload's folder: `upload-<pid of the server>-...` under upload_root(), swept once that server is gone.
+_UPLOAD_PREFIX = "upload-"
 
 
 @dataclass
@@ -75,36 +77,64 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
     --patterns` takes, as (file name, bytes); per_run_questions is kept for the ingest.
     """
     declare = dict(declare or {})
-    _UPLOAD_DIR.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="upload-", dir=_UPLOAD_DIR))  # private to this upload
+    sweep_stale_uploads()
+    folder = Path(tempfile.mkdtemp(prefix=f"{_UPLOAD_PREFIX}{os.getpid()}-", dir=upload_root()))  # this upload's
     display = Path(name).name or "upload.jsonl"
+    prepared = PreparedUpload(name=display, folder=folder, per_run_questions=per_run_questions)
+    try:
+        _prepare(prepared, data, format=format, run_id=run_id, declare=declare, preview_rows=preview_rows,
+                 sides={"mapping": mapping, "questions": questions, "patterns": patterns})
+    except BaseException:
+        discard_upload(prepared)  # a failure of any kind (a full disk, a bug) leaves no folder behind
+        raise
+    if not prepared.ok:
+        discard_upload(prepared)  # refused: nothing of it will be ingested, so nothing of it is kept
+    return prepared
+
+
+def upload_root() -> Path:
+    """Where uploads are saved while they wait to be ingested ($TRAJSCOPE_UPLOAD_TMP, else the temp dir)."""
+    root = Path(os.environ.get("TRAJSCOPE_UPLOAD_TMP") or tempfile.gettempdir()) / "trajscope-uploads"
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def sweep_stale_uploads() -> list[Path]:
+    """Remove upload folders of servers that no longer run (killed before ingest or discard); what was removed."""
+    return sweep_dead_process_dirs(upload_root(), _UPLOAD_PREFIX)
+
+
+def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_id: str | None,
+             declare: dict[str, bool], preview_rows: int, sides: Mapping[str, SideFile | None]) -> None:
+    folder, display = prepared.folder, prepared.name
     path = folder / display
     path.write_bytes(data)
-    prepared = PreparedUpload(name=display, folder=folder, per_run_questions=per_run_questions)
-    sides = {role: _save_side(folder, role, part) for role, part in
-             (("mapping", mapping), ("questions", questions), ("patterns", patterns)) if part is not None}
+    saved = {role: _save_side(folder, role, part) for role, part in sides.items() if part is not None}
     try:
-        prepared.format = resolve_format(path, format, sides.get("mapping"))
+        prepared.format = resolve_format(path, format, saved.get("mapping"))
         out = folder / "canonical.jsonl"
         prepared.report = convert_file(path, out, ImportOptions(
-            format=prepared.format, run_id=run_id or None, declare=declare, mapping=sides.get("mapping"),
-            questions=sides.get("questions"), patterns=sides.get("patterns"),
+            format=prepared.format, run_id=run_id or None, declare=declare, mapping=saved.get("mapping"),
+            questions=saved.get("questions"), patterns=saved.get("patterns"),
             declare_source="the Upload page", source_name=display))
         prepared.canonical = prepared.report.output
     except RecordError as exc:
         # An error in a side file names that file, one in the log the log's original name (and an
         # archive member's name after it); the saved files' private folder is not the user's business.
-        side = next((p.name for p in sides.values() if str(exc.path) == str(p)), None)
+        side = next((p.name for p in saved.values() if str(exc.path) == str(p)), None)
         member = exc.path[len(str(path)):] if exc.path.startswith(str(path)) else ""
         prepared.errors.append(RecordError(side or display + member, exc.line, exc.field, exc.message))
-        discard_upload(prepared)
-        return prepared
+        return
+    # Only the converted log is ingested: the saved upload and its side files go now, halving the disk held.
+    if path != prepared.canonical:
+        path.unlink()
+    for side in saved.values():
+        shutil.rmtree(side.parent, ignore_errors=True)
     with open(prepared.canonical, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if lineno > preview_rows:
                 break
             prepared.preview.append(decode_trajectory(raw, path=display, line=lineno))
-    return prepared
 
 
 def _save_side(folder: Path, role: str, part: SideFile) -> Path:

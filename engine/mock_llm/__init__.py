@@ -2,6 +2,7 @@
 from ._replies import (
     MockReply,
     reply_error,
+    reply_huge,
     reply_invalid_body,
     reply_json,
     reply_malformed,
@@ -13,6 +14,6 @@ from ._replies import (
 from ._server import MockLLMServer, RecordedRequest, Responder
 
 __all__ = [
-    "MockLLMServer", "MockReply", "RecordedRequest", "Responder", "reply_error", "reply_invalid_body",
+    "MockLLMServer", "MockReply", "RecordedRequest", "Responder", "reply_error", "reply_huge", "reply_invalid_body",
     "reply_json", "reply_malformed", "reply_stall", "reply_text", "reply_tool_call", "reply_tool_calls",
 ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,13 +13,16 @@ _ids = itertools.count(1)
 
 @dataclass(frozen=True)
 class MockReply:
-    """One scripted answer: `body` is sent as JSON, else `raw_body` verbatim; after `delay_s` seconds."""
+    """One scripted answer: `body` is sent as JSON, else `raw_body` verbatim, else `chunks()` chunked (no
+    Content-Length, generated as it is sent, so a test can serve a body far larger than its memory);
+    after `delay_s` seconds."""
 
     status: int = 200
     body: dict[str, Any] | None = None
     raw_body: bytes | None = None
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
+    chunks: Callable[[], Iterator[bytes]] | None = None
 
 
 def _completion_body(
@@ -94,3 +98,20 @@ def reply_stall(seconds: float, then: MockReply | None = None) -> MockReply:
     """Wait `seconds` before answering (longer than the client timeout makes a timeout)."""
     base = then or reply_text("late")
     return MockReply(status=base.status, body=base.body, raw_body=base.raw_body, delay_s=seconds, headers=base.headers)
+
+
+def reply_huge(mb: int, *, char: bytes = b"a") -> MockReply:
+    """One completion whose content is `mb` MB of one character, streamed chunk by chunk (never held whole)."""
+    head = json.dumps({"id": f"chatcmpl-mock-{next(_ids)}", "object": "chat.completion", "created": 0,
+                       "model": "mock", "choices": [{"index": 0, "finish_reason": "stop",
+                                                     "message": {"role": "assistant", "content": ""}}]})
+    prefix, suffix = head.split('"content": ""', 1)
+    block = char * 65536
+
+    def chunks() -> Iterator[bytes]:
+        yield (prefix + '"content": "').encode()
+        for _ in range(mb * 16):
+            yield block
+        yield ('"' + suffix).encode()
+
+    return MockReply(chunks=chunks)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import collections
+import io
 import json
 import threading
 from collections.abc import Callable, Iterable
@@ -144,6 +145,9 @@ def _make_handler(server: MockLLMServer) -> type[BaseHTTPRequestHandler]:
             return
 
         def _send(self, reply: MockReply) -> None:
+            if reply.chunks is not None and reply.raw_body is None and reply.body is None:
+                self._send_chunked(reply)
+                return
             payload = reply.raw_body if reply.raw_body is not None else json.dumps(reply.body or {}).encode()
             try:
                 self.send_response(reply.status)
@@ -156,6 +160,27 @@ def _make_handler(server: MockLLMServer) -> type[BaseHTTPRequestHandler]:
                 self.wfile.flush()
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True  # the client gave up (a timeout test)
+
+        def _send_chunked(self, reply: MockReply) -> None:
+            assert reply.chunks is not None
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Transfer-Encoding", "chunked")
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                for chunk in reply.chunks():
+                    if server._stopping.is_set():
+                        break
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                # The client stopped reading (its byte cap): drop what is buffered for it, so the server's
+                # own last flush does not fail on the closed socket.
+                self.close_connection = True
+                self.wfile = io.BytesIO()
 
         def do_GET(self) -> None:  # noqa: N802
             server._record("GET", self.path, _lower(self.headers), {})

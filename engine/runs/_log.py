@@ -7,6 +7,8 @@ from pathlib import Path
 
 from trajscope.format import AppendOnlyLog, LogFileCorrupt, Run, Trajectory, decode_trajectory, encode, recover_log_file
 
+from ._outcome import LOG_LINE_BUDGET, oversized_trajectory
+
 
 class LogCorrupt(LogFileCorrupt):
     """A log line other than the last one is not a valid trajectory."""
@@ -61,13 +63,19 @@ class TrajectoryLog:
         """Bytes of the file that are whole, fsync'd lines (what a reader such as the warehouse sink may load)."""
         return self._log.durable_size
 
-    async def append(self, trajectory: Trajectory) -> None:
-        """Write one trajectory durably."""
+    async def append(self, trajectory: Trajectory) -> Trajectory:
+        """Write one trajectory durably; returns what was written (an error record in place of a trajectory
+        whose line would pass the budget ingest can read, see oversized_trajectory)."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append((encode(trajectory), future))
+        line = encode(trajectory)
+        if len(line) > LOG_LINE_BUDGET:
+            trajectory = oversized_trajectory(trajectory, len(line))
+            line = encode(trajectory)
+        self._pending.append((line, future))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._drain())
         await future
+        return trajectory
 
     async def _drain(self) -> None:
         while self._pending:

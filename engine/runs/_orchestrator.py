@@ -175,8 +175,7 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
     async def episode(question: Question) -> None:
         nonlocal errors
         async with semaphore:
-            trajectory = await _run_episode(inputs, question, ctx, spec.episode_timeout_s)
-            await log.append(trajectory)
+            trajectory = await log.append(await _run_episode(inputs, question, ctx, spec.episode_timeout_s))
         failed = trajectory.end_reason == "error"
         errors += int(failed)
         progress.advance(trajectory_cost(trajectory), failed)

@@ -9,6 +9,7 @@ import msgspec
 
 from engine.llm import ModelError
 from trajscope.format import (
+    MAX_LINE_BYTES,
     ErrorStep,
     Judgment,
     Question,
@@ -49,6 +50,31 @@ def error_trajectory(run: Run, question: Question, exc: BaseException, started_a
         started_at=started_at,
         finished_at=utc_now(),
         metadata={"traceback_tail": "".join(frames)[-2000:]},
+    )
+
+
+# The most bytes one trajectory's log line may take: ingest refuses a line over MAX_LINE_BYTES, and the log's
+# redaction may lengthen a line by a quarter (an 8-character key fragment becomes the 10 of "[REDACTED]").
+LOG_LINE_BUDGET = MAX_LINE_BYTES * 4 // 5
+
+
+def oversized_trajectory(trajectory: Trajectory, size: int) -> Trajectory:
+    """What is logged instead of a trajectory whose line would pass LOG_LINE_BUDGET: an error naming the limit
+    (the steps are dropped; their count and the answer's first characters are kept)."""
+    message = (f"the trajectory's log line would be {size / 2**20:,.1f} MB, over the run log's line budget of "
+               f"{LOG_LINE_BUDGET / 2**20:,.1f} MB (ingest refuses lines over {MAX_LINE_BYTES / 2**20:,.0f} MB); "
+               f"its {len(trajectory.steps)} steps were not kept")
+    return Trajectory(
+        trajectory_id=trajectory.trajectory_id,
+        run=trajectory.run,
+        question=trajectory.question,
+        steps=[ErrorStep(error_type="log_line_too_large", message=message)],
+        end_reason="error",
+        error=f"log_line_too_large: {message}",
+        started_at=trajectory.started_at,
+        finished_at=trajectory.finished_at or utc_now(),
+        metadata={"dropped_steps": len(trajectory.steps), "line_bytes": size,
+                  "final_answer_head": (trajectory.final_answer or "")[:200]},
     )
 
 

@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -89,6 +90,7 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
         "--browser.gatherUsageStats", "false", "--global.developmentMode", "false",
         "--client.toolbarMode", "minimal",
     ]
+    _sweep_leftovers(db_path)
     state = "" if db_path.exists() else " (not created yet)"
     if db_path.exists():
         # The dashboard only reads, so an older warehouse gets its migrations and views here.
@@ -100,6 +102,23 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
     click.echo(f"trajscope dashboard on http://127.0.0.1:{port}  —  warehouse {db_path}{state}")
     sys.stdout.flush()
     sys.exit(_serve(args, env))
+
+
+def _sweep_leftovers(db_path: Path) -> None:
+    """What killed servers, queries, ingests and scans left behind: their temp folders, uploads and the
+    progress files of ended scans beside the warehouse (each kind named after its process, or its job)."""
+    from app.jobs import sweep_stale_scans
+    from app.upload import sweep_stale_uploads
+    from warehouse import remove_stale_batch_dirs, sweep_dead_process_dirs
+    from warehouse.read import sweep_stale
+
+    from .ingest_cmd import INGEST_TMP_PREFIX
+
+    sweep_stale()
+    remove_stale_batch_dirs()
+    sweep_dead_process_dirs(Path(tempfile.gettempdir()), INGEST_TMP_PREFIX)
+    sweep_stale_uploads()
+    sweep_stale_scans(db_path)
 
 
 def _die_with_parent() -> None:

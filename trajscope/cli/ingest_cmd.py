@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import tempfile
 from pathlib import Path
 
@@ -10,6 +11,9 @@ import click
 from trajscope.format import RecordError, terminal_text
 
 from ._options import db_option
+
+# The folder of an ingest's converted logs (a full copy of each input), `<prefix><pid>-...` in the temp dir.
+INGEST_TMP_PREFIX = "trajscope-ingest-"
 
 
 @click.command("ingest")
@@ -67,7 +71,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     --labels ../shared/data/external_logs/trail_swe/annotations
     """
     from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
-    from warehouse import WarehouseBusy, check_warehouse_file, ingest_paths
+    from warehouse import WarehouseBusy, check_warehouse_file, ingest_paths, sweep_dead_process_dirs
     from warehouse.queries import corpus_titles
 
     if not files and not label_files:
@@ -86,7 +90,9 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
         declared = parse_declarations(declares)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--declare") from None
-    with tempfile.TemporaryDirectory(prefix="trajscope-ingest-") as tmp:
+    # Named after this process, so an ingest killed midway leaves a folder the next one removes.
+    sweep_dead_process_dirs(Path(tempfile.gettempdir()), INGEST_TMP_PREFIX)
+    with tempfile.TemporaryDirectory(prefix=f"{INGEST_TMP_PREFIX}{os.getpid()}-") as tmp:
         try:
             options = ImportOptions(
                 format=fmt, mapping=Path(mapping) if mapping else None,

@@ -3,11 +3,16 @@ link; a missing folder, a full disk or a long name is one line, not a traceback.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
 from .._file_check import WarehouseFileError, check_path_length
 from .._file_lock import default_db_path
+from .._stale_dirs import sweep_dead_process_dirs
+
+# The temp file an output is written to before it is renamed over the target, beside it.
+TMP_PREFIX = ".trajscope-"
 
 
 class OutputRefused(ValueError):
@@ -73,7 +78,10 @@ def write_output(out: str | Path, data: str | bytes, *, reading: Iterable[str | 
         else:
             # A regular file is written beside itself and renamed over, so a full disk leaves the old
             # content, and a link is followed to its target rather than replaced.
-            tmp = target.with_name(f".trajscope-{os.getpid()}.tmp")
+            # Named after this process (a killed export's file is swept by the next write into the folder)
+            # and unique within it (two threads may write into one folder).
+            sweep_dead_process_dirs(target.parent, TMP_PREFIX, files=True)
+            tmp = target.with_name(f"{TMP_PREFIX}{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
             try:
                 with open(tmp, "wb") as fh:
                     fh.write(payload)
@@ -86,4 +94,4 @@ def write_output(out: str | Path, data: str | bytes, *, reading: Iterable[str | 
     return len(payload)
 
 
-__all__ = ["OutputRefused", "check_output_path", "write_output"]
+__all__ = ["TMP_PREFIX", "OutputRefused", "check_output_path", "write_output"]

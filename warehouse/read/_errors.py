@@ -17,11 +17,13 @@ class NotAWarehouse(ReadRefused, WarehouseFileError):
 
 
 class LimitExceeded(ReadRefused):
-    """A query stopped at one of the sandbox's limits; `limit` names the ReadLimits field."""
+    """A query stopped at one of the sandbox's limits; `limit` names the ReadLimits field (or "address_space",
+    a query worker's bound); `detail` keeps the first line of the error that stopped it."""
 
-    def __init__(self, message: str, *, limit: str):
+    def __init__(self, message: str, *, limit: str, detail: str = ""):
         super().__init__(message)
         self.limit = limit
+        self.detail = detail
 
 
 class QueryTimeout(LimitExceeded):

@@ -3,6 +3,7 @@ enforced batch by batch while the Arrow result streams in."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,13 +38,14 @@ def limit_error(exc: BaseException, limits: ReadLimits) -> LimitExceeded | None:
     """The LimitExceeded a DuckDB out-of-memory or out-of-temp-disk error stands for, else None."""
     if not isinstance(exc, (duckdb.OutOfMemoryException, MemoryError)):
         return None
+    detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if "max_temp_directory_size" in str(exc):
         return LimitExceeded(
-            f"stopped: the query needed more temp disk than the limit of {_mb(limits.max_temp_mb)}", limit="max_temp_mb"
-        )
+            f"stopped: the query needed more temp disk than the limit of {_mb(limits.max_temp_mb)}",
+            limit="max_temp_mb", detail=detail)
     return LimitExceeded(
-        f"stopped: the query needed more memory than the limit of {_mb(limits.memory_limit_mb)}",
-        limit="memory_limit_mb",
+        f"stopped: the query needed more memory than DuckDB's memory limit of {_mb(limits.memory_limit_mb)}",
+        limit="memory_limit_mb", detail=detail,
     )
 
 
@@ -59,6 +61,7 @@ def time_limit(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[None]
     # DuckDB has no statement timeout, so a timer interrupts the running query.
     timer = threading.Timer(seconds, stop)
     timer.daemon = True
+    started = time.monotonic()
     timer.start()
     try:
         yield
@@ -66,8 +69,8 @@ def time_limit(con: duckdb.DuckDBPyConnection, seconds: float) -> Iterator[None]
         # An interrupt during Arrow streaming surfaces as an OSError from the reader.
         if fired.is_set() or isinstance(exc, duckdb.InterruptException):
             raise QueryTimeout(
-                f"stopped: the query ran past the time limit of {seconds:g} s; narrow it (WHERE, LIMIT) or "
-                "aggregate first"
+                f"stopped: the query ran past the time limit of {seconds:g} s (it stopped at "
+                f"{time.monotonic() - started:.1f} s); narrow it (WHERE, LIMIT) or aggregate first"
             ) from None
         raise
     finally:

@@ -3,7 +3,11 @@ the one table of their defaults for each kind of reader."""
 from __future__ import annotations
 
 import math
+import os
+import resource
 from dataclasses import dataclass, fields, replace
+
+from ._errors import ReadRefused
 
 # Address space a query worker needs besides DuckDB's memory limit: the interpreter, DuckDB, pyarrow
 # and their thread stacks (about 1.1 GB of virtual memory, measured) plus the fetched batches.
@@ -67,6 +71,50 @@ class ReadLimits:
         }
 
 
+def mb_text(value: float) -> str:
+    """A figure in MB as a message shows it: thousands separated, no exponent (1,000,000, 0.5)."""
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+class LimitAboveMachine(ReadRefused):
+    """Limits whose worker bound is more memory than the machine has: such a bound would bound nothing."""
+
+
+def worker_address_space_mb(limits: ReadLimits) -> float:
+    """The address space a query worker asks for: the interpreter, DuckDB's memory limit, twice the result."""
+    return WORKER_BASE_ADDRESS_SPACE_MB + limits.memory_limit_mb + 2 * limits.max_result_mb
+
+
+def inherited_address_space_mb() -> float | None:
+    """The address-space limit this process runs under (ulimit -v; a worker inherits it), None when unlimited."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    known = [v for v in (soft, hard) if v != resource.RLIM_INFINITY]
+    return min(known) / 2**20 if known else None
+
+
+def machine_memory_mb() -> float | None:
+    """Physical memory of this machine in MB, None where the system does not say."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_fits_machine(limits: ReadLimits) -> None:
+    """Refuse limits whose memory (DuckDB's limit and twice the result, held by the worker and again by the
+    caller) passes the machine's: raising a flag that far would remove the bound in all but name (a
+    1,000,000 MB result budget made a worker's address-space cap 2 TB)."""
+    machine = machine_memory_mb()
+    asked = limits.memory_limit_mb + 2 * limits.max_result_mb
+    if machine is not None and asked > machine:
+        room = max(0.0, (machine - limits.memory_limit_mb) / 2)
+        raise LimitAboveMachine(
+            f"refused: the memory limit of {limits.memory_limit_mb:,} MB plus twice the result limit of "
+            f"{mb_text(limits.max_result_mb)} MB is {asked:,.0f} MB, more than this machine's {machine:,.0f} MB of "
+            f"memory, so it would bound nothing; lower --max-result-mb (at most {room:,.0f} MB here) or "
+            "--memory-limit-mb")
+
+
 def profile_limits(profile: str) -> ReadLimits:
     """The defaults of one column of DEFAULTS (command, console or page)."""
     if profile not in PROFILES:
@@ -79,4 +127,5 @@ CONSOLE_LIMITS = profile_limits("console")
 PAGE_LIMITS = profile_limits("page")
 
 __all__ = ["CONSOLE_LIMITS", "DEFAULTS", "DEFAULT_LIMITS", "PAGE_LIMITS", "PROFILES", "WORKER_BASE_ADDRESS_SPACE_MB",
-           "ReadLimits", "profile_limits"]
+           "LimitAboveMachine", "ReadLimits", "check_fits_machine", "inherited_address_space_mb", "machine_memory_mb",
+           "mb_text", "profile_limits", "worker_address_space_mb"]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import signal
 import subprocess
 import sys
 import threading
@@ -14,9 +16,10 @@ import polars as pl
 import pyarrow as pa
 
 from .._connection import WarehouseBusy
+from . import _worker
 from ._errors import ForbiddenStatement, LimitExceeded, NotAWarehouse, QueryTimeout, ReadRefused
 from ._fetch import Fetched
-from ._limits import DEFAULT_LIMITS, ReadLimits
+from ._limits import DEFAULT_LIMITS, ReadLimits, check_fits_machine
 from ._open import resolve_path
 from ._session import open_read
 from ._statement import check_statement
@@ -25,8 +28,14 @@ from ._upgrade import upgrade_or_refuse
 
 # The worker starts from warehouse.read._worker without running the packages' __init__ (the loader,
 # polars, msgspec: over a second of start-up on a busy machine); it needs duckdb and pyarrow only.
+# Before anything else it asks Linux to kill it when its parent dies (PR_SET_PDEATHSIG), and exits at once
+# if the parent is already gone: a killed server or CLI never leaves a query running.
 _BOOTSTRAP = """
-import sys, types
+import ctypes, os, signal, sys, types
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)
+    if os.getppid() != int(sys.argv[2]):
+        os._exit(1)
 from importlib.machinery import ModuleSpec
 for name in ("warehouse", "warehouse.read"):
     module = types.ModuleType(name)
@@ -37,8 +46,13 @@ for name in ("warehouse", "warehouse.read"):
 from warehouse.read._worker import main
 main()
 """
-# Seconds a worker gets beyond the query's own time limit and lock wait: interpreter start-up, writing.
-_WORKER_GRACE_S = 10.0
+# Seconds a worker gets to start (interpreter, imports) before its lock wait counts, on a loaded machine.
+_STARTUP_S = 10.0
+# Seconds past the time limit before a worker that did not stop when interrupted is killed (a single long
+# function call, such as lpad to 2 GB, never looks at the interrupt).
+_STOP_GRACE_S = 1.0
+# Seconds a worker gets to write its result once fetched (at most max_result_mb of Arrow to a local file).
+_WRITE_S = 30.0
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 # Query workers one process (a dashboard server, many tabs) runs at once; more wait for a slot up to the
 # lock wait, then are refused. Each worker may take its memory limit plus the interpreter (see _limits).
@@ -84,27 +98,102 @@ def _in_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
         _worker_slots.release()
 
 
+class _Phases:
+    """The worker's phase lines on its stdout (other output ignored), each awaited until a deadline."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]):
+        assert proc.stdout is not None
+        self._fd = proc.stdout.fileno()
+        self._buffer = b""
+
+    def next(self, deadline: float) -> str | None:
+        """The next phase line, "" once the worker closed its stdout (it ended), None at the deadline."""
+        while True:
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                if line.strip() in (_worker.OPENED.encode(), _worker.FETCHED.encode()):
+                    return line.strip().decode()
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._fd], [], [], left)[0]:
+                return None
+            chunk = os.read(self._fd, 4096)
+            if not chunk:
+                return ""
+            self._buffer += chunk
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    proc.kill()
+    proc.wait()
+
+
+def _supervise(proc: subprocess.Popen[bytes], limits: ReadLimits) -> None:
+    """Hold each phase of the worker to its deadline: start-up and lock wait, the query's time limit (plus a
+    second for the interrupt to land), the writing of the result; a worker past one is killed."""
+    phases = _Phases(proc)
+    begun = time.monotonic()
+    phase = phases.next(begun + _STARTUP_S + limits.lock_wait_s)
+    if phase is None:
+        _kill(proc)
+        raise WarehouseBusy(
+            f"stopped: the query worker had not opened the warehouse after {time.monotonic() - begun:.1f} s "
+            f"(start-up, then the lock wait of {limits.lock_wait_s:g} s); try again shortly")
+    if phase == _worker.OPENED:
+        opened = time.monotonic()
+        phase = phases.next(opened + limits.timeout_s + _STOP_GRACE_S)
+        if phase is None:
+            killed_at = time.monotonic() - opened
+            _kill(proc)
+            raise QueryTimeout(
+                f"stopped: the query ran past the time limit of {limits.timeout_s:g} s and did not stop when "
+                f"interrupted, so its worker was killed at {killed_at:.1f} s")
+    if phase == _worker.FETCHED and phases.next(time.monotonic() + _WRITE_S) is None:
+        _kill(proc)
+        raise ReadRefused(f"stopped: the query worker had not written its result {_WRITE_S:g} s after fetching it")
+    try:
+        proc.wait(timeout=_WRITE_S)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+
+
+def _died(proc: subprocess.Popen[bytes], folder: Path, limits: ReadLimits) -> ReadRefused:
+    """Why a worker that wrote no status ended: the address-space bound (a refused allocation aborts or
+    kills it), or what its last error line says."""
+    errors = (folder / "stderr.txt").read_text(errors="replace").strip().splitlines() \
+        if (folder / "stderr.txt").exists() else []
+    last = errors[-1][:300] if errors else ""
+    code = proc.returncode
+    if code in (-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS) or \
+            any(s in last for s in ("MemoryError", "bad_alloc", "out of memory", "Cannot allocate memory")):
+        stop = _worker.address_space_stop(limits)
+        return LimitExceeded(f"{stop} (query worker exit status {code})", limit=stop.limit)
+    return ReadRefused(f"the query worker ended without a result (exit status {code}){': ' + last if last else ''}")
+
+
 def _run_worker(path: Path, statement: str, limits: ReadLimits) -> Fetched:
     with private_temp_dir() as folder:
         # Absolute: the worker runs in its own temp directory, where a relative --db names nothing.
         request = {"db": str(path.absolute()), "shown_db": str(path), "sql": statement, "folder": str(folder),
                    "limits": limits.__dict__}
-        proc = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, str(_PACKAGE_ROOT)], stdin=subprocess.PIPE,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(folder))
+        with open(folder / "stderr.txt", "wb") as stderr:
+            proc = subprocess.Popen([sys.executable, "-c", _BOOTSTRAP, str(_PACKAGE_ROOT), str(os.getpid())],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, cwd=str(folder))
         try:
-            _, stderr = proc.communicate(json.dumps(request).encode(),
-                                         timeout=limits.timeout_s + limits.lock_wait_s + _WORKER_GRACE_S)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            raise QueryTimeout(f"stopped: the query ran past the time limit of {limits.timeout_s:g} s") from None
+            assert proc.stdin is not None
+            try:
+                proc.stdin.write(json.dumps(request).encode())
+                proc.stdin.close()
+            except BrokenPipeError:
+                pass  # it ended before reading: its exit status says why
+            _supervise(proc, limits)
+        finally:
+            if proc.poll() is None:
+                _kill(proc)
+            if proc.stdout is not None:
+                proc.stdout.close()
         status_file = folder / "status.json"
         if not status_file.exists():
-            # No status: the worker died, which the address-space bound does to a runaway allocation.
-            raise LimitExceeded(
-                f"stopped: the query needed more memory than the limit of {limits.memory_limit_mb:g} MB "
-                f"(query worker exit status {proc.returncode})", limit="memory_limit_mb"
-            )
+            raise _died(proc, folder, limits)
         status = json.loads(status_file.read_text())
         if not status["ok"]:
             kind, message = status["kind"], status["message"]
@@ -134,6 +223,7 @@ def run_read_query(path: str | Path | None, sql: str, *, limits: ReadLimits = DE
     messages, WarehouseMissing, WarehouseBusy.
     """
     statement = check_statement(sql)
+    check_fits_machine(limits)
     path = resolve_path(path)
     started = time.perf_counter()
     if isolated:
