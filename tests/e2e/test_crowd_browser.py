@@ -111,6 +111,7 @@ def test_twenty_sql_tabs_pressing_run_at_once(crowd):
                 assert_no_exception(page, f"sql tab {k} after Run")
                 _no_locked_configuration(page, f"sql tab {k} after Run")
                 assert page.locator('[data-testid="stAlert"]').filter(has_text="Stopped").count() == 0
+        print(f"query workers at once: peak {counter.peak} (cap {CAP}) over {counter.samples} samples")
         assert counter.samples > 0 and 1 <= counter.peak <= CAP, (counter.peak, counter.samples)
         assert list(read_tmp.glob("trajscope-read-*-*")) == [], "a worker's folder was left behind"
     finally:
