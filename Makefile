@@ -9,7 +9,7 @@ PORT   ?= 8501
 # What the dashboard (and the demo until its first model call) imports: wheels only, no native build.
 # Their version constraints are read from pyproject.toml, so the two set-ups cannot disagree.
 APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-convert-python numpy httpx \
-            scipy statsmodels jsonschema openinference-semantic-conventions
+            scipy statsmodels jsonschema openinference-semantic-conventions zipfile-zstd
 # llama-cpp-python builds from source (no binary wheel on the registries these machines reach):
 # text generation needs neither its multimodal library (LLAVA_BUILD) nor anything but the shared
 # libraries, and the build uses every core. An explicit CMAKE_ARGS wins.
@@ -117,6 +117,7 @@ bench: setup
 	$(BIN)/python bench/engine_throughput.py
 	$(BIN)/python bench/stats_comparison.py
 	$(BIN)/python bench/app_pages.py
+	$(BIN)/python bench/peers.py
 	$(BIN)/python bench/scale.py --sizes $(SCALE_SIZES)
 
 schema: setup

@@ -36,6 +36,9 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                              r"^warm hybrid search p50\s+\d+\.\d+ ms"]),
     "retrieval_load": ([], [r"^idle\s+1\s+default\s+2\s", r"^loaded\s+32\s+chosen\s+\d+\s",
                             r"^loaded, concurrency 1, chosen threads: p50 \d+\.\d\d ms"]),
+    "peers": ([], [r"^accuracy by epoch  trajscope: ",
+                   r"^ratio samples_df / \(trajscope ingest \+ query\) at 50 samples = \d",
+                   r"^ratio read_eval_log / \(trajscope ingest \+ query\) at 50 samples = \d"]),
     "scan": ([], [r"^scan of 40 trajectories, mock latency 0.05 s", r"^\s+4\s+\d+\.\d\d\s.*\d+\.\d\d\s+\(",
                   r"^\s+8\s+\d+\.\d\d\s"]),
     "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",
@@ -81,7 +84,7 @@ def test_every_bench_script_has_a_tiny_run_here():
 
 def _check(name: str, tmp_path: Path) -> None:
     args, expected = TINY_RUNS[name]
-    if name in ("ingest_vs_read_json", "scale"):
+    if name in ("ingest_vs_read_json", "scale", "peers"):
         args = [*args, "--workdir", str(tmp_path / "work")]
     if name == "app_pages":
         args = [*args, "--db", str(tmp_path / "bench.duckdb")]
@@ -97,7 +100,7 @@ def test_bench_script_runs_in_tiny_mode(name, tmp_path):
 
 # Slow: each starts several Python processes (ingest) or imports Streamlit and ingests (app).
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan", "scale", "ray_matrix"])
+@pytest.mark.parametrize("name", ["ingest_vs_read_json", "app_pages", "report", "scan", "scale", "ray_matrix", "peers"])
 def test_bench_script_with_a_warehouse_runs_in_tiny_mode(name, tmp_path):
     _check(name, tmp_path)
 

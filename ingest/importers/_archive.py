@@ -2,6 +2,7 @@
 its declared size and the per-member limit, and across the archive against an amplification limit."""
 from __future__ import annotations
 
+import sys
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,7 +11,13 @@ from trajscope.format import RecordError
 
 from ._json_stream import MAX_RECORD_BYTES
 
-# An archive may expand to at most this many times its size on disk. DEFLATE allows about 1,000x;
+# inspect_ai writes `.eval` members with Zstandard (zip method 93) since 2025; the stdlib reads it from
+# Python 3.14 on, before that zipfile_zstd (inspect_ai's own choice) adds the method to zipfile. Members are
+# still read through zipfile's streaming reader below, so every limit applies to them as to DEFLATE ones.
+if sys.version_info < (3, 14):
+    import zipfile_zstd  # noqa: F401
+
+# An archive may expand to at most this many times its size on disk. DEFLATE allows about 1,000x (zstd more);
 # the real Inspect log in ../shared/data/external_logs/inspect_docent_ctf/ expands 10.6x (12.1x its
 # most compressible member), so 50x leaves honest logs a wide margin and stops a bomb early.
 MAX_EXPANSION = 50
