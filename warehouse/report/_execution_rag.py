@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from warehouse.stats import pareto_frontier
 
 from ._context import ReportContext, RunInfo, sql_file
+from ._funnel import FunnelArm, funnel_table
 from ._table import Column, ReportFigure, ReportTable, does_not_apply
 
 PTS = 100.0
@@ -750,6 +751,35 @@ def pareto_figure(table: ReportTable) -> ReportFigure | None:
     return ReportFigure("er_pareto", "Figure 4", table.caption, spec, table.sql)
 
 
+def _funnel_reference(run: RunInfo) -> tuple[str | None, str | None, str] | None:
+    """The (controller, condition, backbone) a method's funnel is paired with: ExecutionRAG against A-RAG,
+    an ablation against the full register; None for the others."""
+    if run.controller != "execution_rag":
+        return None
+    reference = ("arag", "baseline") if run.condition == "register" else ("execution_rag", "register")
+    return (*reference, _embedding(run))
+
+
+def evidence_funnel_stages(ctx: ReportContext) -> ReportTable:
+    """Where the evidence was lost: per method the share of gold passages reaching each funnel stage, and the
+    paired change per stage (ExecutionRAG vs A-RAG, each ablation vs ExecutionRAG; McNemar, seeds pooled)."""
+    caption = (
+        "Where the evidence was lost: share of gold passages queried for, retrieved, shown in the top-k, read and "
+        "used, per method; the change per stage of ExecutionRAG against A-RAG and of each ablation against "
+        "ExecutionRAG, paired on questions (McNemar)."
+    )
+    arms: list[FunnelArm] = []
+    for group, methods in _by_group_and_method(ctx).items():
+        by_key = {(runs[0].controller, runs[0].condition, _embedding(runs[0])): (label, runs)
+                  for label, runs in methods.items()}
+        plain = {key: FunnelArm(group, label, runs) for key, (label, runs) in by_key.items()}
+        for key, (label, runs) in by_key.items():
+            ref_key = _funnel_reference(runs[0])
+            reference = plain.get(ref_key) if ref_key is not None else None
+            arms.append(FunnelArm(group, label, runs, reference) if reference is not None else plain[key])
+    return funnel_table(ctx, "er_funnel", "Evidence funnel", caption, arms)
+
+
 def budget_check(ctx: ReportContext) -> list[str]:
     """The matched-budget check: per dataset, do the A-RAG and ExecutionRAG runs share one context-budget
     rule and limit? A note per dataset where they do not, or where a run does not record its rule."""
@@ -798,6 +828,7 @@ def _tables(ctx: ReportContext) -> list[ReportTable]:
         *failure_analysis(ctx),
         *failures_by_hop(ctx),
         pareto_points(ctx),
+        evidence_funnel_stages(ctx),
     ]
 
 
@@ -810,6 +841,7 @@ __all__ = [
     "category_points",
     "efficiency",
     "embedding_efficiency",
+    "evidence_funnel_stages",
     "execution_rag_report",
     "failure_analysis",
     "failure_distribution_figure",

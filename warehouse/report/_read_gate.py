@@ -26,6 +26,7 @@ from warehouse.stats import (
 )
 
 from ._context import ReportContext, RunInfo, frame, sql_file
+from ._funnel import FunnelArm, funnel_table
 from ._paired import paired_comparison
 from ._table import Column, Interval, ReportFigure, ReportTable, WithDelta, does_not_apply
 
@@ -795,6 +796,30 @@ def gate_corrections_figure(table: ReportTable) -> ReportFigure | None:
     return ReportFigure("rg_fig6", "Figure 6", table.caption, spec, table.sql)
 
 
+FUNNEL_ORDER = (BASELINE, *GATE_CONDITIONS, INJECTION, STRICT)
+
+
+def evidence_funnel_stages(ctx: ReportContext) -> ReportTable:
+    """Where the evidence was lost: per condition the share of gold passages reaching each funnel stage, and
+    each condition's paired change per stage against no gate (McNemar, seeds pooled)."""
+    caption = (
+        "Where the evidence was lost: share of gold passages queried for, retrieved, shown in the top-k, read and "
+        "used, per condition; the change per stage against no gate, paired on questions (McNemar)."
+    )
+    arms = []
+    for key, runs in ctx.groups().items():
+        conditions = _by_condition(ctx, runs)
+        reference = FunnelArm(key, BASELINE, conditions[BASELINE]) if conditions.get(BASELINE) else None
+        rank = {c: i for i, c in enumerate(FUNNEL_ORDER)}
+        ordered = sorted(conditions, key=lambda c: (rank.get(c, len(rank)), c))
+        for condition in ordered:
+            if condition == BASELINE and reference is not None:
+                arms.append(reference)
+            else:
+                arms.append(FunnelArm(key, condition or "(none)", conditions[condition], reference))
+    return funnel_table(ctx, "rg_funnel", "Evidence funnel", caption, arms)
+
+
 TABLES = (
     zero_read_rescue,
     mechanism_ablation,
@@ -807,6 +832,7 @@ TABLES = (
     judge_error_correction,
     gate_corrections,
     failure_plane_points,
+    evidence_funnel_stages,
 )
 
 
@@ -818,6 +844,7 @@ def read_gate_report(ctx: ReportContext) -> list[ReportTable]:
 __all__ = [
     "TABLES",
     "cooccurrence",
+    "evidence_funnel_stages",
     "failure_plane_figure",
     "failure_plane_points",
     "gate_corrections",
