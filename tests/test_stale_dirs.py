@@ -54,4 +54,5 @@ def test_no_other_module_probes_a_pid():
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "kill" \
                         and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == 0:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
-    assert found == ["warehouse/_stale_dirs.py:13"], found
+    # One probe, in pid_alive (its line moves as the module grows; the file and the count do not).
+    assert [f.rpartition(":")[0] for f in found] == ["warehouse/_stale_dirs.py"], found
