@@ -18,7 +18,7 @@ import polars as pl
 from app.access import write_lock
 from ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
 from trajscope.format import RecordError, Trajectory, decode_trajectory
-from warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs
+from warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs, validate_log
 
 CANONICAL = "canonical"
 SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file
@@ -107,7 +107,7 @@ def sweep_stale_uploads() -> list[Path]:
 def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_id: str | None,
              declare: dict[str, bool], preview_rows: int, sides: Mapping[str, SideFile | None]) -> None:
     folder, display = prepared.folder, prepared.name
-    path = folder / display
+    path = folder / _saved_name(display)
     path.write_bytes(data)
     saved = {role: _save_side(folder, role, part) for role, part in sides.items() if part is not None}
     try:
@@ -118,12 +118,10 @@ def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_i
             questions=saved.get("questions"), patterns=saved.get("patterns"),
             declare_source="the Upload page", source_name=display))
         prepared.canonical = prepared.report.output
+        # The checks ingest makes (an empty id, one id with two records): refused here, not after "valid".
+        validate_log(prepared.canonical)
     except RecordError as exc:
-        # An error in a side file names that file, one in the log the log's original name (and an
-        # archive member's name after it); the saved files' private folder is not the user's business.
-        side = next((p.name for p in saved.values() if str(exc.path) == str(p)), None)
-        member = exc.path[len(str(path)):] if exc.path.startswith(str(path)) else ""
-        prepared.errors.append(RecordError(side or display + member, exc.line, exc.field, exc.message))
+        prepared.errors.append(_as_shown(exc, display, path, saved))
         return
     # Only the converted log is ingested: the saved upload and its side files go now, halving the disk held.
     if path != prepared.canonical:
@@ -135,6 +133,23 @@ def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_i
             if lineno > preview_rows:
                 break
             prepared.preview.append(decode_trajectory(raw, path=display, line=lineno))
+
+
+def _as_shown(exc: RecordError, display: str, path: Path, saved: Mapping[str, Path] | None = None) -> RecordError:
+    # An error in a side file names that file, one in the log (or its converted copy) the log's original
+    # name, with an archive member's name after it; the saved files' private folder is not the user's business.
+    side = next((p.name for p in (saved or {}).values() if str(exc.path) == str(p)), None)
+    member = str(exc.path)[len(str(path)):] if str(exc.path).startswith(str(path)) else ""
+    return RecordError(side or display + member, exc.line, exc.field, exc.message)
+
+
+def _saved_name(display: str) -> str:
+    # The name on disk: the upload's own when the system takes it (its suffix may tell the format), else a
+    # short one with the same suffix (a 300-character name was a page traceback).
+    if len(display.encode()) <= 200 and display not in ("canonical.jsonl", "mapping", "questions", "patterns"):
+        return display
+    suffix = Path(display).suffix
+    return "upload" + (suffix if len(suffix.encode()) <= 20 else "")
 
 
 def _save_side(folder: Path, role: str, part: SideFile) -> Path:
@@ -156,10 +171,13 @@ def ingest_upload(db_path: str | Path, prepared: PreparedUpload) -> IngestReport
     """Load a converted upload (atomic, idempotent), then delete its temp files; refuses one with errors."""
     if not prepared.ok:
         raise ValueError(f"{prepared.name}: not ingested, it did not validate")
+    canonical = prepared.canonical
     try:
         with write_lock():
-            return ingest_paths(db_path, [prepared.canonical], progress=False,
+            return ingest_paths(db_path, [canonical], progress=False,
                                 source_names=[f"upload:{prepared.name}"],
                                 per_run_questions=prepared.per_run_questions)
+    except RecordError as exc:
+        raise _as_shown(exc, prepared.name, prepared.folder / _saved_name(prepared.name)) from None
     finally:
         discard_upload(prepared)

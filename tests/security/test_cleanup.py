@@ -281,3 +281,36 @@ def test_the_search_page_removes_an_ended_scans_files_and_still_shows_it(tmp_pat
     at.run()  # a rerun shows the same from the session, not "the progress file is gone"
     assert any("Scan failed: slice: no such column x" in e.value for e in at.error)
     assert not at.warning or all("is gone" not in w.value for w in at.warning)
+
+
+# -- what the Upload page says before ingest ---------------------------------------------------------------
+
+
+def _records(*edits: dict) -> bytes:
+    import json
+
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "app"))
+    from app_fixture_records import upload_trajectories
+
+    line = json.loads(encode(upload_trajectories()[0]))
+    return b"".join(json.dumps({**line, **edit}).encode() + b"\n" for edit in edits)
+
+
+def test_an_upload_that_ingest_would_refuse_is_refused_before_it_is_called_valid(uploads):
+    # The issue: "1 valid trajectories" for an empty id or one id with two records, which Ingest then
+    # refused naming a server temp path.
+    for name, data, says in (("empty-id.jsonl", _records({"trajectory_id": ""}), "empty trajectory id"),
+                             ("dup.jsonl", _records({}, {"final_answer": "other"}), "duplicate id")):
+        prepared = prepare_upload(name, data)
+        assert not prepared.ok and len(prepared.errors) == 1, prepared
+        error = prepared.errors[0]
+        assert error.path == name and says in error.message and str(uploads) not in str(error)
+    assert list(uploads.iterdir()) == []
+
+
+def test_an_upload_with_a_300_character_name_is_checked_under_a_short_one(uploads, tmp_path):
+    name = "a" * 300 + ".jsonl"
+    prepared = prepare_upload(name, _log_bytes())
+    assert prepared.ok and prepared.name == name
+    report = ingest_upload(tmp_path / "w.duckdb", prepared)
+    assert report.records >= 1 and list(uploads.iterdir()) == []

@@ -70,6 +70,8 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     Example: trajscope ingest ../shared/data/external_logs/trail_swe/traces
     --labels ../shared/data/external_logs/trail_swe/annotations
     """
+    import duckdb
+
     from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
     from warehouse import WarehouseBusy, check_warehouse_file, ingest_paths, sweep_dead_process_dirs
     from warehouse.queries import corpus_titles
@@ -129,4 +131,12 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
             raise click.ClickException(f"{exc}\nnothing was written to {lake or db_path}") from None
         except WarehouseBusy as exc:
             raise click.ClickException(str(exc)) from None
+        except OSError as exc:  # a full disk or a file-size limit met by a converted log or a batch file
+            reason = os.strerror(exc.errno) if exc.errno else str(exc)
+            raise click.ClickException(f"ingest stopped: {reason}{f' ({exc.filename})' if exc.filename else ''}; "
+                                       f"nothing was committed to {lake or db_path}") from None
+        except (duckdb.IOException, duckdb.FatalException) as exc:  # the same met by DuckDB writing the file
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise click.ClickException(f"ingest stopped: {first}; {lake or db_path} holds what its last commit "
+                                       "wrote") from None
     click.echo(f"{db_path}: {result.summary()}")
