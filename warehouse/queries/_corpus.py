@@ -1,6 +1,7 @@
 """The warehouse's corpus as titles: what an import matches passages known only by title against."""
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from trajscope.format import Chunk, RecordError
@@ -8,7 +9,7 @@ from warehouse._connection import WarehouseMissing
 from warehouse.read import LimitExceeded, open_read, profile_limits
 
 # Titled chunks, text left out (matching is by unique title; a corpus's text may be gigabytes).
-CORPUS_TITLES_SQL = "SELECT dataset, chunk_id, title FROM chunks WHERE title IS NOT NULL ORDER BY dataset, chunk_id"
+CORPUS_TITLES_SQL = (resources.files(__package__) / "corpus_titles.sql").read_text()
 
 
 def corpus_titles(db_path: str | Path) -> list[Chunk]:
