@@ -14,22 +14,26 @@ FIX = Path(__file__).parent / "fixtures" / "datasets"
 
 def Q(qid: str, text: str, ds: str, answer: str, qtype: str | None, hops: int, golds: list[str], match: str,
       aliases: list[str] | None = None, paragraphs: int | None = None, order: str | None = None,
-      hop_facts: list[tuple[str | None, list[str]]] | None = None) -> Question:
+      hop_facts: list[tuple[str | None, list[str]]] | None = None, distractors: list[str] | None = None) -> Question:
     # paragraphs: supporting paragraphs the source names; by default every one matched a gold chunk.
     # hop_facts: (bridge entity, answers) per gold chunk, in golds' order.
+    # distractors: context paragraphs the source marks not supporting, as chunks (none by default).
     return Question(question_id=qid, text=text, dataset=ds, gold_answer=answer, aliases=aliases or [],
                     question_type=qtype, hop_count=hops, gold_chunk_ids=golds, gold_match=match,
                     gold_paragraphs=paragraphs if paragraphs is not None else (len(golds) or None),
                     gold_order=order,  # type: ignore[arg-type]
                     gold_hops=[GoldHop(chunk_id=c, entity=e, answers=a)
-                               for c, (e, a) in zip(golds, hop_facts or [], strict=True)] if hop_facts else [])
+                               for c, (e, a) in zip(golds, hop_facts or [], strict=True)] if hop_facts else [],
+                    distractor_chunk_ids=distractors or [])
 
 
 HOTPOT_QUESTIONS = [
     Q("5a0000000000000000000001", "Which river runs through the town where Ada Quill was born?", "hotpotqa",
-      "River Tamber", "bridge", 2, ["hotpotqa:0", "hotpotqa:1"], "title", order="supporting_facts"),
+      "River Tamber", "bridge", 2, ["hotpotqa:0", "hotpotqa:1"], "title", order="supporting_facts",
+      distractors=["hotpotqa:2"]),
     Q("5a0000000000000000000002", "Who was born first, Ada Quill or Bo Lenn?", "hotpotqa", "Bo Lenn",
-      "comparison", 2, ["hotpotqa:0", "hotpotqa:3"], "title", order="supporting_facts"),
+      "comparison", 2, ["hotpotqa:0", "hotpotqa:3"], "title", order="supporting_facts",
+      distractors=["hotpotqa:2"]),
 ]
 HOTPOT_CHUNKS = [
     Chunk(chunk_id="hotpotqa:0", text="Ada Quill was a printer. She was born in Lowbridge.", dataset="hotpotqa",
@@ -59,7 +63,8 @@ def test_2wiki_official_uses_supporting_titles_and_counts_hops_per_gold_passage(
     assert ds.questions == [
         Q("aa000000000000000000000000000001", "Who is the mother of the director of Grey Lantern?", w, "Mina Orr",
           "compositional", 2, [f"{w}:1", f"{w}:0"], "title", order="evidence",
-          hop_facts=[("Grey Lantern", ["Tal Orr"]), ("Tal Orr", ["Mina Orr"])]),
+          hop_facts=[("Grey Lantern", ["Tal Orr"]), ("Tal Orr", ["Mina Orr"])],
+          distractors=[f"{w}:2"]),  # "Tal Ore": in the context, named by no supporting fact
         # Supporting facts name the set; the evidence triples give the hop order (both chains interleaved).
         Q("aa000000000000000000000000000002", "Which film has the director born later, Grey Lantern or Salt Road?",
           w, "Salt Road", "bridge_comparison", 4, [f"{w}:1", f"{w}:3", f"{w}:0", f"{w}:4"], "title",
@@ -94,7 +99,8 @@ def test_musique_orders_golds_by_decomposition_and_uses_fingerprints_for_repeate
     assert ds.questions == [
         Q("2hop__100_200", "Where was the founder of Kelp & Co born?", "musique", "Dunmere", "2hop", 2,
           ["musique:2", "musique:0"], "fingerprint", aliases=["Dunmere town"], order="decomposition",
-          hop_facts=[(None, ["Ivo Sand"]), ("Ivo Sand", ["Dunmere"])]),
+          hop_facts=[(None, ["Ivo Sand"]), ("Ivo Sand", ["Dunmere"])],
+          distractors=["musique:1"]),  # the second "Ivo Sand" paragraph: is_supporting false
         Q("3hop1__300_400_500", "What river flows through the birthplace of the founder of Kelp & Co?", "musique",
           "Orrin", "3hop1", 3, ["musique:2", "musique:0", "musique:3"], "fingerprint", order="decomposition",
           hop_facts=[(None, ["Ivo Sand"]), ("Ivo Sand", ["Dunmere"]), ("Dunmere", ["Orrin"])]),
@@ -109,8 +115,9 @@ def test_hipporag_supporting_paragraphs_match_by_40_character_fingerprint_else_t
     assert (ds.name, ds.source_format) == ("tiny", "hipporag")
     assert ds.questions == [
         # "Ivo Sand" titles two corpus passages; the gold's first 40 normalised characters pick tiny:0.
+        # Its "Dunmere" paragraph is marked is_supporting false: a distractor here, though q2's gold.
         Q("tiny/q1.json", "Which town is Ivo Sand's birthplace?", "tiny", "Dunmere", None, 1, ["tiny:0"],
-          "fingerprint", aliases=["Dunmere town"]),
+          "fingerprint", aliases=["Dunmere town"], distractors=["tiny:2"]),
         # A quoted supporting paragraph: fingerprint first (ExecutionRAG App. E), its unique title the fallback.
         Q("tiny/q2.json", "What river flows through Dunmere?", "tiny", "Orrin", None, 2, ["tiny:2"], "fingerprint",
           paragraphs=2),

@@ -240,7 +240,7 @@ def test_upgrade_brings_an_older_warehouse_up_to_date_and_keeps_its_rows(tmp_pat
     _roll_back_to_version_3(db)
     assert warehouse.upgrade_if_warehouse(db) == "upgraded"
     with open_readonly(db) as con:
-        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 16
+        assert warehouse.schema_version(con) == warehouse.latest_schema_version() == 17
         rows = con.execute("SELECT run_id, n_trajectories, cached_calls FROM run_summary ORDER BY 1").fetchall()
         # Migration 0005 backfills the read rule and the facts the capability inference reads.
         assert con.execute(facts).fetchall() == fresh_facts

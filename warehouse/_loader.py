@@ -592,6 +592,7 @@ def load_questions(db_path: str | Path | None, questions: Iterable[Question], da
             "gold_order": pa.array([q["gold_order"] for q in rows], type=pa.string()),
             "gold_hops": pa.array([[msgspec.structs.asdict(h) for h in q["gold_hops"]] for q in rows],
                                   type=_GOLD_HOPS),
+            "distractor_chunk_ids": pa.array([q["distractor_chunk_ids"] for q in rows], type=pa.list_(pa.string())),
         }
     )
     with open_warehouse(db_path) as con:

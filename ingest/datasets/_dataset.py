@@ -49,6 +49,7 @@ class QuestionDraft:
     hop_count: int | None = None
     gold_refs: list[GoldRef] = field(default_factory=list)
     context_ids: list[str] = field(default_factory=list)
+    distractor_ids: list[str] = field(default_factory=list)  # context paragraphs the source marks not supporting
     gold_order: str | None = None  # trajscope.format.GoldOrder of gold_refs
     hops: list[HopInfo] = field(default_factory=list)  # parallel to gold_refs
 
@@ -100,6 +101,8 @@ def assemble(
                 gold_paragraphs=len(dict.fromkeys(draft.gold_refs)) or None,
                 gold_order=draft.gold_order if golds.chunk_ids else None,  # type: ignore[arg-type]
                 gold_hops=_gold_hops(matcher, draft, golds.chunk_ids),
+                # A paragraph marked a distractor that is also a matched gold chunk (a repeated text) is gold.
+                distractor_chunk_ids=[c for c in dict.fromkeys(draft.distractor_ids) if c not in golds.chunk_ids],
             )
         )
         if draft.context_ids:

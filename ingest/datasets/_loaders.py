@@ -16,6 +16,7 @@ from ._records import (
     Paragraph,
     answers,
     context_paragraphs,
+    distractor_marks,
     explicit_hop_count,
     gold_chain,
     question_id,
@@ -27,7 +28,8 @@ _INDEX_PREFIX = re.compile(r"^(\d+):")
 _MAX_TITLE_LINE = 100
 
 
-def _draft(record: SourceRecord, position: int, chain: GoldChain, context_ids: list[str]) -> QuestionDraft:
+def _draft(record: SourceRecord, position: int, chain: GoldChain, context_ids: list[str],
+           distractor_ids: list[str]) -> QuestionDraft:
     qid = question_id(record, fallback=str(position))
     gold, aliases = answers(record)
     hops = explicit_hop_count(record, qid)
@@ -41,6 +43,7 @@ def _draft(record: SourceRecord, position: int, chain: GoldChain, context_ids: l
         hop_count=hops if hops is not None else (len(refs) or None),
         gold_refs=refs,
         context_ids=context_ids,
+        distractor_ids=distractor_ids,
         gold_order=chain.order,
         hops=chain.hops,
     )
@@ -65,7 +68,8 @@ def load_self_contained(path: Path, name: str, source_format: str) -> Dataset:
         if not paragraphs:
             raise record.error("record has no paragraphs (expected `context` or `paragraphs`)", "context")
         ids = [corpus.add(p.text, p.title) for p in paragraphs]
-        drafts.append(_draft(record, position, gold_chain(record, paragraphs), ids))
+        marked = [i for i, mark in zip(ids, distractor_marks(record, paragraphs), strict=True) if mark]
+        drafts.append(_draft(record, position, gold_chain(record, paragraphs), ids, marked))
     _check_unique_ids(drafts, records)
     return assemble(name, str(path), source_format, drafts, corpus.chunks)
 
@@ -136,8 +140,10 @@ def load_with_corpus(questions_path: Path, corpus_path: Path, name: str, source_
     drafts = []
     for position, record in enumerate(records):
         paragraphs: list[Paragraph] = context_paragraphs(record)
-        found = (matcher.match(GoldRef(title=p.title, text=p.text)).chunk_id for p in paragraphs)
+        found = [matcher.match(GoldRef(title=p.title, text=p.text)).chunk_id for p in paragraphs]
         context_ids = [c for c in found if c is not None]
-        drafts.append(_draft(record, position, gold_chain(record, paragraphs, chunk_id_of), context_ids))
+        marked = [c for c, mark in zip(found, distractor_marks(record, paragraphs), strict=True)
+                  if mark and c is not None]
+        drafts.append(_draft(record, position, gold_chain(record, paragraphs, chunk_id_of), context_ids, marked))
     _check_unique_ids(drafts, records)
     return assemble(name, str(questions_path), source_format, drafts, chunks)

@@ -155,6 +155,18 @@ def supporting_titles(record: SourceRecord) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def distractor_marks(record: SourceRecord, paragraphs: list[Paragraph]) -> list[bool]:
+    """Per context paragraph: does the source mark it a distractor? MuSiQue / HippoRAG `is_supporting: false`;
+    HotpotQA / 2Wiki a context paragraph whose title no `supporting_facts` entry names. All False where the
+    source marks none (no flags, no supporting facts): nothing is guessed."""
+    if any(p.is_supporting is not None for p in paragraphs):
+        return [p.is_supporting is False for p in paragraphs]
+    titles = set(supporting_titles(record))
+    if not titles:
+        return [False] * len(paragraphs)
+    return [p.title is not None and p.title not in titles for p in paragraphs]
+
+
 def evidence_triples(record: SourceRecord) -> list[tuple[str, str, str]]:
     """2WikiMultiHopQA `evidences` / `evidence` triples `[subject, relation, object]`, in order."""
     obj = record_dict(record)

@@ -51,6 +51,9 @@ class Question(Record, kw_only=True):
     gold_order: GoldOrder | None = None
     # One per gold chunk, in gold_chunk_ids' order, where the dataset names hop entities; [] otherwise.
     gold_hops: list[GoldHop] = []
+    # Context paragraphs the dataset marks as not supporting (HotpotQA / 2Wiki context minus supporting facts,
+    # MuSiQue is_supporting: false), as chunks: decoys by the source's own mark. [] when it marks none.
+    distractor_chunk_ids: list[str] = []
 
 
 class Chunk(Record, kw_only=True):

@@ -48,7 +48,9 @@ bridge_hit AS (
     GROUP BY n.trajectory_id
 ),
 decoy_hit AS (
-    SELECT trajectory_id, arg_min({'chunk_id': decoy_chunk_id, 'entity': decoy_title, 'hop': gold_hop}, gold_hop) AS hit
+    -- The near-namesake of the earliest hop first, then a dataset-marked distractor (it imitates no hop).
+    SELECT trajectory_id, arg_min({'chunk_id': decoy_chunk_id, 'entity': decoy_title, 'hop': gold_hop},
+                                  {'no_hop': gold_hop IS NULL, 'hop': coalesce(gold_hop, 0), 'chunk_id': decoy_chunk_id}) AS hit
     FROM trajectory_decoys WHERE answered_from_decoy
     GROUP BY trajectory_id
 ),
@@ -114,11 +116,11 @@ COMMENT ON COLUMN first_decisive_error.dataset IS 'Dataset key of the trajectory
 COMMENT ON COLUMN first_decisive_error.question_type IS 'Question type from the dataset (NULL: the source gives none).';
 COMMENT ON COLUMN first_decisive_error.rule IS 'The first rule that holds, in order: run_error, never_queried, never_retrieved, ranked_out, not_read (first lost hop), gave_up, other_passage_entity, reasoning; NULL when the log lacks what a rule needs (missing_capability).';
 COMMENT ON COLUMN first_decisive_error.step_index IS 'The decisive step: run_error the first error step; never_retrieved the first query naming the hop; ranked_out the first step listing it below the top-k; not_read the first step showing it; the other rules the final (else last) step. NULL when rule is NULL.';
-COMMENT ON COLUMN first_decisive_error.hop IS 'Hop position of the lost passage (evidence_funnel.hop); for other_passage_entity the hop whose entity was answered (the imitated hop for a decoy); NULL for run_error, gave_up and reasoning.';
+COMMENT ON COLUMN first_decisive_error.hop IS 'Hop position of the lost passage (evidence_funnel.hop); for other_passage_entity the hop whose entity was answered (the imitated hop for a near-namesake decoy; NULL for a dataset-marked distractor); NULL for run_error, gave_up and reasoning.';
 COMMENT ON COLUMN first_decisive_error.n_hops IS 'Gold passages of the question (NULL: none).';
 COMMENT ON COLUMN first_decisive_error.chunk_id IS 'The lost gold passage, or the passage whose entity was answered (the decoy for a decoy confusion).';
 COMMENT ON COLUMN first_decisive_error.answered_entity IS 'For other_passage_entity: the other passage''s entity the final answer names.';
-COMMENT ON COLUMN first_decisive_error.confusion IS 'For other_passage_entity: bridge (an entity of the gold chain that is not the answer) or decoy (a near-namesake passage, trajectory_decoys).';
+COMMENT ON COLUMN first_decisive_error.confusion IS 'For other_passage_entity: bridge (an entity of the gold chain that is not the answer) or decoy (a near-namesake passage or a dataset-marked distractor, trajectory_decoys).';
 COMMENT ON COLUMN first_decisive_error.missing_capability IS 'When rule is NULL: the capability the log lacks (gold_passages, search_candidates, read_action; run_capabilities).';
 COMMENT ON COLUMN first_decisive_error.reason IS 'When rule is NULL: why the rules do not apply (the run_capabilities reason).';
 COMMENT ON COLUMN first_decisive_error.erag_label IS 'The ExecutionRAG label of the same trajectory (trajectory_erag_label), for comparison.';

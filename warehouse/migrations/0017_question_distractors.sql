@@ -1,0 +1,3 @@
+-- The context paragraphs a question's dataset marks as distractors (not supporting), as chunks: decoys by the source's own mark (decoy_passages kind dataset_distractor); empty for rows loaded before, and for sources that mark none.
+ALTER TABLE questions ADD COLUMN IF NOT EXISTS distractor_chunk_ids VARCHAR[];
+COMMENT ON COLUMN questions.distractor_chunk_ids IS 'Context paragraphs the dataset marks as not supporting (HotpotQA / 2Wiki context minus supporting_facts, MuSiQue is_supporting false), matched to chunks; empty or NULL: the source marks none (or the row was loaded before migration 0017).';
