@@ -201,6 +201,13 @@ def test_swe_agent(warehouse):
     assert got["kinds"] == {"search": 1, "read": 1, "final": 1, "tool": 9}
     assert got["tools"] == {"edit": 5, "python": 2, "create": 1, "rm": 1}
     assert got["gold"] == 0 and got["judgments"] == {}
+    # Each step keeps the history index of the assistant message that ran it (demonstrations skipped).
+    history = json.loads(SWE.read_text())["history"]
+    turns = [f"history:{i}" for i, m in enumerate(history) if m["role"] == "assistant" and not m.get("is_demo")]
+    with open_readonly(warehouse) as con:
+        refs = [r for (r,) in con.execute("SELECT s.source_ref FROM steps s JOIN trajectories t USING (trajectory_id) "
+                                         "WHERE t.run_id = ? ORDER BY s.step_index", [RUNS["swe"]]).fetchall()]
+    assert refs == turns and refs[:2] == ["history:3", "history:5"] and len(refs) == 12
 
 
 @pytest.mark.parametrize("name, path", [("phoenix", PHOENIX), ("otel", OTEL)])

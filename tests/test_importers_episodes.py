@@ -1,6 +1,7 @@
 """Text logs with many episodes: trials as runs, gold and verdicts from the text, duplicates counted once."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -192,6 +193,27 @@ def test_swe_agent_traj_open_reads_a_file_submit_is_final():
     assert t.steps[1].chunk_ids == ["bridge.py"] and t.steps[1].passages[0].chunk_id == "bridge.py"
     assert (t.question.question_id, t.question.text) == ("bridge-1", "ISSUE: the bridge span is wrong.")
     assert (t.final_answer, t.end_reason) == ("diff --git a/bridge.py", "final")
+    # The fixture's history is cut short (one assistant turn for four entries): steps keep their trajectory index.
+    assert [s.source_ref for s in t.steps] == ["trajectory:0", "trajectory:1", "trajectory:2", "trajectory:3"]
+
+
+def test_swe_agent_steps_keep_the_history_index_of_their_assistant_turn(tmp_path):
+    data = json.loads((F / "bridge-1.traj").read_text())
+    actions = [e["action"] for e in data["trajectory"]]
+    data["history"] = [{"role": "system", "content": "You are an agent."},
+                       {"role": "user", "content": "DEMONSTRATION ...", "is_demo": True},
+                       {"role": "user", "content": "ISSUE: the bridge span is wrong."}]
+    for action in actions:
+        data["history"] += [{"role": "assistant", "content": "t", "action": action}, {"role": "user", "content": "o"}]
+    path = tmp_path / "bridge-2.traj"
+    path.write_text(json.dumps(data))
+    (t,) = import_file(path)
+    assert [s.source_ref for s in t.steps] == ["history:3", "history:5", "history:7", "history:9"]
+    # A history whose turns name other actions does not line up: the trajectory index is kept instead.
+    data["history"][5]["action"] = "open elsewhere.py"
+    path.write_text(json.dumps(data))
+    (t,) = import_file(path)
+    assert [s.source_ref for s in t.steps][:2] == ["trajectory:0", "trajectory:1"]
 
 
 def test_converted_log_is_canonical_and_carries_the_profile(tmp_path):

@@ -24,6 +24,7 @@ from trajscope.format import (
     Trajectory,
     to_builtins,
 )
+from warehouse import open_readonly
 
 F = Path("tests/fixtures/importers")
 CHAT = F / "openai_chat.jsonl"
@@ -371,26 +372,29 @@ def test_notebook_outputs_convert_to_exactly_the_expected_records():
         return {"steps": 2, "answer": answer, "gt_answer": "SUPPORTS", "question_idx": idx, "reward": ok,
                 "em": ok, "f1": f1}
 
-    def search(arg: str, obs: str, thought: str) -> SearchStep:
-        return SearchStep(tool_name="Search", args={"query": arg}, query=arg, observation=obs, thought=thought,
-                          raw=f"Action: Search[{arg}]")
+    def at(output: int, line: int) -> str:  # the step's position: cell 1's output and the line printing it
+        return f"cell:1/output:{output}/line:{line}"
 
-    def finish(arg: str, obs: str, thought: str) -> FinalStep:
+    def search(arg: str, obs: str, thought: str, ref: str) -> SearchStep:
+        return SearchStep(tool_name="Search", args={"query": arg}, query=arg, observation=obs, thought=thought,
+                          raw=f"Action: Search[{arg}]", source_ref=ref)
+
+    def finish(arg: str, obs: str, thought: str, ref: str) -> FinalStep:
         return FinalStep(tool_name="Finish", args={"answer": arg}, answer=arg, observation=obs, thought=thought,
-                         raw=f"Action: Finish[{arg}]")
+                         raw=f"Action: Finish[{arg}]", source_ref=ref)
 
     same_claim = "Ada Brenn founded a journal."
     assert [to_builtins(t) for t in import_file(nb)] == [
         _traj(run, "notebook", q("3", "Velm is a town on the Oder."), [
-            search("Velm", "Velm is a town on the river Oder, founded in 1201.", "I need to search Velm."),
-            finish("SUPPORTS", "Episode finished, reward = 1", "The claim is supported."),
+            search("Velm", "Velm is a town on the river Oder, founded in 1201.", "I need to search Velm.", at(0, 3)),
+            finish("SUPPORTS", "Episode finished, reward = 1", "The claim is supported.", at(0, 7)),
         ], final_answer="SUPPORTS", end_reason="final", judgments=scored(True, 1.0),
             metadata={"source_line": 1, "trailer": "1 1 1.0 4.2\n-----------",
                       "result": result(3, "SUPPORTS", True, 1.0)}),
         # Two claims with the same text are two questions: their printed ids differ (no `:attempt2` run).
         _traj(run, "notebook", q("7", same_claim), [
-            search("Ada Brenn", "Ada Brenn founded the Velm Review in 1871.", "Search Ada Brenn."),
-            finish("SUPPORTS", "Episode finished, reward = 1", "Supported."),
+            search("Ada Brenn", "Ada Brenn founded the Velm Review in 1871.", "Search Ada Brenn.", at(0, 17)),
+            finish("SUPPORTS", "Episode finished, reward = 1", "Supported.", at(0, 21)),
         ], final_answer="SUPPORTS", end_reason="final", judgments=scored(True, 1.0),
             metadata={"source_line": 15, "trailer": "2 2 1.0 4.0\n-----------",
                       "result": result(7, "SUPPORTS", True, 1.0)}),
@@ -399,16 +403,17 @@ def test_notebook_outputs_convert_to_exactly_the_expected_records():
             ErrorStep(error_type="invalid_action", message="Invalid action: finish[REFUTES] because she did not.",
                       tool_name="Finish", args={"answer": "REFUTES"},
                       observation="Invalid action: finish[REFUTES] because she did not.",
-                      raw="Action: Finish[REFUTES] because she did not.", thought="I think it is refuted."),
-            finish("REFUTES", "Episode finished, reward = 0", "Answer properly."),
+                      raw="Action: Finish[REFUTES] because she did not.", thought="I think it is refuted.",
+                      source_ref=at(2, 3)),
+            finish("REFUTES", "Episode finished, reward = 0", "Answer properly.", at(2, 7)),
         ], final_answer="REFUTES", end_reason="final", judgments=scored(False, 0),
             metadata={"source_line": 29, "trailer": "2 3 0.6666666666666666 4.1\n-----------",
                       "result": result(11, "REFUTES", False, 0)}),
         # No Finish before the step limit: ended by budget (the printed answer is empty).
         _traj(run, "notebook", q("12", "The Oder is 840 km long."), [
-            search("Oder", "The Oder is a river in Central Europe.", "Search the Oder."),
+            search("Oder", "The Oder is a river in Central Europe.", "Search the Oder.", at(2, 17)),
             ToolStep(tool_name="Lookup", args={"argument": "length"}, observation="No more results.",
-                     thought="Look up its length.", raw="Action: Lookup[length]"),
+                     thought="Look up its length.", raw="Action: Lookup[length]", source_ref=at(2, 21)),
         ], end_reason="budget", judgments=scored(False, 0),
             metadata={"source_line": 43, "trailer": "2 4 0.5 4.3\n-----------\n\n0.5",
                       "result": result(12, "", False, 0)}),
@@ -506,3 +511,19 @@ def _options(**kw):
     from ingest.importers import ImportOptions
 
     return ImportOptions(**kw)
+
+
+def test_a_label_pointing_at_a_notebook_line_joins_its_step(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"question_id": "11", "source_ref": "cell:1/output:2/line:7",
+                                  "category": "refused"}) + "\n")
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(cli, ["ingest", str(F / "react_fever.ipynb"), "--labels", str(labels), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT t.question_id, h.step_index, h.source_ref, s.kind FROM human_step_labels h "
+                           "JOIN trajectories t USING (trajectory_id) "
+                           "JOIN steps s ON s.trajectory_id = h.trajectory_id AND s.step_index = h.step_index"
+                           ).fetchall()
+    # Episode 11's second action (its accepted Finish) is printed on line 7 of cell 1's third output.
+    assert rows == [("11", 1, "cell:1/output:2/line:7", "final")]

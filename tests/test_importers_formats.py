@@ -153,12 +153,14 @@ def test_atif_trajectory():
     assert got(F / "atif_trajectory.json") == [expected("atif", "atif_trajectory.json", q, [
         SearchStep(tool_name="search", args={"query": "Vienna river"}, query="Vienna river",
                    observation="[d3] Vienna lies on the Danube.", thought="Need the river of Vienna.",
-                   tokens_in=200, tokens_out=20, cost_usd=0.0004),
+                   tokens_in=200, tokens_out=20, cost_usd=0.0004, source_ref="message:2"),
         ReadStep(tool_name="read_chunk", args={"chunk_id": "d3"}, chunk_ids=["d3"],
                  passages=[Passage(chunk_id="d3", text="Vienna lies on the Danube river.")],
-                 observation="Vienna lies on the Danube river.", tokens_in=260, tokens_out=30),
-        SearchStep(tool_name="search", args={"query": "Danube length"}, query="Danube length", observation="2850 km"),
-        FinalStep(answer="The Danube.", tokens_in=300, tokens_out=5),
+                 observation="Vienna lies on the Danube river.", tokens_in=260, tokens_out=30, source_ref="message:3"),
+        # The read above and this search are the two tool calls of `steps[3]`: both keep its index.
+        SearchStep(tool_name="search", args={"query": "Danube length"}, query="Danube length", observation="2850 km",
+                   source_ref="message:3"),
+        FinalStep(answer="The Danube.", tokens_in=300, tokens_out=5, source_ref="message:4"),
     ], run={"model": "gpt-4o-mini", "config": {"agent": "demo-agent", "agent_version": "0.3.1",
                                                 "schema_version": "ATIF-v1.4"}},
         final_answer="The Danube.", end_reason="final", started_at="2025-01-10T10:00:00Z",

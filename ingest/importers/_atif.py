@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from trajscope.format import EXPORT_KEY, Step, Trajectory
 
 from ._actions import make_step, parse_arguments
@@ -81,7 +83,9 @@ def _trajectory(ctx: ImportContext, doc: Any, where: Where) -> Trajectory:
         if source == "user" and question_text is None:
             question_text = _message_text(raw.get("message"), at.at("message"))
         elif source == "agent":
-            steps.extend(_agent_steps(ctx, raw, at, i == agent_indexes[-1]))
+            # Each step keeps its index in the ATIF `steps` list, where a per-step human label points.
+            steps.extend(msgspec.structs.replace(step, source_ref=f"message:{i}")
+                         for step in _agent_steps(ctx, raw, at, i == agent_indexes[-1]))
     qid = next((str(v) for k in ("question_id",) if (v := extra.get(k)) is not None), None) or \
         opt_str(doc, "session_id", where) or opt_str(doc, "trajectory_id", where)
     question = ctx.question(where, source_id=qid, text=question_text,

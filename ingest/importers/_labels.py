@@ -35,7 +35,9 @@ _KEY_FIELDS = ("trajectory_id", "trace_id", "question_id", "question_ID", "id")
 _MAP_FIELDS = ("step_labels", "step_ratings", "ratings")
 _RATINGS = {1: "correct", 0: "neutral", -1: "error"}
 _LABELS = ("error", "correct", "neutral")
-_REF = re.compile(r"^(history|message|span):.+$")
+# Source positions importers give steps: history / message / trajectory index, span id, notebook cell.
+_REF = re.compile(r"^(history|message|span|trajectory|cell):.+$")
+_REF_FORMS = "message:N, history:N, span:ID, trajectory:N, cell:I/output:J/line:K"
 
 
 def _category_key(text: str) -> str:
@@ -74,7 +76,7 @@ def _ref(value: Any, where: Where, field: str) -> tuple[str | None, int | None]:
         return None, int(value)
     if isinstance(value, str) and _REF.match(value.strip()):
         return value.strip(), None
-    raise where.error(f"expected a step index or a source reference (message:N, history:N, span:ID), got {value!r}",
+    raise where.error(f"expected a step index or a source reference ({_REF_FORMS}), got {value!r}",
                       field)
 
 
@@ -138,13 +140,13 @@ def _step_map(record: dict[str, Any], field: str, where: Where, source: str) -> 
 
 def _single(record: dict[str, Any], where: Where, source: str) -> LabelledTrajectory:
     if record.get("source_ref") is None and record.get("step_index") is None:
-        raise where.error("a label names its step: source_ref (message:N, history:N, span:ID) or step_index",
+        raise where.error(f"a label names its step: source_ref ({_REF_FORMS}) or step_index",
                           "source_ref")
     source_ref, index = (None, None)
     if record.get("source_ref") is not None:
         source_ref, _ = _ref(record["source_ref"], where, "source_ref")
         if source_ref is None:
-            raise where.error("expected message:N, history:N or span:ID (a step index goes in step_index)",
+            raise where.error(f"expected {_REF_FORMS} (a step index goes in step_index)",
                               "source_ref")
     if record.get("step_index") is not None:
         _, index = _ref(record["step_index"], where, "step_index")

@@ -4,9 +4,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from trajscope.format import ErrorStep, FinalStep, ForcedAnswerStep, Judgment, Question, Step, Trajectory
 
@@ -29,6 +31,9 @@ class EpisodeText:
     notes: dict[str, Any]
     error: str | None
     result: dict[str, Any] | None = None  # a printed result dict after the episode (ReAct's `print(info)`)
+    step_lines: tuple[int, ...] = ()  # each step's line in the episode text (0: its first line)
+    result_line: int | None = None  # the printed result's line, where a forced answer comes from
+    error_line: int | None = None  # the line that printed the error
 
 
 # ReAct's own scripts print `{'steps': 2, 'answer': 'SUPPORTS', 'gt_answer': 'SUPPORTS', 'question_idx': 3,
@@ -57,6 +62,7 @@ def read_episode(ctx: ImportContext, episode: Episode) -> EpisodeText:
     """Parse one episode's text with the import's patterns."""
     p = ctx.patterns
     first, _, rest = episode.text.partition("\n")
+    full = rest
     question, glued = question_and_preamble(first, p)
     body, gold, trailer = rest, None, None
     result = None
@@ -71,9 +77,11 @@ def read_episode(ctx: ImportContext, episode: Episode) -> EpisodeText:
         body, gold = rest[: gold_match.start()], gold_match.group("gold")
         trailer = "\n".join(x for x in (rest[gold_match.end():].strip(), trailer) if x)
     parsed = steps_from_text(ctx, body)
-    error = None
+    error, error_line = None, None
     if trailer and (m := p.compiled("error").search(trailer)):
         error = m.group("error").strip()
+        error_line = next((_line(full, e.start()) for e in p.compiled("error").finditer(full)
+                           if e.start() >= len(body) and e.group("error").strip() == error), None)
     verdict, verdict_text = None, None
     correct, incorrect = p.compiled("verdict_correct"), p.compiled("verdict_incorrect")
     for step in reversed(parsed.steps):
@@ -90,7 +98,14 @@ def read_episode(ctx: ImportContext, episode: Episode) -> EpisodeText:
     if result is not None:
         notes["result"] = {str(k): v if isinstance(v, (str, int, float, bool)) or v is None else repr(v)
                            for k, v in result.items()}
-    return EpisodeText(question, parsed.steps, gold, verdict, verdict_text, notes, error, result)
+    return EpisodeText(question, parsed.steps, gold, verdict, verdict_text, notes, error, result,
+                       tuple(_line(full, o) for o in parsed.offsets),
+                       _line(full, printed.start()) if printed else None, error_line)
+
+
+def _line(rest: str, offset: int) -> int:
+    """The episode line of an offset into the text after its first line."""
+    return 1 + rest.count("\n", 0, offset)
 
 
 def episode_id(episode: Episode, parsed: EpisodeText) -> str | None:
@@ -156,9 +171,16 @@ def _content_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def import_text_log(ctx: ImportContext, text: str | None = None) -> Iterator[Trajectory]:
+def _ref(locate: Callable[[int], str] | None, episode: Episode, line: int | None) -> str | None:
+    """The source_ref of an episode line (None without a locator or a line)."""
+    return None if locate is None or line is None else locate(episode.line + line)
+
+
+def import_text_log(ctx: ImportContext, text: str | None = None,
+                    locate: Callable[[int], str] | None = None) -> Iterator[Trajectory]:
     """Every episode of a text log (the file, or `text` taken from it); trial n is the run
-    `<run_id>:trial<n>`, a repeated question an attempt."""
+    `<run_id>:trial<n>`, a repeated question an attempt. `locate` turns a line of `text` into the
+    source_ref its steps keep (a notebook's cell and output)."""
     if text is None:
         if ctx.path.stat().st_size > MAX_RECORD_BYTES:
             raise ctx.where(1).error(f"plain-text transcript larger than {MAX_RECORD_BYTES // 2**20} MB")
@@ -181,12 +203,15 @@ def import_text_log(ctx: ImportContext, text: str | None = None) -> Iterator[Tra
         versions[digest] = episode.line
         if len(versions) > 1:  # the same question again with other content: a further attempt, kept apart
             run_id = f"{run_id}:attempt{len(versions)}"
-        steps = list(parsed.steps)
+        steps = [s if locate is None else msgspec.structs.replace(s, source_ref=_ref(locate, episode, line))
+                 for s, line in zip(parsed.steps, parsed.step_lines, strict=True)]
         if parsed.error is not None and not any(isinstance(s, FinalStep) for s in steps):
-            steps.append(ErrorStep(error_type="runtime_error", message=parsed.error))
+            steps.append(ErrorStep(error_type="runtime_error", message=parsed.error,
+                                   source_ref=_ref(locate, episode, parsed.error_line)))
         forced = forced_answer(parsed)
         if forced is not None and parsed.error is None:
-            steps.append(ForcedAnswerStep(answer=forced))  # the step limit's forced answer, as printed
+            # The step limit's forced answer, as printed in the result line.
+            steps.append(ForcedAnswerStep(answer=forced, source_ref=_ref(locate, episode, parsed.result_line)))
         metadata = {"source_line": episode.line, **parsed.notes}
         if episode.trial is not None:
             metadata["trial"] = episode.trial

@@ -133,6 +133,7 @@ class TextSteps:
     preface: str | None = None  # text before the first label (instructions, a reflection preamble)
     reflections: list[str] = field(default_factory=list)  # `Reflection:` paragraphs
     trailing_thought: str | None = None  # a last `Thought:` that no action followed (halted agents)
+    offsets: list[int] = field(default_factory=list)  # where each step's `Action:` line starts in the text
 
 
 def steps_from_text(ctx: ImportContext, text: str) -> TextSteps:
@@ -151,6 +152,7 @@ def steps_from_text(ctx: ImportContext, text: str) -> TextSteps:
         elif label == "Thought":
             thought = body if thought is None else f"{thought}\n{body}"
         elif label == "Action":
+            out.offsets.append(m.start())
             out.steps.append(parse_turn(ctx, f"Action: {body}", executed=nxt == "Observation") if body else
                              ErrorStep(error_type="no_action", message="empty action", thought=thought))
             if thought is not None and out.steps[-1].thought is None:

@@ -5,6 +5,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import msgspec
+
 from trajscope.format import Passage, Step, Trajectory, loads_bounded, open_input
 
 from ._actions import make_step
@@ -50,6 +52,20 @@ def _step(ctx: ImportContext, raw: Any, where: Where, submission: str | None) ->
     return make_step(ctx.action(name), args={"argument": arg} if arg else {}, **common)
 
 
+def _history_refs(history: list[Any], trajectory: list[Any]) -> list[str]:
+    """Each trajectory entry's position in the source: `history:<i>`, the index of its assistant message in
+    `history` (demonstrations skipped), when the history holds one per entry with the same action; else
+    `trajectory:<k>`, its index in `trajectory` (a history cut short or absent)."""
+    turns = [(i, m) for i, m in enumerate(history)
+             if isinstance(m, dict) and m.get("role") == "assistant" and not m.get("is_demo")]
+    aligned = len(turns) == len(trajectory) and all(
+        not isinstance(raw, dict) or m.get("action") is None or m.get("action") == raw.get("action")
+        for (_, m), raw in zip(turns, trajectory, strict=True))
+    if aligned:
+        return [f"history:{i}" for i, _ in turns]
+    return [f"trajectory:{k}" for k in range(len(trajectory))]
+
+
 def import_swe_agent(ctx: ImportContext) -> Iterator[Trajectory]:
     """One `.traj` file is one trajectory; its instance id is the file name (SWE-agent names it so)."""
     where = ctx.where(1)
@@ -64,9 +80,11 @@ def import_swe_agent(ctx: ImportContext) -> Iterator[Trajectory]:
     data = need_object(data, where)
     info = opt_object(data, "info", where)
     submission = opt_str(info, "submission", where.at("info"))
-    steps = [_step(ctx, raw, where.at("trajectory").at(i), submission)
-             for i, raw in enumerate(need_list(data.get("trajectory"), where.at("trajectory")))]
+    entries = need_list(data.get("trajectory"), where.at("trajectory"))
     history = data.get("history") if isinstance(data.get("history"), list) else []
+    # Each step keeps its position in the source, where a per-step human label points.
+    steps = [msgspec.structs.replace(_step(ctx, raw, where.at("trajectory").at(i), submission), source_ref=ref)
+             for i, (raw, ref) in enumerate(zip(entries, _history_refs(history, entries), strict=True))]
     issue = _issue_text(history)
     exit_status = opt_str(info, "exit_status", where.at("info"))
     question = ctx.question(where, source_id=str(info.get("instance_id") or ctx.path.stem), text=issue)
