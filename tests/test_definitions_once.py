@@ -138,7 +138,7 @@ def test_cooccurrence_and_extractor_kappa_are_one_definition():
     cells = re.compile(r"is_discipline\s+AND\s+NOT\s+\w*\.?is_post_gold_read", re.I)
     assert [p for p, t in {**SQL, **PY}.items() if cells.search(t)] == ["warehouse/views/failure_rg_cooccurrence.sql"]
     pair = re.compile(r"JOIN\s+failure_rg\s+\w+\s+ON[^\n]*extractor\s*=\s*'spacy'", re.I)
-    assert [p for p, t in {**SQL, **PY}.items() if pair.search(t)] == [FORENSICS]
+    assert [p for p, t in {**SQL, **PY}.items() if pair.search(t)] == ["warehouse/queries/extractor_agreement.sql"]
     # The other caller is a different measure: attribution categories against human ones (agreement --human).
     assert _calls("cohen_kappa") == sorted([FORENSICS, "warehouse/queries/_attribution.py"])
     builder = _function_source("warehouse/report/_read_gate.py", "cooccurrence")

@@ -18,35 +18,13 @@ from ..stats import (
     mcnemar_test,
     wilson_interval,
 )
+from ._sql import query_sql
 
-# The runs whose trajectories carry a human first error (the pages' run choice).
-LABELLED_RUNS_SQL = "SELECT run_id, count(*) AS n_labelled FROM human_first_error GROUP BY run_id ORDER BY run_id"
-AGREEMENT_SQL = "SELECT * FROM attribution_agreement WHERE run_id = $run ORDER BY method"
-# What a uniformly drawn step / agent hits per labelled trajectory: the Poisson-binomial behind the baseline.
-UNIFORM_SQL = """
-SELECT g.trajectory_id, g.step_index, g.n_steps, g.agent,
-       (SELECT len(list(DISTINCT lower(s.agent))) FROM steps s
-        WHERE s.trajectory_id = g.trajectory_id AND s.agent IS NOT NULL) AS n_agents,
-       (SELECT bool_or(lower(s.agent) = lower(g.agent)) FROM steps s WHERE s.trajectory_id = g.trajectory_id)
-           AS agent_spoke
-FROM human_first_error g WHERE g.run_id = $run ORDER BY g.trajectory_id
-"""
-CATEGORY_SQL = """
-SELECT a.method, g.category AS human, a.category AS method_category
-FROM human_first_error g JOIN step_attributions a USING (trajectory_id)
-WHERE g.run_id = $run AND g.category IS NOT NULL AND a.category IS NOT NULL
-"""
-# Per method and labelled trajectory: did the method name the people's first error (unattributed: a miss)?
-HITS_SQL = """
-SELECT m.method, g.trajectory_id, coalesce(bool_or(a.step_index = g.step_index), false) AS hit
-FROM human_first_error g
-CROSS JOIN (SELECT DISTINCT a.method FROM step_attributions a JOIN human_first_error h USING (trajectory_id)
-            WHERE h.run_id = $run AND a.step_index IS NOT NULL) m
-LEFT JOIN step_attributions a ON a.trajectory_id = g.trajectory_id AND a.method = m.method
-WHERE g.run_id = $run
-GROUP BY m.method, g.trajectory_id
-ORDER BY m.method, g.trajectory_id
-"""
+LABELLED_RUNS_SQL = query_sql("labelled_runs")
+AGREEMENT_SQL = query_sql("agreement_by_method")
+UNIFORM_SQL = query_sql("uniform_hits")
+CATEGORY_SQL = query_sql("attribution_categories")
+HITS_SQL = query_sql("attribution_hits")
 UNIFORM = "baseline:uniform_random"
 CI_METHODS = {"wilson": "Wilson score interval", "poisson_binomial": "exact Poisson-binomial range of a random "
               "guesser's accuracy", "bootstrap": "percentile bootstrap over trajectories"}

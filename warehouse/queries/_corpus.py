@@ -1,15 +1,16 @@
 """The warehouse's corpus as titles: what an import matches passages known only by title against."""
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from trajscope.format import Chunk, RecordError
 from warehouse._connection import WarehouseMissing
 from warehouse.read import LimitExceeded, open_read, profile_limits
 
+from ._sql import query_sql
+
 # Titled chunks, text left out (matching is by unique title; a corpus's text may be gigabytes).
-CORPUS_TITLES_SQL = (resources.files(__package__) / "corpus_titles.sql").read_text()
+CORPUS_TITLES_SQL = query_sql("corpus_titles")
 
 
 def corpus_titles(db_path: str | Path) -> list[Chunk]:

@@ -18,24 +18,9 @@ from warehouse.stats import (
 )
 
 from ._outcomes import QueryError, require_run
+from ._sql import query_sql
 
-POST_READ_STRATA_SQL = """
--- Read-Gate Table 4 (the one definition; compare --table4, the Compare page and report rg_t4 run it):
--- post-gold-read failure by arm over every judged trajectory of the arms' runs (A: $runs_a, B: $runs_b), by
--- read exposure (distinct passages read: 0, 1, 2, 3, 4+). The marginal OR pools all rows; the
--- Mantel-Haenszel OR pools the strata with a read (0 reads cannot be a post-gold-read failure).
--- passages_read is a load-time column of trajectories (as in trajectory_facts).
-SELECT least(f.passages_read, 4) AS read_exposure,
-       list_contains($runs_b, f.run_id) AS is_b,
-       count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
-       count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
-FROM trajectories f
-JOIN trajectory_correctness c ON c.trajectory_id = f.trajectory_id AND c.correct IS NOT NULL
-LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
-WHERE list_contains($runs_a, f.run_id) OR list_contains($runs_b, f.run_id)
-GROUP BY ALL
-ORDER BY read_exposure, is_b DESC
-"""
+POST_READ_STRATA_SQL = query_sql("post_read_strata")
 
 
 @dataclass(frozen=True)
@@ -109,15 +94,7 @@ def table4_frame(odds: StratifiedOddsRatio) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-EXTRACTOR_AGREEMENT_SQL = """
-SELECT x.trajectory_id, x.is_discipline AS regex_discipline, y.is_discipline AS spacy_discipline
-FROM failure_rg x
-JOIN failure_rg y ON y.trajectory_id = x.trajectory_id AND y.extractor = 'spacy'
-WHERE x.extractor = 'regex' AND x.coverage_computed AND y.coverage_computed AND x.read_action
-  AND x.is_discipline IS NOT NULL AND y.is_discipline IS NOT NULL
-  AND ($runs IS NULL OR list_contains($runs, x.run_id))
-ORDER BY x.trajectory_id
-"""
+EXTRACTOR_AGREEMENT_SQL = query_sql("extractor_agreement")
 
 
 @dataclass(frozen=True)
@@ -142,29 +119,10 @@ def extractor_agreement(con: Any, run_id: str | list[str] | None = None) -> Labe
     return LabelAgreement("discipline indicator: regex vs spaCy", agreement, EXTRACTOR_AGREEMENT_SQL)
 
 
-JUDGE_AGREEMENT_SQL = """
-WITH verdicts AS (
-    SELECT trajectory_id,
-           CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater,
-           arg_max(score, created_at) AS score
-    FROM judgments
-    GROUP BY ALL
-)
-SELECT x.trajectory_id, says_correct(x.score) AS a_says_right, says_correct(y.score) AS b_says_right
-FROM verdicts x
-JOIN verdicts y ON y.trajectory_id = x.trajectory_id AND y.rater = $rater_b
-JOIN trajectories t ON t.trajectory_id = x.trajectory_id
-WHERE x.rater = $rater_a AND ($runs IS NULL OR list_contains($runs, t.run_id))
-ORDER BY x.trajectory_id
-"""
+JUDGE_AGREEMENT_SQL = query_sql("judge_agreement")
 
 
-JUDGE_RATERS_SQL = """
-SELECT DISTINCT CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater
-FROM judgments j JOIN trajectories t USING (trajectory_id)
-WHERE judge IN ('llm', 'contain') AND ($runs IS NULL OR list_contains($runs, t.run_id))
-ORDER BY rater
-"""
+JUDGE_RATERS_SQL = query_sql("judge_raters")
 
 
 def judge_agreement(con: Any, rater_a: str, rater_b: str = "contain", *,
@@ -182,30 +140,7 @@ def judge_agreements(con: Any, run_id: str | list[str] | None = None) -> list[La
     return [judge_agreement(con, a, b, run_id=run_id) for i, a in enumerate(raters) for b in raters[i + 1:]]
 
 
-JUDGE_ROBUSTNESS_SQL = """
--- Read-Gate Table 18 (the one definition; `agreement --robustness` and report rg_t18 run it): judge B
--- re-judges a stratified sample of each run's trajectories (strata: judge A's verdict). Per run and stratum:
--- the population judged by A, and the sample both judged with B's verdicts (a NULL score is no verdict).
-WITH verdicts AS (
-    SELECT trajectory_id,
-           CASE WHEN judge = 'llm' THEN 'llm:' || coalesce(judge_model, '') ELSE judge END AS rater,
-           arg_max(score, created_at) AS score
-    FROM judgments
-    GROUP BY ALL
-),
-a AS (SELECT trajectory_id, says_correct(score) AS a_right FROM verdicts WHERE rater = $rater_a AND score IS NOT NULL),
-b AS (SELECT trajectory_id, says_correct(score) AS b_right FROM verdicts WHERE rater = $rater_b AND score IS NOT NULL)
-SELECT t.run_id, a.a_right AS stratum,
-       count(*)                                    AS n_population,
-       count(b.b_right)                            AS n_sample,
-       count(*) FILTER (b.b_right)                 AS n_sample_b_right
-FROM trajectories t
-JOIN a USING (trajectory_id)
-LEFT JOIN b USING (trajectory_id)
-WHERE $runs IS NULL OR list_contains($runs, t.run_id)
-GROUP BY ALL
-ORDER BY t.run_id, stratum
-"""
+JUDGE_ROBUSTNESS_SQL = query_sql("judge_robustness")
 
 
 @dataclass(frozen=True)
@@ -270,21 +205,7 @@ def _reweighted_overall(runs: list[JudgeRobustness], pooled: LabelAgreement) -> 
                            pooled.agreement.kappa if pooled.agreement else None)
 
 
-POOLED_COOCCURRENCE_SQL = """
--- Read-Gate §5.1's multi-label table pooled over a set of runs (the paper pools its 12,000 trajectories):
--- sums of failure_rg_cooccurrence's cells per extractor, over the runs where the discipline test applies.
-SELECT extractor, count(*) AS n_runs, sum(n_wrong) AS n_wrong,
-       sum(discipline_only) AS discipline_only, sum(post_only) AS post_only,
-       sum(discipline_and_post) AS discipline_and_post, sum(neither) AS neither,
-       sum(discipline_only) / sum(n_wrong) AS discipline_only_share,
-       sum(post_only) / sum(n_wrong) AS post_only_share,
-       sum(discipline_and_post) / sum(n_wrong) AS discipline_and_post_share,
-       sum(neither) / sum(n_wrong) AS neither_share
-FROM failure_rg_cooccurrence
-WHERE does_not_apply IS NULL AND ($runs IS NULL OR list_contains($runs, run_id))
-GROUP BY extractor
-ORDER BY extractor
-"""
+POOLED_COOCCURRENCE_SQL = query_sql("pooled_cooccurrence")
 
 
 @dataclass(frozen=True)
@@ -308,7 +229,7 @@ def pooled_cooccurrence(con: Any, run_ids: list[str] | None = None) -> PooledCoo
     return PooledCooccurrence(frame, excluded, POOLED_COOCCURRENCE_SQL)
 
 
-EFFICIENCY_SQL = "SELECT * FROM run_efficiency WHERE $runs IS NULL OR list_contains($runs, run_id) ORDER BY run_id"
+EFFICIENCY_SQL = query_sql("efficiency")
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,9 @@ import polars as pl
 
 from ..stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
 from ._attribution import Measure, _kappa, wilson_share
+from ._sql import query_sql
 
-PAIRS_SQL = """SELECT rubric_hash, model, trajectory_id, model_match, human_match FROM rubric_label_pairs
-WHERE ($run IS NULL OR run_id = $run) AND ($rubric IS NULL OR rubric_hash = $rubric)
-ORDER BY rubric_hash, model, trajectory_id"""
+PAIRS_SQL = query_sql("rubric_pairs")
 ALWAYS_MATCH = "baseline:always_match"
 
 

@@ -1,0 +1,15 @@
+-- Read-Gate Table 4 (the one definition; compare --table4, the Compare page and report rg_t4 run it):
+-- post-gold-read failure by arm over every judged trajectory of the arms' runs (A: $runs_a, B: $runs_b), by
+-- read exposure (distinct passages read: 0, 1, 2, 3, 4+). The marginal OR pools all rows; the
+-- Mantel-Haenszel OR pools the strata with a read (0 reads cannot be a post-gold-read failure).
+-- passages_read is a load-time column of trajectories (as in trajectory_facts).
+SELECT least(f.passages_read, 4) AS read_exposure,
+       list_contains($runs_b, f.run_id) AS is_b,
+       count(*) FILTER (r.label = 'post_gold_read') AS post_failures,
+       count(*) FILTER (r.label IS DISTINCT FROM 'post_gold_read') AS others
+FROM trajectories f
+JOIN trajectory_correctness c ON c.trajectory_id = f.trajectory_id AND c.correct IS NOT NULL
+LEFT JOIN failure_rg r ON r.trajectory_id = f.trajectory_id AND r.extractor = $extractor
+WHERE list_contains($runs_a, f.run_id) OR list_contains($runs_b, f.run_id)
+GROUP BY ALL
+ORDER BY read_exposure, is_b DESC
