@@ -204,7 +204,8 @@ def test_question_and_corpus_upserts_recompute_the_facts_they_change(tmp_path):
     _assert_current(db)
 
 
-def test_facts_of_another_definition_are_recomputed_on_the_next_open(tmp_path):
+def test_facts_of_another_definition_are_recomputed_on_the_next_open(tmp_path, monkeypatch):
+    monkeypatch.setattr("warehouse._derived._RECOMPUTE_SLICE", 3)  # several slices, as at scale
     db = tmp_path / "w.duckdb"
     load_chunks(db, CHUNKS, DATASET)
     ingest_trajectories(db, [t for t, *_ in cases().values()])

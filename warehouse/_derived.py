@@ -28,14 +28,25 @@ def funnel_facts_hash() -> str:
 
 
 def refresh_funnel_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
-    """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE funnel_refresh AS {trajectories_sql}")
+    """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
+    at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory)."""
+    con.execute(f"CREATE OR REPLACE TEMP TABLE funnel_refresh_set AS {trajectories_sql}")
     try:
-        con.execute(_load_file("evidence_funnel_facts.sql"))
+        n = con.execute("SELECT count(*) FROM funnel_refresh_set").fetchall()[0][0]
+        slices = max(1, -(-n // _RECOMPUTE_SLICE))
+        for i in range(slices):
+            where = f" WHERE hash(trajectory_id) % {slices} = {i}" if slices > 1 else ""
+            con.execute("CREATE OR REPLACE TEMP TABLE funnel_refresh AS "
+                        f"SELECT trajectory_id FROM funnel_refresh_set{where}")
+            con.execute(_load_file("evidence_funnel_facts.sql"))
     except duckdb.Error as exc:
         raise RuntimeError(f"warehouse/load/evidence_funnel_facts.sql: {exc}") from exc
     finally:
-        con.execute("DROP TABLE IF EXISTS funnel_refresh")
+        try:
+            con.execute("DROP TABLE IF EXISTS funnel_refresh")
+            con.execute("DROP TABLE IF EXISTS funnel_refresh_set")
+        except duckdb.Error:
+            pass  # an aborted transaction: its rollback removes both
 
 
 def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -67,10 +78,7 @@ def funnel_facts_stale(con: duckdb.DuckDBPyConnection) -> bool:
 def recompute_funnel_facts(con: duckdb.DuckDBPyConnection) -> None:
     """Every trajectory's facts under this code's definition, then its hash recorded (in the caller's transaction)."""
     con.execute(f"DELETE FROM {FUNNEL_FACTS}")
-    n = con.execute("SELECT count(*) FROM trajectories").fetchall()[0][0]
-    slices = max(1, -(-n // _RECOMPUTE_SLICE))
-    for i in range(slices):
-        refresh_funnel_facts(con, f"SELECT trajectory_id FROM trajectories WHERE hash(trajectory_id) % {slices} = {i}")
+    refresh_funnel_facts(con, "SELECT trajectory_id FROM trajectories")
     con.execute("DELETE FROM derived_facts_state WHERE name = $n", {"n": FUNNEL_FACTS})
     con.execute("INSERT INTO derived_facts_state (name, definition_hash) VALUES ($n, $h)",
                 {"n": FUNNEL_FACTS, "h": funnel_facts_hash()})
