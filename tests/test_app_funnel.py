@@ -51,3 +51,21 @@ def test_replay_shows_the_funnel_with_step_links_and_the_decisive_error(db, monk
     assert "| 2 | Ermengarde of Tours | [2](#step-2) | [2](#step-2) (rank 1) | [2](#step-2) | — | — |" in text
     assert "**First decisive error (trajscope):** `not_read` at step [2](#step-2), hop 2" in text
     assert '<span id="step-2"></span>' in text
+
+
+@pytest.mark.parametrize(("script", "key", "default_count"), [("funnel", "funnel-runs", 2),
+                                                              ("breakdowns", "breakdowns-runs", 4)])
+def test_both_pages_share_one_run_picker(db, monkeypatch, script, key, default_count):
+    # The URL's runs are chosen and an unknown one is named, never dropped silently.
+    at = _open(db, script, monkeypatch, run=["funnel_noread", "nope"])
+    assert at.multiselect(key=key).value == ["funnel_noread"]
+    assert any("`run=nope` ignored: no such run in this warehouse" in w.value for w in at.warning)
+    assert at.query_params["run"] in ("funnel_noread", ["funnel_noread"])  # the URL keeps only the known run
+    # Without a URL: the first runs of the run list, the same list on both pages.
+    at = _open(db, script, monkeypatch)
+    picker = at.multiselect(key=key)
+    assert picker.label == "Runs" and picker.options == ["funnel", "funnel_noread"]
+    assert picker.value == picker.options[:default_count]
+    # Clearing the choice leaves a hint, not an empty page of errors.
+    picker.set_value([]).run()
+    assert not at.exception and any(i.value == "Choose at least one run." for i in at.info)

@@ -17,11 +17,11 @@ from app.ui import (
     not_available,
     page_header,
     require_warehouse,
+    run_picker,
     set_url,
     table_exports,
     table_panel,
     url_choice,
-    url_list,
 )
 
 page_header("Breakdowns", "Why answers were wrong, sliced by hop count and by question type, under "
@@ -38,18 +38,13 @@ if state and not NEEDED <= state.views:
 elif state:
     runs = fetch(run_choices_sql())
     if runs is not None:
-        run_ids = runs.df["run_id"].to_list()
-        default = [r for r in url_list("run") if r in run_ids] or run_ids[:4]
         c1, c2 = st.columns([3, 2])
-        chosen = c1.multiselect("Runs", run_ids, default=default, key="breakdowns-runs")
+        chosen = run_picker(runs.df, key="breakdowns-runs", default_count=4, container=c1)
         taxonomy = c2.selectbox("Taxonomy", list(TAXONOMIES), format_func=TAXONOMIES.get,
                                 key="breakdowns-taxonomy",
                                 index=list(TAXONOMIES).index(url_choice("taxonomy", list(TAXONOMIES), "execution_rag")))
-        set_url("run", chosen)
         set_url("taxonomy", taxonomy if taxonomy != "execution_rag" else None)
-        if not chosen:
-            st.info("Choose at least one run.")
-        else:
+        if chosen:
             labels = short_run_labels(runs.df, chosen)
             named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
             by_hop, by_type = st.columns(2, gap="large")

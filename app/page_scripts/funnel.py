@@ -22,12 +22,11 @@ from app.ui import (
     not_available,
     page_header,
     require_warehouse,
-    set_url,
+    run_picker,
     show_error,
     sql_expander,
     table_exports,
     table_panel,
-    url_list,
     warehouse_stamp,
 )
 from warehouse import WarehouseBusy
@@ -55,13 +54,8 @@ if state and not NEEDED <= state.views:
 elif state:
     runs = fetch(run_choices_sql())
     if runs is not None and runs.df.height:
-        run_ids = runs.df["run_id"].to_list()
-        default = [r for r in url_list("run") if r in run_ids] or run_ids[:2]
-        chosen = st.multiselect("Runs", run_ids, default=default, key="funnel-runs")
-        set_url("run", chosen)
-        if not chosen:
-            st.info("Choose at least one run.")
-        else:
+        chosen = run_picker(runs.df, key="funnel-runs", default_count=2)
+        if chosen:
             labels = short_run_labels(runs.df, chosen)
             named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
             # One query for the three groupings; the page only picks its rows (evidence_funnel_summary.grouped_by).

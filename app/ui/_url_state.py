@@ -12,7 +12,8 @@ def url_value(key: str) -> str | None:
     return value or None
 
 
-def _ignored(key: str, value: str, why: str) -> None:
+def ignored_url_value(key: str, value: str, why: str) -> None:
+    """Name a URL value the page cannot use, and why, instead of dropping it silently."""
     st.warning(f"URL parameter `{key}={value[:80]}` ignored: {why}.", icon=":material/link_off:")
 
 
@@ -22,7 +23,7 @@ def url_choice(key: str, choices: Sequence[str], default: str) -> str:
     if value is None or value in choices:
         return value or default
     shown = ", ".join(choices[:12]) + (" …" if len(choices) > 12 else "")
-    _ignored(key, value, f"not one of {shown}; showing {default or 'none'}")
+    ignored_url_value(key, value, f"not one of {shown}; showing {default or 'none'}")
     return default
 
 
@@ -34,10 +35,10 @@ def url_int(key: str, default: int, low: int, high: int) -> int:
     try:
         number = int(value)
     except ValueError:
-        _ignored(key, value, f"not a whole number; using {default:,}")
+        ignored_url_value(key, value, f"not a whole number; using {default:,}")
         return default
     if not low <= number <= high:
-        _ignored(key, value, f"outside {low:,}–{high:,}; using {default:,}")
+        ignored_url_value(key, value, f"outside {low:,}–{high:,}; using {default:,}")
         return default
     return number
 
