@@ -92,12 +92,15 @@ _BATCH_DIR_PREFIX = "trajscope-batches-"
 
 @dataclass
 class _Batch:
-    """A slice of a log copied to a temporary file; ids and hashes are of the last copy of each id in it."""
+    """A slice of a log copied to a temporary file (none when every line in it is stored already); ids and
+    hashes are of the last copy of each id in it, unchanged_* of the lines counted unchanged since the last batch."""
 
-    path: Path
+    path: Path | None
     ids: list[str] = field(default_factory=list)
     hashes: list[str] = field(default_factory=list)
     line_ids: list[str] = field(default_factory=list)
+    unchanged_ids: list[str] = field(default_factory=list)
+    unchanged_hashes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -123,18 +126,74 @@ class _Slice:
     name: str | None = None  # what source_file records when the log stands in for another file
 
 
-@dataclass
-class _StoredLines:
-    """Hashes of the lines the warehouse holds (hash -> trajectory id), and which of them a log repeats."""
+# Lines validated per round trip to the split state and the stored hashes (a few MB of lines held at once).
+_LOOKUP_LINES = 4096
 
-    ids: dict[str, str]
-    unchanged: dict[str, str] = field(default_factory=dict)  # trajectory id -> hash, filled while splitting
-    # Ids some batch of this ingest holds: a later file's stored copy must be loaded again over them.
-    written: set[str] = field(default_factory=set)
 
-    @classmethod
-    def of(cls, con: duckdb.DuckDBPyConnection) -> _StoredLines:
-        return cls(dict(con.execute("SELECT record_hash, trajectory_id FROM trajectories").fetchall()))
+class _SplitState:
+    """What validation remembers across batches and files, in an in-memory DuckDB (spilling to disk) so that
+    Python holds one chunk of lines at a time: per file the kept copy of each id (its line and hash), per
+    ingest whether some batch holds the id, and the warehouse's stored hashes through `stored`."""
+
+    def __init__(self, spill_dir: str | Path | None = None, stored: duckdb.DuckDBPyConnection | None = None):
+        config: dict[str, object] = {"memory_limit": "256MB", "preserve_insertion_order": False}
+        if spill_dir is not None:
+            config["temp_directory"] = str(spill_dir)
+        self.db = duckdb.connect(":memory:", config=config)
+        self.db.execute(_named_sql("split_state.sql"))
+        self.stored = stored  # a cursor on the warehouse: its committed rows, the state before this ingest
+        self.file_no = -1
+
+    def next_file(self) -> None:
+        self.file_no += 1
+
+    def known(self, digests: list[str]) -> dict[str, str]:
+        """Stored line hash -> trajectory id, for those of digests the warehouse holds."""
+        if self.stored is None or not digests:
+            return {}
+        self.stored.register("chunk_hashes", pa.table({"record_hash": digests}))
+        try:
+            return dict(self.stored.execute(_named_sql("stored_hashes.sql")).fetchall())
+        finally:
+            self.stored.unregister("chunk_hashes")
+
+    def prior(self, ids: Iterable[str]) -> dict[str, tuple[int | None, str | None, bool, bool]]:
+        """id -> (line and hash of its kept copy in this file or None, written in this file, written at all)."""
+        self.db.register("chunk_ids", pa.table({"trajectory_id": list(ids)}, schema=_ID_SCHEMA))
+        try:
+            rows = self.db.execute(_named_sql("split_prior.sql"), {"file_no": self.file_no}).fetchall()
+        finally:
+            self.db.unregister("chunk_ids")
+        return {tid: (line, digest, bool(here), bool(anywhere)) for tid, line, digest, here, anywhere in rows}
+
+    def save(self, seen: dict[str, tuple[int, str]], written: set[str],
+             prior: dict[str, tuple[int | None, str | None, bool, bool]]) -> None:
+        """Record the chunk's kept copies (replacing this file's earlier ones) and which ids a batch holds."""
+        if not seen:
+            return
+        replaced = [tid for tid in seen if prior.get(tid, (None,))[0] is not None]
+        if replaced:
+            self.db.register("replaced_ids", pa.table({"trajectory_id": replaced}, schema=_ID_SCHEMA))
+            self.db.execute("DELETE FROM split_ids WHERE file_no = $file_no AND trajectory_id IN "
+                            "(SELECT trajectory_id FROM replaced_ids)", {"file_no": self.file_no})
+            self.db.unregister("replaced_ids")
+        tids = list(seen)
+        rows = pa.table({
+            "file_no": pa.array([self.file_no] * len(tids), pa.int32()),
+            "trajectory_id": tids,
+            "line": pa.array([seen[t][0] for t in tids], pa.int64()),
+            "record_hash": [seen[t][1] for t in tids],
+            "written": [t in written or prior.get(t, (None, None, False))[2] for t in tids],
+        })
+        self.db.register("chunk_rows", rows)
+        self.db.execute("INSERT INTO split_ids SELECT * FROM chunk_rows")
+        self.db.unregister("chunk_rows")
+
+    def close(self) -> None:
+        self.db.close()
+
+
+_ID_SCHEMA = pa.schema([("trajectory_id", pa.string())])
 
 
 _REDACT_CHUNK_LINES = 512
@@ -174,17 +233,22 @@ def validate_log(
     """
     manifest = _Manifest(Path(path))
     report = IngestReport()
-    for batch, records in _split_log(_Slice(Path(path)), progress=progress, workdir=workdir,
-                                     batch_bytes=batch_bytes, on_duplicate=on_duplicate, report=report):
-        manifest.records += records
-        if batch is not None:
-            manifest.batches.append(batch)
+    state = _SplitState(workdir)
+    try:
+        for batch, records in _split_log(_Slice(Path(path)), progress=progress, workdir=workdir,
+                                         batch_bytes=batch_bytes, on_duplicate=on_duplicate, report=report,
+                                         state=state):
+            manifest.records += records
+            if batch is not None:
+                manifest.batches.append(batch)
+    finally:
+        state.close()
     return manifest
 
 
 def _split_log(
     source: _Slice, *, progress: bool | None, workdir: str | Path | None, batch_bytes: int | None,
-    on_duplicate: OnDuplicate | None, report: IngestReport, stored: _StoredLines | None = None,
+    on_duplicate: OnDuplicate | None, report: IngestReport, state: _SplitState,
 ) -> Iterator[tuple[_Batch | None, int]]:
     """Validate a log line by line, yielding (batch, records in it) as each batch file is complete.
 
@@ -192,21 +256,26 @@ def _split_log(
     once) or on_duplicate says which copy to keep. A batch keeps the last copy of an id it holds
     twice; a copy in a later batch replaces it at load time. Without a workdir the batch is None,
     and a final (None, records) carries the count of records no batch holds. A line the warehouse
-    already holds byte for byte (`stored`) is the first copy of its id: it was validated when it
+    already holds byte for byte (state.stored) is the first copy of its id: it was validated when it
     was loaded, so it is counted unchanged without decoding it again.
+
+    Lines go in chunks of _LOOKUP_LINES: which ids earlier chunks kept lives in `state` (DuckDB), so
+    what Python holds is one chunk and one batch, whatever the size of the log.
     """
     path = source.path
     batch_bytes = batch_bytes or _BATCH_BYTES
     if not path.exists():
         raise RecordError(path, 0, None, "file not found")
+    state.next_file()
     size = path.stat().st_size
     show = progress if progress is not None else size - source.start >= _PROGRESS_MIN_BYTES
     batch: _Batch | None = None
     latest: dict[str, tuple[int, str]] = {}  # id -> (line within the batch, hash)
-    seen: dict[str, tuple[int, str]] = {}  # id -> (line in the file of its kept copy, hash)
+    unchanged: tuple[list[str], list[str]] = ([], [])  # stored lines met since the last batch: ids, hashes
     out = None
     written = records = n_batches = 0
     offset = source.start
+    lineno = source.first_line - 1
     try:
         with open(path, "rb") as fh, tqdm(
             total=size - source.start, unit="B", unit_scale=True, desc=f"validate {path.name}",
@@ -217,73 +286,127 @@ def _split_log(
             else:
                 fh.seek(source.start)
             prefilter = redaction_prefilter()
-            for lineno, (as_read, raw) in enumerate(_redacted_lines(fh, prefilter, path, source.first_line),
-                                                      start=source.first_line):
-                if source.complete_lines_only and not as_read.endswith(b"\n"):
-                    break  # a slice stops at the last complete line; the rest is still being written
-                bar.update(len(as_read))
-                offset += len(as_read)
-                source.lines += 1
-                if not raw.strip():
-                    continue
-                digest = _line_hash(raw)  # of the redacted line, as the stored hashes are
-                if stored is not None:
-                    known_id = stored.ids.get(digest)
-                    if known_id is not None and known_id not in seen and known_id not in stored.written:
-                        seen[known_id] = (lineno, digest)
-                        stored.unchanged[known_id] = digest
+            lines = _redacted_lines(fh, prefilter, path, source.first_line)
+            complete = False
+            while not complete and (chunk := list(itertools.islice(lines, _LOOKUP_LINES))):
+                entries: list[tuple[int, bytes, str]] = []  # (line number, redacted line, its hash)
+                for as_read, raw in chunk:
+                    if source.complete_lines_only and not as_read.endswith(b"\n"):
+                        complete = True  # a slice stops at the last complete line; the rest is still being written
+                        break
+                    lineno += 1
+                    bar.update(len(as_read))
+                    offset += len(as_read)
+                    source.lines += 1
+                    if raw.strip():
+                        entries.append((lineno, raw, _line_hash(raw)))  # of the redacted line, as stored
+                known = state.known([digest for _, _, digest in entries])
+                ids, failure = _decoded_ids(entries, known, path)
+                if failure is not None:
+                    entries = entries[:len(ids)]
+                prior = state.prior({*known.values(), *(tid for tid in ids if tid is not None)})
+                seen: dict[str, tuple[int, str]] = {}  # id -> (line of its kept copy, hash), this chunk's
+                chunk_written: set[str] = set()
+
+                for (line_no, raw, digest), tid in zip(entries, ids, strict=True):
+                    known_id = known.get(digest)
+                    if known_id is not None and _kept(known_id, seen, prior) is None and not (
+                            known_id in chunk_written or prior.get(known_id, (None, None, False, False))[3]):
+                        seen[known_id] = (line_no, digest)
+                        unchanged[0].append(known_id)
+                        unchanged[1].append(digest)
                         records += 1
                         continue
-                trajectory = decode_trajectory(raw, path=path, line=lineno)
-                tid = trajectory.trajectory_id
-                if not tid.strip():
-                    raise RecordError(path, lineno, "trajectory_id", "empty trajectory id: every trajectory needs one")
-                if tid in seen:
-                    first_line, first_digest = seen[tid]
-                    if first_digest == digest:
-                        report.identical_duplicates += 1
+                    if tid is None:  # a stored line that is not the first copy of its id: validate it after all
+                        tid = _decoded_id(raw, path, line_no)
+                    first = _kept(tid, seen, prior)
+                    if first is not None:
+                        first_line, first_digest = first
+                        if first_digest == digest:
+                            report.identical_duplicates += 1
+                            continue
+                        if on_duplicate is None:
+                            raise RecordError(
+                                path, line_no, "trajectory_id",
+                                f"duplicate id {tid!r}: lines {first_line} and {line_no} hold different records "
+                                "(pass --on-duplicate last or --on-duplicate first to keep one)")
+                        report.differing_duplicates += 1
+                        report.on_duplicate = on_duplicate
+                        if on_duplicate == "first":
+                            continue
+                    seen[tid] = (line_no, digest)
+                    records += 1
+                    if workdir is None:
                         continue
-                    if on_duplicate is None:
-                        raise RecordError(
-                            path, lineno, "trajectory_id",
-                            f"duplicate id {tid!r}: lines {first_line} and {lineno} hold different records "
-                            "(pass --on-duplicate last or --on-duplicate first to keep one)")
-                    report.differing_duplicates += 1
-                    report.on_duplicate = on_duplicate
-                    if on_duplicate == "first":
-                        continue
-                seen[tid] = (lineno, digest)
-                records += 1
-                if workdir is None:
-                    continue
-                if out is not None and written >= batch_bytes:
-                    out.close()
-                    out = None
-                    yield _finish_batch(batch, latest), records
-                    records = 0
-                if out is None:
-                    batch = _Batch(Path(workdir) / f"{path.name}.{source.start}.{n_batches:05d}.jsonl")
-                    n_batches += 1
-                    latest = {}
-                    out = open(batch.path, "wb")
-                    written = 0
-                latest[tid] = (len(batch.line_ids), digest)
-                batch.line_ids.append(tid)
-                if stored is not None:
-                    stored.written.add(tid)
-                out.write(raw.rstrip(b"\r\n") + b"\n")
-                written += len(raw)
+                    if out is not None and written >= batch_bytes:
+                        out.close()
+                        out = None
+                        yield _finish_batch(batch, latest, unchanged), records
+                        unchanged, records = ([], []), 0
+                    if out is None:
+                        batch = _Batch(Path(workdir) / f"{path.name}.{source.start}.{n_batches:05d}.jsonl")
+                        n_batches += 1
+                        latest = {}
+                        out = open(batch.path, "wb")
+                        written = 0
+                    latest[tid] = (len(batch.line_ids), digest)
+                    batch.line_ids.append(tid)
+                    chunk_written.add(tid)
+                    out.write(raw.rstrip(b"\r\n") + b"\n")
+                    written += len(raw)
+                state.save(seen, chunk_written, prior)
+                if failure is not None:
+                    raise failure
+                # Stored lines are handed on a chunk's worth at a time, even while a batch stays open.
+                if unchanged[0] and (out is None or len(unchanged[0]) >= _LOOKUP_LINES):
+                    yield _Batch(None, unchanged_ids=unchanged[0], unchanged_hashes=unchanged[1]), records
+                    unchanged, records = ([], []), 0
     finally:
         if out is not None:
             out.close()
     source.end = offset
     if out is not None:
-        yield _finish_batch(batch, latest), records
+        yield _finish_batch(batch, latest, unchanged), records
     elif workdir is None or records:
         yield None, records
 
 
-def _finish_batch(batch: _Batch, latest: dict[str, tuple[int, str]]) -> _Batch:
+def _kept(tid: str, seen: dict[str, tuple[int, str]],
+          prior: dict[str, tuple[int | None, str | None, bool, bool]]) -> tuple[int, str] | None:
+    """The kept copy (line, hash) of tid in this file: this chunk's, else an earlier chunk's, else None."""
+    if tid in seen:
+        return seen[tid]
+    line, digest, _, _ = prior.get(tid, (None, None, False, False))
+    return None if line is None or digest is None else (line, digest)
+
+
+def _decoded_id(raw: bytes, path: Path, line: int) -> str:
+    """The trajectory id of a line, decoding (so validating) the whole record; RecordError when it is bad."""
+    tid = decode_trajectory(raw, path=path, line=line).trajectory_id
+    if not tid.strip():
+        raise RecordError(path, line, "trajectory_id", "empty trajectory id: every trajectory needs one")
+    return tid
+
+
+def _decoded_ids(entries: list[tuple[int, bytes, str]], known: dict[str, str],
+                 path: Path) -> tuple[list[str | None], RecordError | None]:
+    """Per entry its id (None for a stored line, decoded later only if needed), up to the first bad line,
+    and that line's error: the lines before it are still checked for duplicates first, in file order."""
+    ids: list[str | None] = []
+    for line, raw, digest in entries:
+        if digest in known:
+            ids.append(None)
+            continue
+        try:
+            ids.append(_decoded_id(raw, path, line))
+        except RecordError as exc:
+            return ids, exc
+    return ids, None
+
+
+def _finish_batch(batch: _Batch, latest: dict[str, tuple[int, str]],
+                  unchanged: tuple[list[str], list[str]]) -> _Batch:
+    batch.unchanged_ids, batch.unchanged_hashes = unchanged
     for tid, (_, digest) in latest.items():
         batch.ids.append(tid)
         batch.hashes.append(digest)
@@ -357,9 +480,12 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
     )
 
 
-def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, before: dict[str, str | None],
+def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq: int,
                 per_run_questions: bool) -> None:
-    """Load a batch's new and changed trajectories; `before` gets each id's stored hash when first met."""
+    """Load a batch's new and changed trajectories, noting each id's stored hash in ingest_ids for the report."""
+    _note_ids(con, batch.unchanged_ids, batch.unchanged_hashes, seq)
+    if batch.path is None:
+        return
     incoming = pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes})
     con.register("incoming_arrow", incoming)
     # One join with the stored trajectories serves both the report (hash before this call) and
@@ -369,11 +495,9 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
         "LEFT JOIN trajectories t USING (trajectory_id)"
     ).fetchall()
     con.unregister("incoming_arrow")
-    changed_rows = []
-    for tid, digest, stored_digest in stored:
-        before.setdefault(tid, stored_digest)
-        if digest != stored_digest:
-            changed_rows.append((tid, digest, stored_digest is not None))
+    _note_ids(con, [tid for tid, _, _ in stored], [before for _, _, before in stored], seq)
+    changed_rows = [(tid, digest, stored_digest is not None) for tid, digest, stored_digest in stored
+                    if digest != stored_digest]
     if not changed_rows:
         return
     tids, digests, existed_flags = zip(*changed_rows, strict=False)
@@ -403,14 +527,30 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, bef
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
 
+def _note_ids(con: duckdb.DuckDBPyConnection, ids: list[str], before: list[str | None], seq: int) -> None:
+    # The report's memory lives in DuckDB, not in Python: each id met, with its stored hash then ('' if new).
+    if not ids:
+        return
+    con.register("met_ids", pa.table({"trajectory_id": pa.array(ids, pa.string()),
+                                      "before_hash": pa.array(before, pa.string()),
+                                      "seq": pa.array([seq] * len(ids), pa.int64())}))
+    con.execute("INSERT INTO ingest_ids SELECT trajectory_id, coalesce(before_hash, ''), seq FROM met_ids")
+    con.unregister("met_ids")
+
+
 def _batches(sources: Sequence[_Slice], workdir: str, progress: bool | None, report: IngestReport,
-             on_duplicate: OnDuplicate | None, stored: _StoredLines | None) -> Iterator[tuple[_Batch, Path]]:
-    for source in sources:
-        for batch, records in _split_log(source, progress=progress, workdir=workdir, batch_bytes=None,
-                                         on_duplicate=on_duplicate, report=report, stored=stored):
-            report.records += records
-            if batch is not None:
-                yield batch, Path(source.name) if source.name else source.path
+             on_duplicate: OnDuplicate | None, stored: duckdb.DuckDBPyConnection | None,
+             ) -> Iterator[tuple[_Batch, Path]]:
+    state = _SplitState(workdir, stored)
+    try:
+        for source in sources:
+            for batch, records in _split_log(source, progress=progress, workdir=workdir, batch_bytes=None,
+                                             on_duplicate=on_duplicate, report=report, state=state):
+                report.records += records
+                if batch is not None:
+                    yield batch, Path(source.name) if source.name else source.path
+    finally:
+        state.close()
 
 
 def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
@@ -441,27 +581,27 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     report = IngestReport(files=[str(s.path) for s in sources])
     target = Path(db_path) if db_path else default_db_path()
     created = not target.exists()
-    before: dict[str, str | None] = {}  # trajectory id -> stored record hash when first met (None: new)
-    final: dict[str, str] = {}
     remove_stale_batch_dirs()
     try:
         with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
             with open_warehouse(target) as con:
+                # Read on the validating thread: the warehouse as committed, i.e. before this ingest.
+                stored = con.cursor() if skip_stored else None
                 try:
                     with transaction(con):
                         size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
                         show = bool(progress) or (progress is None and size > _BATCH_BYTES)
-                        stored = _StoredLines.of(con) if skip_stored else None
+                        con.execute(_named_sql("ingest_ids.sql"))
                         with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
-                            for batch, source in prefetched(_batches(sources, workdir, progress, report,
-                                                                     on_duplicate, stored)):
-                                _load_batch(con, batch, source, before, per_run_questions)
-                                final.update(zip(batch.ids, batch.hashes, strict=False))
-                                batch.path.unlink()
-                                bar.update()
-                        for tid, digest in (stored.unchanged.items() if stored else ()):
-                            before.setdefault(tid, digest)
-                            final.setdefault(tid, digest)
+                            for seq, (batch, source) in enumerate(prefetched(_batches(
+                                    sources, workdir, progress, report, on_duplicate, stored))):
+                                _load_batch(con, batch, source, seq, per_run_questions)
+                                if batch.path is not None:
+                                    batch.path.unlink()
+                                    bar.update()
+                        report.new, report.unchanged, met = con.execute(_named_sql("ingest_counts.sql")).fetchone()
+                        report.replaced = met - report.new - report.unchanged
+                        con.execute("DROP TABLE ingest_ids")
                         # Labels point at steps, so they load after the logs, in the same transaction.
                         for name, labelled in labels:
                             report.label_loads.append(load_label_records(con, labelled, name, labels_run))
@@ -469,14 +609,14 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
                     if not created:
                         _reclaim_after_rollback(con)
                     raise
+                finally:
+                    if stored is not None:
+                        stored.close()
     except BaseException:
         if created:
             for leftover in (target, target.with_name(target.name + ".wal")):
                 leftover.unlink(missing_ok=True)
         raise
-    report.new = sum(1 for tid in final if before[tid] is None)
-    report.unchanged = sum(1 for tid, digest in final.items() if before[tid] == digest)
-    report.replaced = len(final) - report.new - report.unchanged
     report.seconds = time.perf_counter() - start
     return report
 
