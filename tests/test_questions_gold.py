@@ -80,3 +80,22 @@ def test_ingest_into_a_warehouse_without_a_corpus_keeps_titles(tmp_path, corpus)
         assert "2 question(s) name gold passages by title only" in result.output
     assert [gold[q][1] for q in ("q2", "q3")] == [["title:Oder", "title:Velm"],
                                                   ["title:Velm Review", "title:Ada Brenn"]]
+
+
+def test_the_upload_page_matches_titles_to_the_corpus_the_warehouse_holds(tmp_path):
+    from app.upload import discard_upload, prepare_upload
+
+    db = tmp_path / "wh.duckdb"
+    load_chunks(db, [Chunk(chunk_id="m1", text="Velm is a town.", title="Velm"),
+                     Chunk(chunk_id="m2", text="The Oder is a river.", title="Oder")], "mini")
+    questions = ("questions.json", (F / "questions.json").read_bytes())
+    matched = prepare_upload("log.jsonl", (F / "log.jsonl").read_bytes(), questions=questions, db_path=db)
+    kept = prepare_upload("log.jsonl", (F / "log.jsonl").read_bytes(), questions=questions)
+    try:
+        assert matched.ok and kept.ok, (matched.errors, kept.errors)
+        gold = {t.question.question_id: t.question.gold_chunk_ids for t in matched.preview}
+        assert gold["q2"] == ["m2", "m1"] and gold["q3"] == ["title:Velm Review", "title:Ada Brenn"]
+        assert [t.question.gold_chunk_ids for t in kept.preview][1] == ["title:Oder", "title:Velm"]
+    finally:
+        for prepared in (matched, kept):
+            discard_upload(prepared)

@@ -6,10 +6,11 @@ original file name as its source, and deletes the temp folder.
 """
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,8 +18,9 @@ import polars as pl
 
 from app.access import write_lock
 from ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
-from trajscope.format import RecordError, Trajectory, decode_trajectory
+from trajscope.format import Chunk, RecordError, Trajectory, decode_trajectory
 from warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs, validate_log
+from warehouse.queries import corpus_titles
 
 CANONICAL = "canonical"
 SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file
@@ -70,11 +72,13 @@ class PreparedUpload:
 def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id: str | None = None,
                    declare: Mapping[str, bool] | None = None, preview_rows: int = 20,
                    mapping: SideFile | None = None, questions: SideFile | None = None,
-                   patterns: SideFile | None = None, per_run_questions: bool = False) -> PreparedUpload:
+                   patterns: SideFile | None = None, per_run_questions: bool = False,
+                   db_path: str | Path | None = None) -> PreparedUpload:
     """Save, detect (unless given), convert and report; nothing is written to the warehouse.
 
     mapping / questions / patterns are the files `trajscope ingest --mapping / --questions /
-    --patterns` takes, as (file name, bytes); per_run_questions is kept for the ingest.
+    --patterns` takes, as (file name, bytes); per_run_questions is kept for the ingest; passages known
+    only by title are matched to the corpus of the warehouse at db_path, as `trajscope ingest --db` does.
     """
     declare = dict(declare or {})
     sweep_stale_uploads()
@@ -83,7 +87,8 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
     prepared = PreparedUpload(name=display, folder=folder, per_run_questions=per_run_questions)
     try:
         _prepare(prepared, data, format=format, run_id=run_id, declare=declare, preview_rows=preview_rows,
-                 sides={"mapping": mapping, "questions": questions, "patterns": patterns})
+                 sides={"mapping": mapping, "questions": questions, "patterns": patterns},
+                 warehouse_corpus=functools.partial(corpus_titles, db_path) if db_path else None)
     except BaseException:
         discard_upload(prepared)  # a failure of any kind (a full disk, a bug) leaves no folder behind
         raise
@@ -105,7 +110,8 @@ def sweep_stale_uploads() -> list[Path]:
 
 
 def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_id: str | None,
-             declare: dict[str, bool], preview_rows: int, sides: Mapping[str, SideFile | None]) -> None:
+             declare: dict[str, bool], preview_rows: int, sides: Mapping[str, SideFile | None],
+             warehouse_corpus: Callable[[], Iterable[Chunk]] | None) -> None:
     folder, display = prepared.folder, prepared.name
     path = folder / _saved_name(display)
     path.write_bytes(data)
@@ -116,7 +122,7 @@ def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_i
         prepared.report = convert_file(path, out, ImportOptions(
             format=prepared.format, run_id=run_id or None, declare=declare, mapping=saved.get("mapping"),
             questions=saved.get("questions"), patterns=saved.get("patterns"),
-            declare_source="the Upload page", source_name=display))
+            declare_source="the Upload page", source_name=display, warehouse_corpus=warehouse_corpus))
         prepared.canonical = prepared.report.output
         # The checks ingest makes (an empty id, one id with two records): refused here, not after "valid".
         validate_log(prepared.canonical)
