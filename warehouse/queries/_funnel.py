@@ -9,26 +9,13 @@ import polars as pl
 from warehouse.stats import mcnemar_test
 
 from ._outcomes import require_run
+from ._sql import query_sql
 
 # The funnel's stages in order (evidence_funnel_question's boolean columns).
 FUNNEL_STAGES: tuple[str, ...] = ("queried", "retrieved", "snippet_shown", "read", "used")
 
-# Per (scope, hop, stage): the questions both runs answered where the stage applies to both, the
-# share reached under A and B, and the discordant cells (a_only: reached under A only).
-FUNNEL_PAIRED_SQL = """WITH a AS (
-    UNPIVOT (SELECT question_id, dataset, scope, hop, {stages} FROM evidence_funnel_question WHERE run_id = $run_a)
-    ON {stages} INTO NAME stage VALUE reached
-), b AS (
-    UNPIVOT (SELECT question_id, dataset, scope, hop, {stages} FROM evidence_funnel_question WHERE run_id = $run_b)
-    ON {stages} INTO NAME stage VALUE reached
-)
-SELECT a.scope, a.hop, a.stage, count(*) AS n_pairs,
-       avg(a.reached::INTEGER) AS share_a, avg(b.reached::INTEGER) AS share_b,
-       count(*) FILTER (a.reached AND NOT b.reached) AS a_only,
-       count(*) FILTER (b.reached AND NOT a.reached) AS b_only
-FROM a JOIN b ON a.question_id = b.question_id AND a.dataset = b.dataset AND a.scope = b.scope
-              AND a.hop IS NOT DISTINCT FROM b.hop AND a.stage = b.stage
-GROUP BY a.scope, a.hop, a.stage""".format(stages=", ".join(FUNNEL_STAGES))
+# The .sql lists the stages in FUNNEL_STAGES's order (tests/test_evidence_funnel_paired_sql.py holds it so).
+FUNNEL_PAIRED_SQL = query_sql("funnel_paired")
 
 
 @dataclass(frozen=True)
