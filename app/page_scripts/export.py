@@ -5,20 +5,19 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_export_query
+from app.console import run_export_query
 from app.ui import (
     app_config,
     figure_downloads,
     page_header,
     require_warehouse,
     set_url,
-    show_error,
+    shown_refusal,
     sql_expander,
     url_int,
     url_value,
     warehouse_stamp,
 )
-from warehouse import WarehouseBusy, WarehouseMissing
 from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
 # Measures a paper figure usually plots, best first; settings columns (temperature, top_k) vary least.
@@ -85,18 +84,9 @@ if state:
     result = None
     if pending:
         st.info("The filter runs when you press **Run filter**.", icon=":material/play_arrow:")
-    try:
-        if not pending:
-            result = _export_rows(str(config.db_path), warehouse_stamp(config.db_path), source, where,
-                                  int(limit))
-    except ForbiddenStatement as exc:
-        show_error(f"Refused: {exc}", icon=":material/block:")
-    except LimitExceeded as exc:
-        show_error(f"Stopped at a limit: {exc}", icon=":material/timer:")
-    except (WarehouseBusy, WarehouseMissing) as exc:
-        st.warning(str(exc), icon=":material/hourglass_top:")
-    except ReadRefused as exc:
-        show_error(f"Query failed: {exc}", icon=":material/warning:")
+    else:
+        result = shown_refusal(lambda: _export_rows(str(config.db_path), warehouse_stamp(config.db_path), source,
+                                                    where, int(limit)))
     if result is not None:
         st.markdown(f"**{result.df.height:,} row(s)** of `{source}`")
         st.dataframe(result.df.head(1000), hide_index=True, key="export-preview")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.console import ForbiddenStatement, LimitExceeded, ReadRefused, run_console_query
+from app.console import run_console_query
 from app.queries import schema_columns_sql, schema_relations_sql
 from app.ui import (
     app_config,
@@ -11,12 +11,11 @@ from app.ui import (
     page_header,
     require_warehouse,
     set_url,
-    show_error,
+    shown_refusal,
     sql_expander,
     table_exports,
     url_value,
 )
-from warehouse import WarehouseBusy, WarehouseMissing
 
 page_header("SQL console", "Read-only SQL over the warehouse's tables and named views. No writes, no "
             "server files, no network, no extensions.")
@@ -63,19 +62,10 @@ if state:
         st.info("This link carries a query: review it, then press Run query.", icon=":material/link:")
     if submitted:
         set_url("sql", sql.strip())
-        try:
-            result = run_console_query(config.db_path, sql, timeout_s=config.sql_timeout_s,
-                                       row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s,
-                                       limits=config.console_limits())
-        except ForbiddenStatement as exc:
-            show_error(f"Refused: {exc}", icon=":material/block:")
-        except LimitExceeded as exc:
-            show_error(f"Stopped at a limit: {exc}", icon=":material/timer:")
-        except (WarehouseBusy, WarehouseMissing) as exc:
-            st.warning(str(exc), icon=":material/hourglass_top:")
-        except ReadRefused as exc:
-            show_error(f"Query failed: {exc}", icon=":material/warning:")
-        else:
+        result = shown_refusal(lambda: run_console_query(config.db_path, sql, timeout_s=config.sql_timeout_s,
+                                                         row_cap=config.sql_row_cap, lock_wait_s=config.lock_wait_s,
+                                                         limits=config.console_limits()))
+        if result is not None:
             note = f" — showing the first {config.sql_row_cap:,} (row cap)" if result.truncated else ""
             st.markdown(f"**{result.df.height:,} row(s){note}** in {result.seconds * 1000:.0f} ms")
             if result.as_text:

@@ -1,9 +1,15 @@
 """What a page says when there is nothing to show: how to fill the warehouse, or what is still missing."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import streamlit as st
 
 from app.access import AppConfig
+from warehouse import ForbiddenStatement, LimitExceeded, ReadRefused, WarehouseBusy, WarehouseMissing
+
+T = TypeVar("T")
 
 
 def fill_warehouse_help(config: AppConfig, *, exists: bool) -> None:
@@ -33,3 +39,19 @@ def show_error(message: str, icon: str | None = None) -> None:
     from trajscope.format import redact
 
     st.error(redact(message), icon=icon)
+
+
+def shown_refusal(read: Callable[[], T]) -> T | None:
+    """Run a read of SQL the user typed (console, export filter); a refusal, a limit or a busy warehouse
+    is said on the page and gives None."""
+    try:
+        return read()
+    except ForbiddenStatement as exc:
+        show_error(f"Refused: {exc}", icon=":material/block:")
+    except LimitExceeded as exc:
+        show_error(f"Stopped at a limit: {exc}", icon=":material/timer:")
+    except (WarehouseBusy, WarehouseMissing) as exc:
+        st.warning(str(exc), icon=":material/hourglass_top:")
+    except ReadRefused as exc:
+        show_error(f"Query failed: {exc}", icon=":material/warning:")
+    return None
