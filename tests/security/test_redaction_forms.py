@@ -15,10 +15,9 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from click.testing import CliRunner
+from keyed_run import KEY_ENV, keyed_run
 
 from engine.mock_llm import reply_tool_call
-from trajscope.cli import main
 from trajscope.format import MIN_FRAGMENT, AppendOnlyLog, redact, redact_json_line
 
 ROOT = Path(__file__).parents[2]
@@ -37,7 +36,7 @@ def escaped(text: str, which: str = "sS") -> str:
 
 @pytest.fixture
 def key_env(monkeypatch):
-    monkeypatch.setenv("TRAJSCOPE_TEST_API_KEY", KEY)
+    monkeypatch.setenv(KEY_ENV, KEY)
 
 
 def test_a_number_matching_the_key_keeps_its_type(key_env):
@@ -76,22 +75,13 @@ def test_the_run_log_line_stays_json_with_the_number(key_env, tmp_path):
 
 
 def test_run_with_a_key_echoing_model_loads_and_keeps_token_counts(mock_llm, key_env, tmp_path, monkeypatch):
-    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
-
     def echo(request):
         if any(m.get("role") == "tool" for m in request.messages):
             return reply_tool_call("final", {"answer": f"Denmore {escaped(KEY)}"}, tokens_in=DIGITS)
         return reply_tool_call("search", {"query": "bridge"}, tokens_in=DIGITS)
 
     mock_llm.responder = echo
-    db, out = tmp_path / "w.duckdb", tmp_path / "runs"
-    result = CliRunner().invoke(main, [
-        "run", "--dataset", "demo", "--controller", "read_gate", "--condition", "baseline",
-        "--model", "gpt-4o-mini", "--base-url", mock_llm.base_url, "--api-key-env", "TRAJSCOPE_TEST_API_KEY",
-        "--n", "2", "--seed", "3", "--db", str(db), "--out", str(out), "--retriever", "bm25", "--no-progress",
-        "--param", "max_turns=3",
-    ], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    db, out = keyed_run(mock_llm, tmp_path, monkeypatch)
     [log] = list(out.glob("*.jsonl"))
     records = [json.loads(line) for line in log.read_text().splitlines()]  # every line is JSON
     assert len(records) == 2

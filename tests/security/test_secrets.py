@@ -8,6 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 from click.testing import CliRunner
+from keyed_run import KEY_ENV, keyed_run
 
 from engine.mock_llm import reply_error, reply_tool_call
 from trajscope.cli import main
@@ -35,17 +36,9 @@ def echo_key_tail(request):
 
 @pytest.fixture
 def leaky_run(mock_llm, tmp_path, monkeypatch):
-    monkeypatch.setenv("TRAJSCOPE_TEST_API_KEY", KEY)
-    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(KEY_ENV, KEY)
     mock_llm.responder = echo_key_tail
-    db, out = tmp_path / "w.duckdb", tmp_path / "runs"
-    result = CliRunner().invoke(main, [
-        "run", "--dataset", "demo", "--controller", "read_gate", "--condition", "baseline",
-        "--model", "gpt-4o-mini", "--base-url", mock_llm.base_url, "--api-key-env", "TRAJSCOPE_TEST_API_KEY",
-        "--n", "2", "--seed", "3", "--db", str(db), "--out", str(out), "--retriever", "bm25", "--no-progress",
-        "--param", "max_turns=3",
-    ], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
+    db, out = keyed_run(mock_llm, tmp_path, monkeypatch)
     # The server did receive the key and echo its tail: the test would catch a leak.
     assert mock_llm.chat_requests[0].headers["authorization"] == f"Bearer {KEY}"
     return db, out, tmp_path
