@@ -134,6 +134,22 @@ def test_reject_final_sends_the_read_gate_corrective_observation(tmp_path):
     assert child.fork.step_index == 2 and child.fork.rule == "final" and child.fork.prefix_model_calls == 0
 
 
+def register_reply(body: dict, prompt: str, *, r2_found: bool, clears: bool = False) -> str:
+    """ExecutionRAG's register model on the North Star question: the two-item plan at init; an update
+    resolves R1 while it is active, then R2 once `r2_found` (`clears`: both at once)."""
+    schema = body["response_format"].get("json_schema", {}).get("schema") or body["response_format"]["schema"]
+    if "items" in schema["properties"]:
+        return json.dumps({"items": [{"sub_question": "Who published The North Star?"},
+                                     {"sub_question": "Whom did that publisher marry?"}]})
+    r1 = [{"id": "R1", "status": "resolved", "note": "Frederick Douglass", "supporting_chunk_ids": ["c1"]}]
+    r2 = [{"id": "R2", "status": "resolved", "note": "Helen Pitts", "supporting_chunk_ids": ["c2"]}]
+    if clears:
+        return json.dumps({"updates": r1 + r2})
+    if "R1 [active]" in prompt:
+        return json.dumps({"updates": r1})
+    return json.dumps({"updates": r2 if r2_found else []})
+
+
 def stopping_register_agent(request, clears=False):
     """ExecutionRAG's tool agent: a register whose R2 resolves only from c2; the agent searches, then stops
     without reading ("Anna Murray"); told to read first, it reads c2 (the register then clears).
@@ -141,17 +157,7 @@ def stopping_register_agent(request, clears=False):
     body = request.body
     prompt = "\n".join(str(m.get("content") or "") for m in request.messages)
     if "response_format" in body:
-        schema = body["response_format"].get("json_schema", {}).get("schema") or body["response_format"]["schema"]
-        if "items" in schema["properties"]:
-            return json.dumps({"items": [{"sub_question": "Who published The North Star?"},
-                                         {"sub_question": "Whom did that publisher marry?"}]})
-        r1 = [{"id": "R1", "status": "resolved", "note": "Frederick Douglass", "supporting_chunk_ids": ["c1"]}]
-        r2 = [{"id": "R2", "status": "resolved", "note": "Helen Pitts", "supporting_chunk_ids": ["c2"]}]
-        if clears:
-            return json.dumps({"updates": r1 + r2})
-        if "R1 [active]" in prompt:
-            return json.dumps({"updates": r1})
-        return json.dumps({"updates": r2 if CORPUS["c2"].text in prompt else []})
+        return register_reply(body, prompt, r2_found=CORPUS["c2"].text in prompt, clears=clears)
     if body.get("tools"):
         if "Action Rejected" in (request.messages[-1].get("content") or ""):
             return reply_tool_call("read_chunk", {"chunk_id": "c2"})
@@ -285,15 +291,7 @@ def register_agent(request):
     body = request.body
     prompt = "\n".join(str(m.get("content") or "") for m in request.messages)
     if "response_format" in body:
-        schema = body["response_format"].get("json_schema", {}).get("schema") or body["response_format"]["schema"]
-        if "items" in schema["properties"]:
-            return json.dumps({"items": [{"sub_question": "Who published The North Star?"},
-                                         {"sub_question": "Whom did that publisher marry?"}]})
-        if "R1 [active]" in prompt:
-            return json.dumps({"updates": [{"id": "R1", "status": "resolved", "note": "Frederick Douglass",
-                                            "supporting_chunk_ids": ["c1"]}]})
-        return json.dumps({"updates": [{"id": "R2", "status": "resolved", "note": "Helen Pitts",
-                                        "supporting_chunk_ids": ["c2"]}] if "c2" in prompt else []})
+        return register_reply(body, prompt, r2_found="c2" in prompt)
     if body.get("tools"):
         tools = sum(1 for m in request.messages if m["role"] == "tool")
         script = [("keyword_search", {"keywords": ["Douglass", "married"]}), ("read_chunk", {"chunk_id": "c2"})]
