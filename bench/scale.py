@@ -121,13 +121,7 @@ def measure(n: int, work: Path, keep_log: bool) -> dict:
     if not keep_log:
         log.unlink()
     print(f"N={n:,}: ingest {row['ingest_s']:.1f} s, read_json {row['read_json_s']:.1f} s", flush=True)
-    row["pages"] = _child(_PAGES, str(db), str(ROOT))
-    print(json.dumps({"n": row.get("n"), "pages": row["pages"]}), flush=True)
-    runs = ("synthetic-baseline", "synthetic-read_gate")
-    row["compare_s"] = _command("compare", *runs, "--db", str(db))
-    row["report_s"] = _command("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format",
-                               "markdown")
-    return row
+    return measure_queries(db, row)
 
 
 _EXPORT = r"""
