@@ -8,6 +8,16 @@ def _tid(trajectory_id: str) -> str:
     return sql_literal(trajectory_id)
 
 
+# The question of a candidates / reads row, through its trajectory (q is NULL for a question not loaded).
+_QUESTION_OF = """JOIN trajectories t USING (trajectory_id)
+LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id"""
+
+
+def _is_gold(alias: str) -> str:
+    """The gold flag of a passage row: its chunk is one of its question's gold chunks (false when none is known)."""
+    return f"coalesce(list_contains(q.gold_chunk_ids, {alias}.chunk_id), false) AS is_gold"
+
+
 def replay_header_sql(trajectory_id: str) -> str:
     """The trajectory, its run, its question with golds, and its per-trajectory facts."""
     return f"""SELECT t.trajectory_id, t.run_id, r.dataset, r.controller, r.condition, r.model,
@@ -42,10 +52,9 @@ ORDER BY step_index"""
 def replay_candidates_sql(trajectory_id: str) -> str:
     """Search candidates by step and rank, with whether each is a gold passage of the question."""
     return f"""SELECT c.step_index, c.rank, c.chunk_id, c.score, c.retriever,
-       coalesce(list_contains(q.gold_chunk_ids, c.chunk_id), false) AS is_gold, c.snippet
+       {_is_gold("c")}, c.snippet
 FROM candidates c
-JOIN trajectories t USING (trajectory_id)
-LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
+{_QUESTION_OF}
 WHERE c.trajectory_id = {_tid(trajectory_id)}
 ORDER BY c.step_index, c.rank"""
 
@@ -53,10 +62,9 @@ ORDER BY c.step_index, c.rank"""
 def replay_reads_sql(trajectory_id: str) -> str:
     """Passages that entered the context (read or injected), with gold flags."""
     return f"""SELECT p.step_index, p.passage_index, p.chunk_id, p.via, p.is_new,
-       coalesce(list_contains(q.gold_chunk_ids, p.chunk_id), false) AS is_gold, p.text
+       {_is_gold("p")}, p.text
 FROM reads p
-JOIN trajectories t USING (trajectory_id)
-LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
+{_QUESTION_OF}
 WHERE p.trajectory_id = {_tid(trajectory_id)}
 ORDER BY p.step_index, p.passage_index"""
 
