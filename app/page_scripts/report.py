@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import duckdb
 import polars as pl
 import streamlit as st
@@ -23,6 +25,7 @@ from warehouse import WarehouseBusy
 from warehouse.report import (
     PAPERS,
     ReportError,
+    ReportTable,
     build_report,
     format_cell,
     latex_document,
@@ -36,6 +39,19 @@ page_header(
     "A paper's tables filled from the warehouse, with the papers' rows, columns and captions; "
     "each table shows the SQL it came from and downloads as LaTeX, Markdown or CSV.",
 )
+
+# The formats a table and the whole report download as: render format, file ending, MIME type, button label.
+FORMATS = (
+    ("latex", "tex", "text/x-tex", "LaTeX"),
+    ("markdown", "md", "text/markdown", "Markdown"),
+    ("csv", "csv", "text/csv", "CSV"),
+)
+
+
+def _whole_report(tables: Sequence[ReportTable], fmt: str, paper: str) -> str:
+    """Every table in one file: LaTeX as one compilable document, the other formats table after table."""
+    return latex_document(tables, f"trajscope report: {paper}") if fmt == "latex" else render_all(tables, fmt)
+
 
 PAPER_LABELS = {
     "read-gate": "Read-Gate (Before Reasoning Can Fail)",
@@ -119,33 +135,16 @@ except duckdb.Error as exc:
 
 stem = f"report-{paper}"
 with st.container(horizontal=True, gap="small"):
-    st.download_button(
-        "Whole report, LaTeX",
-        data=lambda: latex_document(tables, f"trajscope report: {paper}"),
-        file_name=f"{stem}.tex",
-        mime="text/x-tex",
-        on_click="ignore",
-        key="report-all-tex",
-        icon=":material/download:",
-    )
-    st.download_button(
-        "Markdown",
-        data=lambda: render_all(tables, "markdown"),
-        file_name=f"{stem}.md",
-        mime="text/markdown",
-        on_click="ignore",
-        key="report-all-md",
-        icon=":material/download:",
-    )
-    st.download_button(
-        "CSV",
-        data=lambda: render_all(tables, "csv"),
-        file_name=f"{stem}.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key="report-all-csv",
-        icon=":material/download:",
-    )
+    for fmt, ext, mime, label in FORMATS:
+        st.download_button(
+            "Whole report, LaTeX" if fmt == "latex" else label,
+            data=lambda fmt=fmt: _whole_report(tables, fmt, paper),
+            file_name=f"{stem}.{ext}",
+            mime=mime,
+            on_click="ignore",
+            key=f"report-all-{ext}",
+            icon=":material/download:",
+        )
 
 for figure in report_figures(tables):
     st.subheader(f"{figure.title}. {figure.caption}")
@@ -184,13 +183,9 @@ for table in tables:
     with st.expander("Show SQL"):
         st.code(table.sql or "-- no SQL: this table is computed from the ones above", language="sql")
     with st.container(horizontal=True, gap="small"):
-        for fmt, ext, mime in (
-            ("latex", "tex", "text/x-tex"),
-            ("markdown", "md", "text/markdown"),
-            ("csv", "csv", "text/csv"),
-        ):
+        for fmt, ext, mime, label in FORMATS:
             st.download_button(
-                fmt.capitalize() if fmt != "csv" else "CSV",
+                label,
                 data=lambda table=table, fmt=fmt: render(table, fmt),
                 file_name=f"{table.name}.{ext}",
                 mime=mime,
