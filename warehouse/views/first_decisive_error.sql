@@ -6,46 +6,59 @@ CREATE OR REPLACE VIEW first_decisive_error AS
 -- gave_up), other_passage_entity (the final names another passage's entity: a bridge or decoy),
 -- else reasoning. A stage a rule needs that the log cannot show stops the walk: rule NULL,
 -- missing_capability names it.
-WITH hops AS (
-    SELECT trajectory_id, hop, chunk_id, title, queried_step, retrieved_step, snippet_shown_step, final_step,
-           CASE WHEN read THEN 'ok'
-                WHEN retrieved IS NULL THEN 'missing:search_candidates'
-                WHEN NOT retrieved AND NOT queried THEN 'never_queried'
-                WHEN NOT retrieved THEN 'never_retrieved'
-                WHEN NOT snippet_shown THEN 'ranked_out'
-                WHEN read IS NULL THEN 'missing:read_action'
-                ELSE 'not_read' END AS verdict,
-           answer_entities, bridge_entity
-    FROM evidence_funnel
+-- One grouped pass over the wrong trajectories joined to their hops, grouped by (trajectory, run), so a
+-- query's filter on run_id or trajectory_id reaches the label views and the funnel facts below it (a
+-- page asking for two runs walks only their hops).
+WITH wrong AS (
+    SELECT l.trajectory_id, l.run_id, l.question_id, l.dataset, l.question_type, l.label AS erag_label,
+           l.end_reason, l.n_gold, t.n_steps, t.final_answer, q.gold_answer, q.aliases,
+           rc.gold_passages_reason, rc.search_candidates_reason, rc.read_action_reason
+    FROM trajectory_erag_label l
+    JOIN trajectories t USING (trajectory_id)
+    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
+    LEFT JOIN run_capabilities rc ON rc.run_id = l.run_id
+    WHERE l.correct = false
 ),
-first_lost AS (
-    SELECT trajectory_id,
+hops AS (
+    -- A wrong trajectory without gold passages keeps one row with no hop (every hop column NULL).
+    SELECT w.*, f.hop, f.chunk_id, f.queried_step, f.retrieved_step, f.snippet_shown_step, f.final_step,
+           CASE WHEN f.chunk_id IS NULL THEN NULL
+                WHEN f.read THEN 'ok'
+                WHEN f.retrieved IS NULL THEN 'missing:search_candidates'
+                WHEN NOT f.retrieved AND NOT f.queried THEN 'never_queried'
+                WHEN NOT f.retrieved THEN 'never_retrieved'
+                WHEN NOT f.snippet_shown THEN 'ranked_out'
+                WHEN f.read IS NULL THEN 'missing:read_action'
+                ELSE 'not_read' END AS verdict,
+           -- Entities of the gold chain other than the answer: the hop's title, bridge entity and what it
+           -- yields; the first the final answer names (and no gold answer or alias does) is another
+           -- passage's entity. (The CASE spares the lambdas a hop that names nothing.)
+           CASE WHEN f.title IS NOT NULL OR f.bridge_entity IS NOT NULL OR len(f.answer_entities) > 0 THEN
+           list_filter(list_distinct([f.title, f.bridge_entity] || f.answer_entities),
+                       lambda e: names_entity(w.final_answer, e)
+                                 AND NOT list_bool_or(list_transform([w.gold_answer] || coalesce(w.aliases, []),
+                                                                     lambda a: names_entity(a, e) OR names_entity(e, a))))[1]
+           END AS named_entity
+    FROM wrong w
+    -- run_id too (a trajectory has one): the run filter then prunes the facts' scan as well.
+    LEFT JOIN evidence_funnel f ON f.trajectory_id = w.trajectory_id AND f.run_id = w.run_id
+),
+walked AS (
+    SELECT trajectory_id, run_id,
+           any_value(question_id) AS question_id, any_value(dataset) AS dataset,
+           any_value(question_type) AS question_type, any_value(erag_label) AS erag_label,
+           any_value(end_reason) AS end_reason, any_value(n_gold) AS n_gold, any_value(n_steps) AS n_steps,
+           any_value(gold_passages_reason) AS gold_passages_reason,
+           any_value(search_candidates_reason) AS search_candidates_reason,
+           any_value(read_action_reason) AS read_action_reason,
            arg_min({'hop': hop, 'verdict': verdict, 'chunk_id': chunk_id, 'queried_step': queried_step,
                     'retrieved_step': retrieved_step, 'shown_step': snippet_shown_step}, hop)
                FILTER (verdict <> 'ok')                                            AS lost,
            max(final_step)                                                         AS final_step,
-           count(*)                                                                AS n_hops
-    FROM hops GROUP BY trajectory_id
-),
--- Entities of the gold chain other than the answer: titles, bridge entities, and what each
--- non-answer hop yields; the final naming one of them answered with another passage's entity.
-chain_names AS (
-    SELECT h.trajectory_id, h.hop, h.chunk_id, unnest(list_distinct(
-               [h.title, h.bridge_entity] || h.answer_entities)) AS entity
-    FROM hops h
-),
-bridge_hit AS (
-    SELECT n.trajectory_id,
-           arg_min({'hop': n.hop, 'chunk_id': n.chunk_id, 'entity': n.entity}, n.hop) AS hit
-    FROM chain_names n
-    JOIN trajectory_erag_label l USING (trajectory_id)
-    JOIN trajectories t USING (trajectory_id)
-    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-    WHERE l.correct = false AND n.entity IS NOT NULL
-      AND names_entity(t.final_answer, n.entity)
-      AND NOT list_bool_or(list_transform([q.gold_answer] || coalesce(q.aliases, []),
-                                          lambda a: names_entity(a, n.entity) OR names_entity(n.entity, a)))
-    GROUP BY n.trajectory_id
+           nullif(count(chunk_id), 0)                                              AS n_hops,
+           arg_min({'hop': hop, 'chunk_id': chunk_id, 'entity': named_entity}, hop)
+               FILTER (named_entity IS NOT NULL)                                   AS bridge
+    FROM hops GROUP BY trajectory_id, run_id
 ),
 decoy_hit AS (
     -- The near-namesake of the earliest hop first, then a dataset-marked distractor (it imitates no hop).
@@ -57,28 +70,16 @@ decoy_hit AS (
 first_error_step AS (
     SELECT trajectory_id, min(step_index) AS error_step FROM steps WHERE kind = 'error' GROUP BY trajectory_id
 ),
-wrong AS (
-    SELECT l.trajectory_id, l.run_id, l.question_id, l.dataset, l.question_type, l.label AS erag_label,
-           l.end_reason, l.n_gold, t.n_steps, rc.gold_passages_reason, rc.search_candidates_reason,
-           rc.read_action_reason
-    FROM trajectory_erag_label l
-    JOIN trajectories t USING (trajectory_id)
-    LEFT JOIN run_capabilities rc ON rc.run_id = l.run_id
-    WHERE l.correct = false
-),
 decided AS (
-    SELECT w.*, f.lost, f.n_hops, coalesce(f.final_step, w.n_steps - 1) AS last_step,
-           b.hit AS bridge, d.hit AS decoy, e.error_step,
+    SELECT w.*, coalesce(w.final_step, w.n_steps - 1) AS last_step, d.hit AS decoy, e.error_step,
            CASE WHEN w.end_reason = 'error' THEN 'run_error'
                 WHEN coalesce(w.n_gold, 0) = 0 THEN NULL
-                WHEN f.lost IS NOT NULL AND starts_with(f.lost.verdict, 'missing:') THEN NULL
-                WHEN f.lost IS NOT NULL THEN f.lost.verdict
+                WHEN w.lost IS NOT NULL AND starts_with(w.lost.verdict, 'missing:') THEN NULL
+                WHEN w.lost IS NOT NULL THEN w.lost.verdict
                 WHEN w.erag_label = 'gave_up' THEN 'gave_up'
-                WHEN b.hit IS NOT NULL OR d.hit IS NOT NULL THEN 'other_passage_entity'
+                WHEN w.bridge IS NOT NULL OR d.hit IS NOT NULL THEN 'other_passage_entity'
                 ELSE 'reasoning' END AS rule
-    FROM wrong w
-    LEFT JOIN first_lost f USING (trajectory_id)
-    LEFT JOIN bridge_hit b USING (trajectory_id)
+    FROM walked w
     LEFT JOIN decoy_hit d USING (trajectory_id)
     LEFT JOIN first_error_step e USING (trajectory_id)
 )
