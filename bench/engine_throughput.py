@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ import msgspec
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.mock_process import start_mock  # noqa: E402
 from engine.controllers import get_controller  # noqa: E402
 from engine.environment import ToolEnvironment  # noqa: E402
 from engine.llm import resolve_model  # noqa: E402
@@ -33,18 +33,6 @@ from engine.runs import RunInputs, RunSpec, execute_run_async  # noqa: E402
 from ingest.datasets import load_dataset  # noqa: E402
 
 CALLS_PER_EPISODE = 3
-
-
-def start_mock(latency: float) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "engine.mock_llm", "--latency", str(latency), "--steps", str(CALLS_PER_EPISODE)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )
-    line = process.stdout.readline() if process.stdout else ""
-    if not line.startswith("READY "):
-        process.kill()
-        raise SystemExit(f"mock server did not start: {line!r}")
-    return process, line.split()[1]
 
 
 def bench_inputs(n: int, cache_dir: Path) -> RunInputs:
@@ -95,7 +83,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.tiny:
         args.latency, args.levels, args.per_slot = 0.02, "1,4", 1
-    process, base_url = start_mock(args.latency)
+    process, base_url = start_mock(args.latency, CALLS_PER_EPISODE)
     rows = []
     try:
         with tempfile.TemporaryDirectory(prefix="trajscope-bench-engine-") as tmp:

@@ -26,20 +26,10 @@ import duckdb
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.mock_process import start_mock  # noqa: E402
+
 CALLS_PER_EPISODE = 3
 _TRAJECTORIES = "SELECT trajectory_id, final_answer, n_steps, end_reason FROM trajectories ORDER BY ALL"
-
-
-def start_mock(latency: float) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "engine.mock_llm", "--latency", str(latency), "--steps", str(CALLS_PER_EPISODE)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
-    )
-    line = process.stdout.readline() if process.stdout else ""
-    if not line.startswith("READY "):
-        process.kill()
-        raise SystemExit(f"mock server did not start: {line!r}")
-    return process, line.split()[1]
 
 
 def timed_run(args: list[str], env: dict[str, str]) -> tuple[float, str]:
@@ -70,7 +60,7 @@ def main() -> None:
     from ray.cluster_utils import Cluster
 
     load_before = os.getloadavg()
-    mock, base_url = start_mock(args.latency)
+    mock, base_url = start_mock(args.latency, CALLS_PER_EPISODE)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     os.environ["PYTHONPATH"] = env["PYTHONPATH"]  # the cluster's nodes (started from here) import this checkout
     cluster = None

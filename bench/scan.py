@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 from synthetic import write_synthetic_log  # noqa: E402
 
+from bench.mock_process import ready  # noqa: E402
 from engine.llm import resolve_model  # noqa: E402
 from engine.scanners import scan  # noqa: E402
 from warehouse import ingest_paths  # noqa: E402
@@ -46,13 +47,8 @@ server.stop()
 
 def start_mock(latency: float) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))}
-    process = subprocess.Popen([sys.executable, "-c", _MOCK, str(latency)], cwd=ROOT, stdout=subprocess.PIPE,
-                               text=True, env=env)
-    line = process.stdout.readline() if process.stdout else ""
-    if not line.startswith("READY "):
-        process.kill()
-        raise SystemExit(f"mock server did not start: {line!r}")
-    return process, line.split()[1]
+    return ready(subprocess.Popen([sys.executable, "-c", _MOCK, str(latency)], cwd=ROOT, stdout=subprocess.PIPE,
+                                  text=True, env=env))
 
 
 def main() -> None:
