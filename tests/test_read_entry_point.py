@@ -28,6 +28,9 @@ ALLOWED = {
     "warehouse/_connection.py": ({"connect_retrying", "open_readonly"},
                                  "open_warehouse, the write path; open_readonly, the tests' raw inspection"),
     "bench/ingest_vs_read_json.py": ({"connect"}, "the baseline it measures: DuckDB on the raw log, no warehouse"),
+    "warehouse/_loader.py": ({"connect"}, "the split state's scratch in-memory DuckDB (':memory:'), no warehouse file"),
+    "bench/app_pages.py": ({"connect"}, "--funnel-before rewrites a view in its own copy of the bench warehouse"),
+    "bench/ray_matrix.py": ({"connect"}, "reads back the two warehouses it built, to check they hold the same rows"),
 }
 
 

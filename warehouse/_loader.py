@@ -136,7 +136,9 @@ class _SplitState:
     ingest whether some batch holds the id, and the warehouse's stored hashes through `stored`."""
 
     def __init__(self, spill_dir: str | Path | None = None, stored: duckdb.DuckDBPyConnection | None = None):
-        config: dict[str, object] = {"memory_limit": "256MB", "preserve_insertion_order": False}
+        # No extension may load here either (issue 28): the state only holds ids and hashes.
+        config: dict[str, object] = {"memory_limit": "256MB", "preserve_insertion_order": False,
+                                     "autoinstall_known_extensions": False, "autoload_known_extensions": False}
         if spill_dir is not None:
             config["temp_directory"] = str(spill_dir)
         self.db = duckdb.connect(":memory:", config=config)
@@ -186,7 +188,7 @@ class _SplitState:
             "written": [t in written or prior.get(t, (None, None, False))[2] for t in tids],
         })
         self.db.register("chunk_rows", rows)
-        self.db.execute("INSERT INTO split_ids SELECT * FROM chunk_rows")
+        self.db.execute(_named_sql("split_save.sql"))
         self.db.unregister("chunk_rows")
 
     def close(self) -> None:
@@ -534,7 +536,7 @@ def _note_ids(con: duckdb.DuckDBPyConnection, ids: list[str], before: list[str |
     con.register("met_ids", pa.table({"trajectory_id": pa.array(ids, pa.string()),
                                       "before_hash": pa.array(before, pa.string()),
                                       "seq": pa.array([seq] * len(ids), pa.int64())}))
-    con.execute("INSERT INTO ingest_ids SELECT trajectory_id, coalesce(before_hash, ''), seq FROM met_ids")
+    con.execute(_named_sql("ingest_ids_note.sql"))
     con.unregister("met_ids")
 
 

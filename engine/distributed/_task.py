@@ -37,7 +37,7 @@ class ShardTask:
     storage: str
     started_at: str  # one value for every shard, so the shards' run records are the same record
     code_version: str
-    lock_wait_s: float = 120.0
+    shard_lock_wait_s: float = 120.0  # the shard log's flock (a lost node's worker may still hold it)
 
     @property
     def run_id(self) -> str:
@@ -84,7 +84,7 @@ def run_shard(task: ShardTask) -> ShardResult:
         scratch = Path(tmp)
         log_path = storage.working_path(task.log_name, scratch)
         attempts_path = storage.working_path(task.attempts_name, scratch)
-        with _exclusive(log_path.with_name(task.log_name + ".lock"), task.lock_wait_s):
+        with _exclusive(log_path.with_name(task.log_name + ".lock"), task.shard_lock_wait_s):
             attempt = _record_attempt(attempts_path)
             try:
                 spec = dataclasses.replace(task.spec, out_dir=log_path.parent)
