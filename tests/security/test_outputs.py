@@ -8,10 +8,23 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from security_limits import fingerprint
 
 from trajscope.cli import main
+
+
+def _fresh_copy(tmp: Path, warehouse_db: Path) -> tuple[Path, tuple[str, dict[str, int]]]:
+    """A copy of the fixture warehouse that a test may aim a command at, and its fingerprint before."""
+    db = tmp / "w.duckdb"
+    shutil.copy(warehouse_db, db)
+    return db, fingerprint(db)
+
+
+def _write_out(command: list[str], out: Path, db: Path) -> tuple[Result, list[str]]:
+    """The command run with --out OUT over --db DB, and the `Error:` lines it printed."""
+    result = CliRunner().invoke(main, [*command, "--out", str(out), "--db", str(db)])
+    return result, [line for line in result.output.splitlines() if line.startswith("Error:")]
 
 
 def _out_cases(tmp: Path, db: Path) -> dict[str, tuple[Path, str]]:
@@ -36,12 +49,9 @@ def _out_cases(tmp: Path, db: Path) -> dict[str, tuple[Path, str]]:
 @pytest.mark.parametrize("command", [["export", "runs", "--format", "csv"], ["export", "runs", "--format", "parquet"],
                                      ["audit-report"]])
 def test_an_output_that_is_an_input_or_unwritable_is_one_line(case, command, tmp_path, warehouse_db):
-    db = tmp_path / "w.duckdb"
-    shutil.copy(warehouse_db, db)
-    before = fingerprint(db)
+    db, before = _fresh_copy(tmp_path, warehouse_db)
     out, says = _out_cases(tmp_path, db)[case]
-    result = CliRunner().invoke(main, [*command, "--out", str(out), "--db", str(db)])
-    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    result, errors = _write_out(command, out, db)
     if command[0] == "audit-report" and case == "/dev/full":
         # The fixture warehouse has no audit records: refused before anything is written.
         assert result.exit_code != 0 and len(errors) == 1
@@ -53,14 +63,11 @@ def test_an_output_that_is_an_input_or_unwritable_is_one_line(case, command, tmp
 
 
 def test_a_report_table_file_linked_to_the_warehouse_is_refused(tmp_path, warehouse_db):
-    db = tmp_path / "w.duckdb"
-    shutil.copy(warehouse_db, db)
-    before = fingerprint(db)
+    db, before = _fresh_copy(tmp_path, warehouse_db)
     folder = tmp_path / "tables"
     folder.mkdir()
     (folder / "au_t1.md").symlink_to(db)
-    result = CliRunner().invoke(main, ["report", "audit", "--out", str(folder), "--db", str(db)])
-    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    result, errors = _write_out(["report", "audit"], folder, db)
     assert result.exit_code == 1 and len(errors) == 1 and "through a link" in errors[0], result.output
     assert fingerprint(db) == before
 
@@ -97,11 +104,8 @@ def test_a_relative_or_default_db_works_in_the_query_worker(command, relative, t
 @pytest.mark.parametrize("case", ["the warehouse", "a link to it", "a hard link to it", "its WAL", "a missing folder"])
 @pytest.mark.parametrize("command", [["export-traces", "r1", "--format", "atif"], ["bundle", "--runs", "r1"]])
 def test_trace_exports_and_bundles_never_write_over_the_warehouse(case, command, tmp_path, warehouse_db):
-    db = tmp_path / "w.duckdb"
-    shutil.copy(warehouse_db, db)
-    before = fingerprint(db)
+    db, before = _fresh_copy(tmp_path, warehouse_db)
     out, says = _out_cases(tmp_path, db)[case]
-    result = CliRunner().invoke(main, [*command, "--out", str(out), "--db", str(db)])
-    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    result, errors = _write_out(command, out, db)
     assert result.exit_code == 1 and len(errors) == 1 and says in errors[0], result.output
     assert fingerprint(db) == before
