@@ -23,6 +23,7 @@ from trajscope.format import (
     SearchStep,
     Trajectory,
 )
+from warehouse.queries import FUNNEL_STAGES
 
 DATASET = "wiki"
 H1, H2, DECOY, OTHER, FILLER = "wiki:1", "wiki:2", "wiki:3", "wiki:4", "wiki:5"
@@ -129,3 +130,11 @@ def correct_trajectory() -> Trajectory:
     steps = [_search("Lothair II", H1), _read(H1), _search("Ermengarde of Tours", H2), _read(H2),
              FinalStep(answer="20 March 851")]
     return _traj("correct", steps, "20 March 851", contain=1.0)
+
+
+def reason_mismatches(con) -> list[tuple]:
+    """evidence_funnel's (trajectory, passage, stage) where the stage's own reason is NULL though the stage is NULL,
+    or set though the stage applies: each must be non-NULL exactly when its stage is NULL."""
+    return con.execute(" UNION ALL ".join(
+        f"SELECT trajectory_id, chunk_id, '{s}' FROM evidence_funnel WHERE ({s} IS NULL) <> ({s}_reason IS NOT NULL)"
+        for s in FUNNEL_STAGES)).fetchall()

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from funnel_records import CHUNKS, DATASET, DECOY, H1, H2, cases, correct_trajectory
+from funnel_records import CHUNKS, DATASET, DECOY, H1, H2, cases, correct_trajectory, reason_mismatches
 from scipy.stats import binomtest
 
 from ingest.datasets import load_dataset
@@ -85,6 +85,21 @@ def test_funnel_rows_stages_and_steps(db):
     assert (right["used_via"], right["used_step"]) == ("final", 4)
     noread = _rows(db, "SELECT * FROM evidence_funnel WHERE trajectory_id = 'funnel_noread::missing_read'")
     assert all(r["read"] is None and "read does not apply" in r["stage_reason"] for r in noread)
+
+
+def test_each_stage_carries_its_own_reason_exactly_when_it_does_not_apply(db):
+    with open_readonly(db) as con:
+        assert reason_mismatches(con) == []
+    rows = _rows(db, "SELECT f.*, rc.read_action_reason AS capability FROM evidence_funnel f "
+                     "JOIN run_capabilities rc USING (run_id)")
+    noread = [r for r in rows if r["run_id"] == "funnel_noread"]
+    # The log without a read action: read is NULL with run_capabilities' reason; every other stage applies.
+    assert noread and all(r["read"] is None and r["read_reason"] == r["capability"] for r in noread)
+    assert all(r[f"{s}_reason"] is None for r in noread for s in FUNNEL_STAGES if s != "read")
+    assert {r["stage_reason"] for r in noread} == {"read does not apply: " + noread[0]["capability"]}
+    others = [r for r in rows if r["run_id"] != "funnel_noread"]
+    assert others and all(r[f"{s}_reason"] is None for r in others for s in FUNNEL_STAGES)
+    assert {r["stage_reason"] for r in others} == {""}
 
 
 def test_funnel_summary_shares_by_hand(db):

@@ -9,7 +9,7 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner
-from funnel_records import CHUNKS, DATASET, H1, H2, cases, correct_trajectory
+from funnel_records import CHUNKS, DATASET, H1, H2, cases, correct_trajectory, reason_mismatches
 
 from bench.synthetic import write_synthetic_log
 from ingest.datasets import load_dataset
@@ -29,6 +29,7 @@ from trajscope.format import (
 )
 from warehouse import ingest_paths, ingest_trajectories, load_chunks, load_questions, open_readonly, open_warehouse
 from warehouse._derived import funnel_facts_hash
+from warehouse.queries import FUNNEL_STAGES
 from warehouse.read._upgrade import upgrade_if_warehouse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,22 +46,31 @@ def _reference_query() -> str:
     return body.strip().rstrip(";")
 
 
+# Columns the view has and the per-query definition had not: one reason per stage (stage_reason joins them).
+PER_STAGE_REASONS = tuple(f"{s}_reason" for s in FUNNEL_STAGES)
+
+
 def _funnels(db: Path) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple]]:
-    """(stored view's columns, reference columns, stored view's rows, reference rows), rows sorted."""
+    """(stored view's columns, reference columns, stored view's rows, reference rows), rows sorted; the view's
+    columns are the reference's in its order, then the per-stage reasons it added."""
     with open_readonly(db) as con:
         ref = _reference_query()
         cols = con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM evidence_funnel)").fetchall()
         ref_cols = con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM ({ref}))").fetchall()
-        rows = con.execute("SELECT * FROM evidence_funnel ORDER BY ALL").fetchall()
+        shared = ", ".join(c for c, _ in ref_cols)
+        rows = con.execute(f"SELECT {shared} FROM evidence_funnel ORDER BY ALL").fetchall()
         ref_rows = con.execute(f"SELECT * FROM ({ref}) ORDER BY ALL").fetchall()
     return cols, ref_cols, rows, ref_rows
 
 
 def _assert_current(db: Path) -> int:
-    """The stored funnel equals the per-query definition, column for column and row for row; returns its rows."""
+    """The stored funnel equals the per-query definition, column for column and row for row, and each stage's
+    reason is there exactly when the stage is NULL; returns its rows."""
     cols, ref_cols, rows, ref_rows = _funnels(db)
-    assert cols == ref_cols
+    assert cols == ref_cols + [(c, "VARCHAR") for c in PER_STAGE_REASONS]
     assert rows == ref_rows
+    with open_readonly(db) as con:
+        assert reason_mismatches(con) == []
     return len(rows)
 
 
@@ -249,4 +259,19 @@ def test_a_log_with_changed_gold_loaded_in_several_batches_keeps_every_batch_cur
     log.write_bytes(b"".join(msgspec.json.encode(r) + b"\n" for r in records))
     ingest_paths(db, [log], progress=False)
     assert {r for r, in _one(db, "SELECT DISTINCT hop_order FROM evidence_funnel")} == {"chain"}
+    _assert_current(db)
+
+
+def test_a_warehouse_with_the_old_view_gets_the_per_stage_reasons_on_the_next_open(tmp_path):
+    db = tmp_path / "w.duckdb"
+    load_chunks(db, CHUNKS, DATASET)
+    ingest_trajectories(db, [t for t, *_ in cases().values()])
+    with open_warehouse(db) as con:  # as older code left it: the view with stage_reason only, another views hash
+        con.execute("CREATE OR REPLACE VIEW evidence_funnel AS " + _reference_query())
+        con.execute("UPDATE views_state SET views_hash = 'old'")
+    columns = "SELECT column_name FROM duckdb_columns() WHERE table_name = 'evidence_funnel'"
+    assert "read_reason" not in {c for c, in _one(db, columns)}
+    assert upgrade_if_warehouse(db) == "upgraded"
+    assert set(PER_STAGE_REASONS) <= {c for c, in _one(db, columns)}
+    assert _one(db, "SELECT count(*) FROM evidence_funnel WHERE read_reason IS NOT NULL")[0][0] > 0
     _assert_current(db)

@@ -8,6 +8,7 @@ import io
 
 import pytest
 from click.testing import CliRunner
+from funnel_records import reason_mismatches
 from statsmodels.stats.contingency_tables import mcnemar
 
 from trajscope.cli import main
@@ -53,11 +54,16 @@ def _question(i: int) -> Question:
                     gold_chunk_ids=[f"{DATASET}:{i}:1", f"{DATASET}:{i}:2"], gold_order="chain")
 
 
+# The run without tools says why per capability: each funnel stage must carry its own capability's reason.
+BLIND_REASONS = {"search_candidates": "its search tool returns text only", "read_action": "it has no read tool"}
+
+
 def _run(run_id: str, controller: str, condition: str, seed: int, *, tools: bool = True) -> Run:
     return Run(run_id=run_id, dataset=DATASET, controller=controller, condition=condition, seed=seed, model="m",
                retriever=RetrieverSettings(kind="bm25", top_k=5),
                capabilities=Capabilities(search_candidates=tools, read_action=tools, gold_passages=True,
-                                         gold_answers=True, judgments=True))
+                                         gold_answers=True, judgments=True,
+                                         reasons={} if tools else BLIND_REASONS))
 
 
 def _trajectory(run: Run, i: int, flags: tuple[bool, bool, bool, bool] | None) -> Trajectory:
@@ -167,15 +173,21 @@ def test_read_gate_funnel_shares_and_paired_mcnemar(rg):
     assert read["mcnemar_p"] == pytest.approx(2 * (1 + 11) / 2**11)
 
 
-def test_stages_the_log_cannot_show_say_so_never_zero(rg):
+def test_stages_the_log_cannot_show_say_so_never_zero(rg, db):
     rows = _rows(rg, "strict_prompt")
     for stage in ("Retrieved", "Snippet shown", "Read"):
         assert rows[stage]["reached"] is None and rows[stage]["n_passages"] == 0
         assert rows[stage]["mcnemar_p"] is None and rows[stage]["delta"] is None
         assert "not apply" in rows[stage]["not_applicable"]
-    # Each stage names its own part of evidence_funnel.stage_reason.
-    assert rows["Read"]["not_applicable"].startswith("read does not apply: ")
-    assert rows["Retrieved"]["not_applicable"].startswith("retrieved, snippet_shown do not apply: ")
+    # Each stage names itself and its own capability's reason (evidence_funnel.<stage>_reason).
+    assert rows["Read"]["not_applicable"] == "read does not apply: it has no read tool"
+    assert rows["Retrieved"]["not_applicable"] == "retrieved does not apply: its search tool returns text only"
+    assert rows["Snippet shown"]["not_applicable"] == (
+        "snippet_shown does not apply: its search tool returns text only")
+    with open_readonly(db) as con:  # the rows behind those cells: a reason exactly where the stage is NULL
+        assert reason_mismatches(con) == []
+        blind = con.execute("SELECT count(*) FROM evidence_funnel WHERE retrieved_reason IS NOT NULL").fetchall()
+    assert blind == [(2 * N,)]
     # Queried for and used apply to any log: the strict run's queries name hop 1 (12 of 24 passages).
     assert rows["Queried for"]["reached"] == pytest.approx(50.0) and rows["Queried for"]["not_applicable"] is None
     assert rows["Used"]["reached"] == 0.0 and rows["Used"]["n_questions"] == N

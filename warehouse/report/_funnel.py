@@ -52,13 +52,6 @@ class FunnelArm:
     reference: FunnelArm | None = None
 
 
-def _stage_reason(text: str | None, stage: str) -> str:
-    """The part of evidence_funnel.stage_reason that names the stage (the whole text when none does)."""
-    parts = [p.strip() for p in (text or "").split("; ") if p.strip()]
-    named = [p for p in parts if stage in p.partition(":")[0]]
-    return (named or parts or ["the log does not show it"])[0]
-
-
 def _paired(ctx: ReportContext, arm: FunnelArm) -> dict[str, list[tuple[int, int, int]]]:
     """Per stage: each seed pair's (questions paired, lost, gained) against the arm's reference, on the
     questions both answered where the stage applies to both (transition_table, as every paired report cell)."""
@@ -98,12 +91,12 @@ def funnel_table(ctx: ReportContext, name: str, title: str, caption: str, arms: 
             if not members:
                 reason = "no gold passages in these runs"
             elif applies == 0:
-                reason = _stage_reason(next(m[f"{stage}_reason"] for m in members), stage)
+                reason = f"{stage} does not apply: " + next(m[f"{stage}_reason"] for m in members)
             elif applies < sum(m["n_passages"] for m in members):
                 skipped = [m["run_id"] for m in members if m[f"{stage}_applies"] == 0]
                 if skipped:
-                    reason = f"not in {', '.join(skipped)}: " + _stage_reason(
-                        next(m[f"{stage}_reason"] for m in members if m["run_id"] in skipped), stage)
+                    reason = f"not in {', '.join(skipped)}: {stage} does not apply: " + next(
+                        m[f"{stage}_reason"] for m in members if m["run_id"] in skipped)
             row: list[object] = [arm.group, arm.label, STAGE_LABELS[stage], applies,
                                  PTS * reached / applies if applies else None]
             if arm.reference is None:

@@ -1,7 +1,7 @@
 -- Evidence-funnel shares per run, per (run, hop position) and per (run, question type): of the gold passages, the share queried for, retrieved, shown in the top-k, read and used.
 CREATE OR REPLACE VIEW evidence_funnel_summary AS
 -- A stage's share is over the passages where the stage applies (NULL stage values are left out,
--- and the share is NULL when it applies to none: see evidence_funnel.stage_reason).
+-- and the share is NULL when it applies to none: see evidence_funnel.<stage>_reason).
 SELECT run_id,
        CASE WHEN grouping(hop) = 0 THEN 'hop' WHEN grouping(question_type) = 0 THEN 'question_type'
             ELSE 'run' END                                          AS grouped_by,
