@@ -17,7 +17,8 @@ from bench.synthetic import write_synthetic_log  # noqa: E402
 TINY_N = 500
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
+from bench.process_memory import peak_rss_mb
 mode, log, db = sys.argv[1:4]
 t0 = time.perf_counter()
 if mode == "trajscope":
@@ -40,8 +41,7 @@ elif mode == "query":
             t = time.perf_counter(); con.execute(q).fetchall(); times[view] = time.perf_counter() - t
     extra = {"query_s": times}
 seconds = time.perf_counter() - t0
-peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_rss_mb, **extra}))
+print(json.dumps({"seconds": seconds, "peak_rss_mb": peak_rss_mb(), **extra}))
 """
 
 

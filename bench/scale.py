@@ -34,17 +34,19 @@ INGEST_TARGET = 2.0  # issue 26: ingest within 2x DuckDB's own read_json of the 
 WARM_TARGET_S, COLD_TARGET_S, COMMAND_TARGET_S = 1.0, 2.0, 5.0
 
 _INGEST = r"""
-import json, resource, sys, time
+import json, sys, time
+from bench.process_memory import peak_rss_mb
 log, db = sys.argv[1:3]
 from warehouse import ingest_paths
 t0 = time.perf_counter()
 report = ingest_paths(db, [log], progress=False)
 print(json.dumps({"seconds": time.perf_counter() - t0, "new": report.new,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mb": peak_rss_mb()}))
 """
 
 _READ_JSON = r"""
-import json, resource, sys, time
+import json, sys, time
+from bench.process_memory import peak_rss_mb
 import duckdb
 log, db = sys.argv[1:3]
 t0 = time.perf_counter()
@@ -53,7 +55,7 @@ con.execute("CREATE TABLE flat AS SELECT * FROM read_json(?, format='newline_del
 rows = con.execute("SELECT count(*) FROM flat").fetchone()[0]
 con.close()
 print(json.dumps({"seconds": time.perf_counter() - t0, "rows": rows,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mb": peak_rss_mb()}))
 """
 
 # Every page's queries in a new process: the first call is cold (nothing cached), the best of three warm.
@@ -125,12 +127,13 @@ def measure(n: int, work: Path, keep_log: bool) -> dict:
 
 
 _EXPORT = r"""
-import json, resource, sys, time
+import json, sys, time
+from bench.process_memory import peak_rss_mb
 from warehouse.lake import export_lake
 t0 = time.perf_counter()
 result = export_lake(sys.argv[1], sys.argv[2])
 print(json.dumps({"seconds": time.perf_counter() - t0, "trajectories": result.rows.get("trajectories", 0),
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mb": peak_rss_mb()}))
 """
 
 _CATALOG = r"""

@@ -167,14 +167,15 @@ def test_upload_refuses_the_bomb_and_leaves_no_folder(name, bombs):
 
 
 _PEAK = """
-import resource, sys
+import sys
+from bench.process_memory import peak_rss_mb
 from pathlib import Path
 from ingest.importers import ImportOptions, RecordError, convert_file
 try:
     convert_file(Path(sys.argv[1]), Path(sys.argv[2]), ImportOptions(format="inspect"))
 except RecordError as exc:
     print("refused:", exc)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+print(int(peak_rss_mb() * 1024 * 1024))
 """
 
 

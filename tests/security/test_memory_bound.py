@@ -13,12 +13,13 @@ from security_limits import SMALL
 from warehouse.read._worker import address_space_bytes
 
 # The stated bound for the process that serves the dashboard or runs the CLI, during these attacks
-# (measured 200-280 MB alone, 525 MB once inside the whole suite on a loaded machine; the issue's
+# (measured 200-280 MB alone; "525 MB inside the whole suite" was ru_maxrss carrying the suite's own peak; the issue's
 # dashboard went from 302 MB to over 4 GB on the first attack alone).
 SERVER_PEAK_MB = 1024
 
 SCRIPT = textwrap.dedent("""
     import json, resource, sys
+    from bench.process_memory import peak_rss_mb
     from warehouse import ReadLimits, ReadRefused, run_read_query
     limits = ReadLimits(**json.loads(sys.argv[2]))
     outcomes = []
@@ -29,7 +30,7 @@ SCRIPT = textwrap.dedent("""
         except ReadRefused as exc:
             outcomes.append(["refused", type(exc).__name__, str(exc)])
     print(json.dumps({
-        "self_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "self_mb": peak_rss_mb(),
         "children_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "outcomes": outcomes,
     }))

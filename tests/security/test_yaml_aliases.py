@@ -2,7 +2,6 @@
 naming the file and the expansion limit, within a memory bound, the warehouse unchanged; modest aliases load."""
 from __future__ import annotations
 
-import resource
 import shutil
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 from security_limits import fingerprint
 
+from bench.process_memory import peak_rss_mb, reset_peak_rss
 from ingest.importers import load_tool_map
 from ingest.importers._yaml_nesting import EXPANDED_NODE_LIMIT, check_yaml_nesting
 from trajscope.cli import main
@@ -42,9 +42,9 @@ def test_a_billion_laughs_file_is_one_line_within_a_memory_bound(flag, tmp_path,
     before = fingerprint(db)
     bomb = tmp_path / "bomb.yaml"
     bomb.write_text(_laughs())
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_before = reset_peak_rss()  # else a suite that peaked higher earlier hides any growth here
     result = CliRunner().invoke(main, ["ingest", str(LOG), flag, str(bomb), "--db", str(db)])
-    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss) / 1024
+    grown_mb = peak_rss_mb() - rss_before
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert result.exit_code == 1 and len(errors) == 1, result.output
     assert "bomb.yaml" in errors[0] and "expansion limit" in errors[0], result.output
