@@ -7,6 +7,8 @@ from pathlib import Path
 from ingest.datasets import read_dataset, write_dataset
 from ingest.demo import DEMO_DIR, SNIPPET_CHARS, load_demo
 from ingest.demo.build_demo import build_dataset
+from trajscope.format import Candidate, FinalStep, Passage, ReadStep, Run, SearchStep, Trajectory
+from warehouse import ingest_trajectories, load_chunks, open_readonly
 
 
 def test_demo_shape_and_integrity() -> None:
@@ -55,3 +57,32 @@ def test_committed_demo_files_are_reproduced_by_the_build_script(tmp_path: Path)
     for name in ("questions.jsonl", "chunks.jsonl", "contexts.jsonl", "dataset.json"):
         assert (tmp_path / name).read_bytes() == (DEMO_DIR / name).read_bytes(), name
     assert read_dataset(tmp_path) == load_demo()
+
+
+def test_demo_questions_mark_their_context_distractors() -> None:
+    # As the HotpotQA / 2Wiki / MuSiQue loaders do: the context's non-gold passages are the question's distractors.
+    ds = load_demo()
+    for q in ds.questions:
+        context = ds.contexts[q.question_id]
+        assert q.distractor_chunk_ids == [c for c in context if c not in q.gold_chunk_ids], q.question_id
+        assert len(q.distractor_chunk_ids) == len(context) - q.hop_count > 0
+
+
+def test_demo_distractors_are_dataset_decoys_of_a_demo_run(tmp_path: Path) -> None:
+    ds = load_demo()
+    q = ds.questions[0]
+    distractor = q.distractor_chunk_ids[0]
+    run = Run(run_id="demo-run", dataset=ds.name)
+    steps = [SearchStep(query=q.text, candidates=[Candidate(chunk_id=distractor, rank=1)]),
+             ReadStep(chunk_ids=[distractor], passages=[Passage(chunk_id=distractor, text="t")]),
+             FinalStep(answer="none")]
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, [Trajectory(trajectory_id="demo-run::1", run=run, question=q, steps=steps,
+                                        final_answer="none", end_reason="final")])
+    load_chunks(db, ds.chunks, ds.name)
+    with open_readonly(db) as con:
+        marked = con.execute("SELECT decoy_chunk_id FROM decoy_passages WHERE kind = 'dataset_distractor' "
+                             "AND question_id = ? ORDER BY decoy_chunk_id", [q.question_id]).fetchall()
+        met = con.execute("SELECT decoy_chunk_id, decoy_kind, read_step, best_rank FROM trajectory_decoys").fetchall()
+    assert [c for c, in marked] == sorted(q.distractor_chunk_ids)
+    assert (distractor, "dataset_distractor", 1, 1) in met

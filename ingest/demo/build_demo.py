@@ -78,6 +78,9 @@ def build_dataset(seed: int = SEED) -> Dataset:
             question_id=qid, text=q.text, dataset=NAME, gold_answer=q.answer, aliases=q.aliases,
             question_type=q.question_type, hop_count=len(q.gold_titles),
             gold_chunk_ids=[ids[t] for t in q.gold_titles], gold_match="given",
+            # The context's other passages are the question's own distractors, marked as the HotpotQA / 2Wiki /
+            # MuSiQue loaders mark theirs (decoy_passages kind dataset_distractor).
+            distractor_chunk_ids=[ids[t] for t in q.distractor_titles],
         ))
         contexts[qid] = [ids[t] for t in q.gold_titles + q.distractor_titles]
     n_gold = sum(len(q.gold_titles) for q in questions)
