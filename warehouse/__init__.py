@@ -11,6 +11,7 @@ from ._connection import (
     open_warehouse,
     transaction,
 )
+from ._disk_room import NoRoomForIngest
 from ._file_check import BAD_WAREHOUSE_EXIT, check_warehouse_file
 from ._loader import (
     ON_DUPLICATE_CHOICES,
@@ -51,7 +52,8 @@ __all__ = [
     "BAD_WAREHOUSE_EXIT", "WarehouseFileError", "check_schema", "check_warehouse_file", "CONSOLE_LIMITS",
     "DEFAULT_DB", "DEFAULT_LIMITS", "PAGE_LIMITS", "Reader", "ForbiddenStatement",
     "GoldConflict", "IngestReport", "LimitExceeded",
-    "LogSliceLoad", "NotAWarehouse", "ON_DUPLICATE_CHOICES", "QueryTimeout", "ReadLimits", "ReadRefused",
+    "LogSliceLoad", "NoRoomForIngest", "NotAWarehouse", "ON_DUPLICATE_CHOICES", "QueryTimeout", "ReadLimits",
+    "ReadRefused",
     "ReadResult", "ResultTooLarge", "SANDBOX_CONFIG", "ViewDef", "WarehouseBusy", "WarehouseMissing",
     "check_statement", "default_db_path", "ingest_log_slice", "ingest_paths", "ingest_trajectories",
     "latest_schema_version", "open_read", "run_read_query",

@@ -39,17 +39,24 @@ def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
                 "to write it")
 
 
+# Nothing a transaction writes reaches the file before its commit, and the commit goes through the WAL
+# first, so a load that fails (a full disk included) leaves the file's bytes as they were; measured with
+# DuckDB 2.0, where both defaults write a large load straight into the file. Insertion order is never
+# relied on (positions are explicit columns); dropping it lets DuckDB stream large loads.
+WRITE_CONFIG: dict[str, object] = {
+    "preserve_insertion_order": False,
+    "enable_optimistic_write": False,
+    "auto_checkpoint_skip_wal_threshold": 2**62,
+}
+
+
 @contextmanager
 def open_warehouse(
     path: str | Path | None = None, *, timeout_s: float = LOCK_TIMEOUT_S, memory_limit: str = "1GB"
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Read-write connection for one operation; creates and migrates the file as needed."""
     path = Path(path) if path else default_db_path()
-    # Insertion order is never relied on (positions are explicit columns); dropping it lets
-    # DuckDB stream large loads within the memory limit.
-    con = connect_retrying(
-        path, timeout_s, config={"memory_limit": memory_limit, "preserve_insertion_order": False}
-    )
+    con = connect_retrying(path, timeout_s, config={"memory_limit": memory_limit, **WRITE_CONFIG})
     try:
         check_schema(con, path)
         migrate(con)
@@ -94,6 +101,7 @@ def open_readonly(
 
 
 __all__ = [
-    "DEFAULT_DB", "LOCK_TIMEOUT_S", "SANDBOX_CONFIG", "WarehouseBusy", "WarehouseFileError", "WarehouseMissing",
+    "DEFAULT_DB", "LOCK_TIMEOUT_S", "SANDBOX_CONFIG", "WRITE_CONFIG", "WarehouseBusy", "WarehouseFileError",
+    "WarehouseMissing",
     "check_schema", "connect_retrying", "default_db_path", "open_readonly", "open_warehouse", "transaction",
 ]

@@ -36,6 +36,7 @@ from trajscope.format import (
 
 from ._connection import default_db_path, open_warehouse, transaction
 from ._derived import refresh_funnel_facts_file
+from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
 from ._labels import LabelLoad, load_label_records
 from ._prefetch import prefetched
@@ -560,19 +561,6 @@ def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
     return sweep_dead_process_dirs(Path(tmp_root or tempfile.gettempdir()), _BATCH_DIR_PREFIX)
 
 
-def _reclaim_after_rollback(con: duckdb.DuckDBPyConnection) -> None:
-    # Blocks a rolled-back load wrote stay in the file; a checkpoint that has something to write
-    # truncates the free blocks at the file's end. What is left is at most one fresh copy of the
-    # catalog's metadata blocks (256 KiB each; the views' SQL lives there, two blocks with today's
-    # views), and repeated failures do not add up (measured with DuckDB 2.0).
-    try:
-        con.execute("CREATE TABLE _trajscope_reclaim (x INTEGER)")
-        con.execute("DROP TABLE _trajscope_reclaim")
-        con.execute("CHECKPOINT")
-    except duckdb.Error:
-        pass  # the rollback already restored the data; only the file's size is at stake
-
-
 LabelFiles = Sequence[tuple[str, Sequence[LabelledTrajectory]]]
 
 
@@ -587,11 +575,12 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     try:
         with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
             with open_warehouse(target) as con:
+                size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
+                check_room(target, size)
                 # Read on the validating thread: the warehouse as committed, i.e. before this ingest.
                 stored = con.cursor() if skip_stored else None
                 try:
                     with transaction(con):
-                        size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
                         show = bool(progress) or (progress is None and size > _BATCH_BYTES)
                         con.execute(_named_sql("ingest_ids.sql"))
                         with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
@@ -607,10 +596,6 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
                         # Labels point at steps, so they load after the logs, in the same transaction.
                         for name, labelled in labels:
                             report.label_loads.append(load_label_records(con, labelled, name, labels_run))
-                except BaseException:
-                    if not created:
-                        _reclaim_after_rollback(con)
-                    raise
                 finally:
                     if stored is not None:
                         stored.close()
@@ -637,7 +622,7 @@ def ingest_paths(
     converted into the temporary log at `path`.
 
     The next batch is validated on a worker thread while DuckDB loads the current one; any bad
-    line or conflicting gold rolls the whole transaction back (the file keeps its size), and a
+    line or conflicting gold rolls the whole transaction back (the file keeps its bytes), and a
     warehouse file this call created is removed again. on_duplicate ('last' / 'first') keeps one
     copy of an id a file holds twice with different content; per_run_questions keys every
     question by its run, so runs that disagree about a question's gold are stored apart.

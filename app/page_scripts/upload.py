@@ -9,7 +9,7 @@ from app.ui import app_config, page_header, show_error
 from app.upload import discard_upload, ingest_upload, prepare_upload
 from ingest.importers import FORMATS, profile_line
 from trajscope.format import CAPABILITY_NAMES, RecordError
-from warehouse import WarehouseBusy
+from warehouse import NoRoomForIngest, WarehouseBusy
 
 page_header("Upload", "Drag and drop a trajectory log: canonical trajscope JSONL or an external format. "
             "It is converted, reported and previewed before anything is written.")
@@ -98,7 +98,7 @@ if uploaded is not None:
             try:
                 with st.spinner("Ingesting (one transaction)…"):
                     report = ingest_upload(config.db_path, prepared)
-            except (RecordError, WarehouseBusy) as exc:
+            except (RecordError, WarehouseBusy, NoRoomForIngest) as exc:
                 # ingest_upload deleted the converted log: the next rerun converts the file again.
                 st.session_state.pop("upload-prepared", None)
                 st.session_state.pop("upload-prepared-key", None)

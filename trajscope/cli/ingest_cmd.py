@@ -73,7 +73,13 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     import duckdb
 
     from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
-    from warehouse import WarehouseBusy, check_warehouse_file, ingest_paths, sweep_dead_process_dirs
+    from warehouse import (
+        NoRoomForIngest,
+        WarehouseBusy,
+        check_warehouse_file,
+        ingest_paths,
+        sweep_dead_process_dirs,
+    )
     from warehouse.queries import corpus_titles
 
     if not files and not label_files:
@@ -131,11 +137,14 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
             raise click.ClickException(f"{exc}\nnothing was written to {lake or db_path}") from None
         except WarehouseBusy as exc:
             raise click.ClickException(str(exc)) from None
+        except NoRoomForIngest as exc:  # refused before writing: its message names the room needed and left
+            raise click.ClickException(str(exc)) from None
         except OSError as exc:  # a full disk or a file-size limit met by a converted log or a batch file
             reason = os.strerror(exc.errno) if exc.errno else str(exc)
             raise click.ClickException(f"ingest stopped: {reason}{f' ({exc.filename})' if exc.filename else ''}; "
                                        f"nothing was committed to {lake or db_path}") from None
-        except (duckdb.IOException, duckdb.FatalException) as exc:  # the same met by DuckDB writing the file
+        except (duckdb.IOException, duckdb.FatalException, duckdb.TransactionException) as exc:  # met by DuckDB
+            # writing the file or, at the commit, its WAL ("Failed to commit: Could not write file")
             first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise click.ClickException(f"ingest stopped: {first}; {lake or db_path} holds what its last commit "
                                        "wrote") from None

@@ -1,0 +1,59 @@
+"""Room on disk for an ingest, checked before it writes: a load that runs out part-way would change the file."""
+from __future__ import annotations
+
+import errno
+import os
+import resource
+from pathlib import Path
+
+# What a load can write, measured with DuckDB 2.0: its commit writes the rows to the WAL (0.8x the
+# input's JSON bytes for text-heavy logs), then the checkpoint writes them into the file, compressed
+# (0.15x-0.6x). Twice the input bounds both together; the slack covers the catalog's metadata blocks.
+ROOM_PER_INPUT_BYTE = 2
+ROOM_SLACK_BYTES = 16 * 2**20
+
+
+class NoRoomForIngest(OSError):
+    """The disk (or the process's file-size limit) leaves less room than the ingest may need; nothing written."""
+
+    def __init__(self, message: str):
+        OSError.__init__(self, errno.ENOSPC, message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def room_needed(input_bytes: int) -> int:
+    """The bound on what loading `input_bytes` of logs writes beside and into the warehouse."""
+    return ROOM_PER_INPUT_BYTE * input_bytes + ROOM_SLACK_BYTES
+
+
+def room_left(db: Path) -> tuple[int | None, str]:
+    """Bytes the warehouse's WAL and growth may take (None: unknown) and where the bound comes from."""
+    free: list[tuple[int, str]] = []
+    try:
+        vfs = os.statvfs(db.parent)
+        free.append((vfs.f_bavail * vfs.f_frsize, f"free on the disk holding {db.parent}"))
+    except OSError:
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_FSIZE)
+    if soft != resource.RLIM_INFINITY:  # a file may not grow past it, the WAL included
+        size = db.stat().st_size if db.exists() else 0
+        free.append((max(0, soft - size), "left under this process's file-size limit (ulimit -f)"))
+    return min(free) if free else (None, "")
+
+
+def check_room(db: Path, input_bytes: int) -> None:
+    """NoRoomForIngest when the bound on what this ingest writes exceeds the room left."""
+    left, where = room_left(db)
+    needed = room_needed(input_bytes)
+    if left is not None and left < needed:
+        mb = 2**20
+        raise NoRoomForIngest(
+            f"{db}: not enough disk for this ingest: it may write up to {needed / mb:.1f} MB (twice its "
+            f"{input_bytes / mb:.1f} MB of logs plus {ROOM_SLACK_BYTES // mb} MB), {left / mb:.1f} MB is {where}; "
+            "nothing was written: free some space or ingest fewer files at a time")
+
+
+__all__ = ["ROOM_PER_INPUT_BYTE", "ROOM_SLACK_BYTES", "NoRoomForIngest", "check_room", "room_left", "room_needed"]
