@@ -170,6 +170,31 @@ def test_batch_folders_of_a_killed_ingest_are_removed_by_the_next_one(tmp_path, 
     assert remove_stale_batch_dirs(tmp_path) == []
 
 
+def test_the_records_log_is_named_after_its_process_and_only_a_dead_ones_is_swept(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen = []
+
+    def recording(db_path, paths, **kwargs):
+        seen.extend(Path(p) for p in paths)
+        assert all(Path(p).exists() for p in paths)
+        return _loader.IngestReport(files=[str(p) for p in paths])
+
+    monkeypatch.setattr(_loader, "ingest_paths", recording)
+    _loader.ingest_trajectories(tmp_path / "w.duckdb", [])
+    assert len(seen) == 1 and seen[0].name.startswith(f"trajscope-records-{os.getpid()}-")
+    assert not seen[0].exists()  # removed when the ingest ends
+    monkeypatch.undo()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f"trajscope-records-{int(dead.stdout)}-abc.jsonl"
+    alive = tmp_path / f"trajscope-records-{os.getppid()}-def.jsonl"  # a running process's: kept
+    mine = tmp_path / f"trajscope-records-{os.getpid()}-ghi.jsonl"  # this process's: kept
+    unnamed = tmp_path / "trajscope-records-old.jsonl"  # not named after a process: not ours to judge
+    for file in (stale, alive, mine, unnamed):
+        file.write_bytes(b"x" * 100)
+    assert remove_stale_batch_dirs(tmp_path) == [stale]
+    assert not stale.exists() and alive.exists() and mine.exists() and unnamed.exists()
+
+
 def test_a_killed_ingest_leaves_only_what_the_next_run_cleans(tmp_path):
     # A real kill -9 in the middle of a load: the next ingest removes its batch folder and the
     # warehouse holds none of the killed ingest's rows.

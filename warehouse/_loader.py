@@ -89,6 +89,7 @@ class GoldConflict(RecordError):
 
 _BATCH_BYTES = 48 * 1024 * 1024
 _BATCH_DIR_PREFIX = "trajscope-batches-"
+_RECORDS_FILE_PREFIX = "trajscope-records-"  # ingest_trajectories' log of in-memory records
 
 
 @dataclass
@@ -557,8 +558,10 @@ def _batches(sources: Sequence[_Slice], workdir: str, progress: bool | None, rep
 
 
 def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
-    """Delete batch folders that a killed ingest left in the temp dir (their process is gone)."""
-    return sweep_dead_process_dirs(Path(tmp_root or tempfile.gettempdir()), _BATCH_DIR_PREFIX)
+    """Delete the batch folders and records logs that a killed ingest left in the temp dir (their process is gone)."""
+    root = Path(tmp_root or tempfile.gettempdir())
+    return [*sweep_dead_process_dirs(root, _BATCH_DIR_PREFIX),
+            *sweep_dead_process_dirs(root, _RECORDS_FILE_PREFIX, files=True)]
 
 
 LabelFiles = Sequence[tuple[str, Sequence[LabelledTrajectory]]]
@@ -654,7 +657,8 @@ def ingest_log_slice(db_path: str | Path | None, path: str | Path, *, start: int
 
 def ingest_trajectories(db_path: str | Path | None, trajectories: Iterable[Trajectory]) -> IngestReport:
     """Ingest in-memory records (importers, the Upload page) through the same path as a log file."""
-    fd, tmp = tempfile.mkstemp(suffix=".jsonl", prefix="trajscope-ingest-")
+    # Named after this process, so a sweep tells a live ingest's file from one a killed process left.
+    fd, tmp = tempfile.mkstemp(suffix=".jsonl", prefix=f"{_RECORDS_FILE_PREFIX}{os.getpid()}-")
     try:
         with os.fdopen(fd, "wb") as out:
             for trajectory in trajectories:
