@@ -1,6 +1,7 @@
 """Temp folders (and files) named after the process that made them (`<prefix><pid>`, `<prefix><pid>-...` or
 `<prefix><pid>.tmp`): the one sweep that removes those a killed process left behind, for the loader's
-batches and records logs, the CLI's converted logs, the read path's spills, the Upload page's folders and output temp files."""
+batches and records logs, the CLI's converted logs, the read path's spills, the Upload page's folders and
+output temp files."""
 from __future__ import annotations
 
 import os
