@@ -6,7 +6,7 @@ import hashlib
 import streamlit as st
 
 from app.ui import app_config, page_header, show_error
-from app.upload import discard_upload, ingest_upload, prepare_upload
+from app.upload import discard_upload, ingest_upload, prepare_upload, sweep_stale_uploads
 from ingest.importers import FORMATS, profile_line
 from trajscope.format import CAPABILITY_NAMES, RecordError
 from warehouse import NoRoomForIngest, WarehouseBusy
@@ -15,6 +15,7 @@ page_header("Upload", "Drag and drop a trajectory log: canonical trajscope JSONL
             "It is converted, reported and previewed before anything is written.")
 
 config = app_config()
+sweep_stale_uploads()  # uploads nobody ingested within UPLOAD_MAX_AGE_S, or of a server gone
 st.caption(f"Size limit {config.max_upload_mb} MB · formats: " + ", ".join(n for n in FORMATS if n != "mapped"))
 uploaded = st.file_uploader("Trajectory log", key="upload-file",
                             type=["jsonl", "json", "ndjson", "txt", "log", "eval", "traj"])
@@ -63,7 +64,8 @@ if uploaded is not None:
                tuple((role, name, hashlib.sha256(body).hexdigest()) for role, (name, body) in side_files.items()),
                per_run_questions)
         prepared = st.session_state.get("upload-prepared")
-        if prepared is None or st.session_state.get("upload-prepared-key") != key:
+        expired = prepared is not None and prepared.ok and not prepared.canonical.exists()  # swept as abandoned
+        if prepared is None or st.session_state.get("upload-prepared-key") != key or expired:
             if prepared is not None:
                 discard_upload(prepared)
             with st.spinner("Converting and validating every record…"):
@@ -112,3 +114,7 @@ elif "upload-prepared" in st.session_state:
     # The file was taken out of the uploader: its converted copy on the server goes with it.
     discard_upload(st.session_state.pop("upload-prepared"))
     st.session_state.pop("upload-prepared-key", None)
+
+# Only the session state holds a pending upload: Streamlit keeps this script's globals (as __main__) after
+# the run, and a reference here would keep the upload's folder past its session's end.
+prepared = None

@@ -10,6 +10,8 @@ import functools
 import os
 import shutil
 import tempfile
+import time
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +28,9 @@ CANONICAL = "canonical"
 SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file
 # An upload's folder: `upload-<pid of the server>-...` under upload_root(), swept once that server is gone.
 _UPLOAD_PREFIX = "upload-"
+# An upload left this long without an ingest or a new file is abandoned (the tab left open, or closed
+# before its session ended): swept even while its server runs; the page converts the file again if asked.
+UPLOAD_MAX_AGE_S = 3600
 
 
 @dataclass
@@ -85,6 +90,9 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
     folder = Path(tempfile.mkdtemp(prefix=f"{_UPLOAD_PREFIX}{os.getpid()}-", dir=upload_root()))  # this upload's
     display = Path(name).name or "upload.jsonl"
     prepared = PreparedUpload(name=display, folder=folder, per_run_questions=per_run_questions)
+    # The page keeps the upload in its session state: when the browser session ends Streamlit drops it,
+    # and the folder goes with it (at the latest when the server stops).
+    weakref.finalize(prepared, shutil.rmtree, str(folder), True)
     try:
         _prepare(prepared, data, format=format, run_id=run_id, declare=declare, preview_rows=preview_rows,
                  sides={"mapping": mapping, "questions": questions, "patterns": patterns},
@@ -104,9 +112,20 @@ def upload_root() -> Path:
     return root
 
 
-def sweep_stale_uploads() -> list[Path]:
-    """Remove upload folders of servers that no longer run (killed before ingest or discard); what was removed."""
-    return sweep_dead_process_dirs(upload_root(), _UPLOAD_PREFIX)
+def sweep_stale_uploads(max_age_s: float = UPLOAD_MAX_AGE_S) -> list[Path]:
+    """Remove upload folders of servers that no longer run (killed before ingest or discard) and those not
+    touched for max_age_s (abandoned); what was removed."""
+    root = upload_root()
+    removed = sweep_dead_process_dirs(root, _UPLOAD_PREFIX)
+    oldest = time.time() - max_age_s
+    for folder in root.glob(f"{_UPLOAD_PREFIX}*"):
+        try:
+            if folder.is_dir() and not folder.is_symlink() and folder.stat().st_mtime < oldest:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed.append(folder)
+        except OSError:
+            continue
+    return removed
 
 
 def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_id: str | None,

@@ -14,7 +14,14 @@ import pytest
 from click.testing import CliRunner
 
 from app.jobs import STALE_SCAN_S, ScanJob, read_scan_job, scan_files, scan_job_path, sweep_stale_scans, write_scan_job
-from app.upload import discard_upload, ingest_upload, prepare_upload, sweep_stale_uploads, upload_root
+from app.upload import (
+    UPLOAD_MAX_AGE_S,
+    discard_upload,
+    ingest_upload,
+    prepare_upload,
+    sweep_stale_uploads,
+    upload_root,
+)
 from trajscope.cli import main
 from trajscope.cli.ingest_cmd import INGEST_TMP_PREFIX
 from trajscope.format import encode
@@ -125,6 +132,52 @@ def test_the_page_discards_an_upload_taken_out_of_the_uploader(uploads, tmp_path
     at.run()
     assert not at.exception
     assert "upload-prepared" not in at.session_state and list(uploads.iterdir()) == []
+
+
+def test_an_upload_nobody_ingests_is_swept_after_its_stated_age(uploads):
+    old = prepare_upload("old.jsonl", _log_bytes())  # this (live) server's, pending an hour and more
+    other = uploads / f"upload-{os.getppid()}-abc"  # another live server's, as old
+    other.mkdir()
+    _age([old.folder, other], UPLOAD_MAX_AGE_S + 60)
+    fresh = prepare_upload("new.jsonl", _log_bytes())  # the sweep runs with every upload
+    assert not old.folder.exists() and not other.exists() and fresh.folder.exists()
+    _age([fresh.folder], UPLOAD_MAX_AGE_S - 60)
+    assert sweep_stale_uploads() == [] and fresh.folder.exists()
+    discard_upload(fresh)
+
+
+def test_an_upload_goes_when_the_browser_session_that_holds_it_ends(uploads, tmp_path, monkeypatch):
+    import gc
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("TRAJSCOPE_DB", str(tmp_path / "w.duckdb"))
+    at = AppTest.from_file(str(ROOT / "app" / "page_scripts" / "upload.py"), default_timeout=60).run()
+    at.file_uploader(key="upload-file").set_value(("run.jsonl", _log_bytes(), "application/json")).run()
+    assert not at.exception
+    [folder] = list(uploads.iterdir())  # converted, waiting for the Ingest button
+    assert at.session_state["upload-prepared"].folder == folder
+    del at  # the session ends: Streamlit drops its session state
+    gc.collect()
+    assert list(uploads.iterdir()) == []
+
+
+def test_the_page_converts_again_an_upload_swept_as_abandoned(uploads, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_DB", str(tmp_path / "w.duckdb"))
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app" / "page_scripts" / "upload.py"), default_timeout=60).run()
+    at.file_uploader(key="upload-file").set_value(("run.jsonl", _log_bytes(), "application/json")).run()
+    first = at.session_state["upload-prepared"].folder
+    _age([first], UPLOAD_MAX_AGE_S + 60)  # the tab was left open for over an hour
+    at.run()
+    assert not first.exists() and not at.exception
+    second = at.session_state["upload-prepared"].folder
+    assert second != first and second.is_dir()  # converted again from the file still in the uploader
+    at.button(key="upload-ingest").click().run()
+    # (the page link to Runs needs the app's navigation, which a page opened alone lacks)
+    assert any("Ingested into" in s.value and "new" in s.value for s in at.success), [e.value for e in at.error]
+    assert list(uploads.iterdir()) == []
 
 
 # -- output files ----------------------------------------------------------------------------------------
