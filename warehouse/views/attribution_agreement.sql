@@ -6,7 +6,12 @@ CREATE OR REPLACE VIEW attribution_agreement AS
 -- drawn uniformly from the trajectory's n steps hits with probability 1/n, within k steps with
 -- (steps in [g-k, g+k]) / n; an agent drawn from the trajectory's speakers with 1/n_agents.
 -- Confidence intervals and Cohen's kappa are computed over these rows by warehouse.queries.
-WITH gold AS (SELECT * FROM human_first_error),
+WITH gold AS MATERIALIZED (SELECT * FROM human_first_error),
+-- Each method's attributions of the labelled trajectories, read once (the view is costly over a whole
+-- warehouse, and each reference of it was evaluated anew).
+attributed AS MATERIALIZED (
+    SELECT * FROM step_attributions WHERE trajectory_id IN (SELECT trajectory_id FROM gold)
+),
 speakers AS (
     SELECT trajectory_id, list(DISTINCT lower(agent)) AS agents FROM steps
     WHERE agent IS NOT NULL AND trajectory_id IN (SELECT trajectory_id FROM gold) GROUP BY trajectory_id
@@ -19,7 +24,7 @@ methods AS (
     SELECT r.run_id, m.method FROM runs r CROSS JOIN (VALUES ('baseline:first_step'), ('baseline:final_step'),
         ('baseline:uniform_random'), ('baseline:most_frequent_agent'), ('rules')) m(method)
     UNION
-    SELECT DISTINCT g.run_id, a.method FROM gold g JOIN step_attributions a USING (trajectory_id)
+    SELECT DISTINCT g.run_id, a.method FROM gold g JOIN attributed a USING (trajectory_id)
 ),
 scored AS (
     SELECT g.run_id, a.method,
@@ -30,7 +35,7 @@ scored AS (
            count(*) FILTER (g.agent IS NOT NULL AND a.agent IS NOT NULL)      AS n_agent_attributed,
            count(*) FILTER (lower(a.agent) = lower(g.agent))                  AS agent_hits,
            count(*) FILTER (g.category IS NOT NULL AND a.category IS NOT NULL) AS n_category_pairs
-    FROM gold g JOIN step_attributions a USING (trajectory_id)
+    FROM gold g JOIN attributed a USING (trajectory_id)
     GROUP BY g.run_id, a.method
 ),
 uniform AS (
