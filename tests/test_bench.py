@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 TOP_PACKAGES = ("trajscope", "app", "engine", "warehouse", "ingest", "bench")
-HELPERS = {"__init__", "mock_process", "synthetic"}  # imported by the scripts, not run
+HELPERS = {"__init__", "mock_process", "process_memory", "synthetic"}  # imported by the scripts, not run
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # script -> (extra arguments, lines its output must contain)
