@@ -39,7 +39,8 @@ def test_local_specs_name_an_embedded_model_or_fail_clearly():
         LocalModelServer(model="nope")
 
 
-@pytest.mark.parametrize("runtime, module", [("ik", "engine.llm._ik_server"), ("llama-cpp", "engine.llm._llama_server")])
+@pytest.mark.parametrize("runtime, module",
+                         [("ik", "engine.llm._ik_server"), ("llama-cpp", "engine.llm._llama_server")])
 def test_server_command_names_the_model_and_its_chat_format(tmp_path, runtime, module):
     fake = tmp_path / "m.gguf"
     smol = LocalModelServer(fake, runtime=runtime).command()

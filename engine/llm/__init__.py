@@ -20,10 +20,8 @@ from ._local_server import (
 from ._resolve import resolve_model
 
 __all__ = [
-    "DEFAULT_PRICES", "LOCAL_MODELS", "LOCAL_MODEL_NAME", "LOCAL_RUNTIMES", "ChatModel", "Completion", "LocalModel", "LocalModelError",
-    "LocalModelServer",
-    "ModelConfig", "ModelError", "ModelUsage", "ResponseCache", "ToolCall", "default_cache_path",
-    "default_prices", "find_local_gguf", "free_port", "load_price_table", "local_model", "local_runtime", "omp_wait_policy",
-    "parse_json_object",
-    "parse_tool_call", "request_key", "resolve_model",
+    "DEFAULT_PRICES", "LOCAL_MODELS", "LOCAL_MODEL_NAME", "LOCAL_RUNTIMES", "ChatModel", "Completion", "LocalModel",
+    "LocalModelError", "LocalModelServer", "ModelConfig", "ModelError", "ModelUsage", "ResponseCache", "ToolCall",
+    "default_cache_path", "default_prices", "find_local_gguf", "free_port", "load_price_table", "local_model",
+    "local_runtime", "omp_wait_policy", "parse_json_object", "parse_tool_call", "request_key", "resolve_model",
 ]
