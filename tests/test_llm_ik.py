@@ -128,3 +128,23 @@ def test_a_prompt_evaluated_in_chunks_gives_the_logits_of_one_token_at_a_time(ru
         runtime._decode([token], position)
     single = np.ctypeslib.as_array(runtime.context.get_logits(-1), shape=(runtime.n_vocab,))
     assert np.corrcoef(chunked, single)[0, 1] > 0.999 and chunked.argmax() == single.argmax()
+
+
+def test_every_schema_trajscope_sends_compiles_to_a_grammar_llama_cpp_parses(runtime):
+    from engine.judges import VERDICT_SCHEMA
+    from engine.llm._ik_runtime import IkRuntimeError
+    from engine.scanners._attribute import JUDGE_SCHEMA
+    from engine.scanners._cluster import ASSIGN_SCHEMA, _themes_schema
+    from engine.scanners._rubric import RUBRIC_SCHEMA
+
+    schemas = [ActionSpace(tool_schemas(t, "tools")).json_schema(ids) for t in ("read_gate", "arag")
+               for ids in ((), ("demo:1", 'odd "id"'))]
+    schemas += [ANSWER_SCHEMA, init_schema(5), update_schema(["R1"], ["c1"]), VERDICT_SCHEMA, RUBRIC_SCHEMA,
+                JUDGE_SCHEMA, _themes_schema(3), ASSIGN_SCHEMA]
+    vocab = runtime.api.llama_model_get_vocab(runtime.model.model)
+    for schema in schemas:
+        handle = runtime.lib.llama_sampler_init_grammar(vocab, schema_to_gbnf(schema).encode(), b"root")
+        assert handle, schema
+        runtime.lib.llama_grammar_free(handle)
+    with pytest.raises(IkRuntimeError, match="did not parse"):
+        runtime.generate("x", grammar="root ::= undefined-rule")
