@@ -123,12 +123,15 @@ def test_embedded_model_runs_two_demo_questions_end_to_end(tmp_path):
         model_steps = [s for s in t.steps if s.tokens_in]
         assert model_steps and all(s.tokens_out > 0 and s.latency_ms > 0 for s in model_steps)
         for step in model_steps:
-            # Grammar-constrained output is a JSON action unless max_tokens cut it short; a cut one
-            # must be recorded as an ErrorStep, never lost or raised.
+            # Grammar-constrained output is a JSON action unless max_tokens cut it short; a cut one must be
+            # recorded as an ErrorStep (or, for a salvaged answer, right after one), never lost or raised.
             try:
                 valid_actions.append(json.loads(step.raw))
             except json.JSONDecodeError:
-                assert isinstance(step, ErrorStep), step
+                before = t.steps[t.steps.index(step) - 1] if t.steps.index(step) else None
+                assert isinstance(step, ErrorStep) or (
+                    isinstance(before, ErrorStep) and before.error_type == "malformed_answer"
+                    and before.raw == step.raw), step
         assert t.end_reason in {"final", "forced_answer", "budget", "loop_cap", "context_budget"}
     assert any(a.get("action") in {"search", "read", "final"} for a in valid_actions)
 
