@@ -68,7 +68,7 @@ class _Context:
         params.n_ctx, params.n_batch, params.n_ubatch = n_ctx, n_ctx, UBATCH
         params.n_threads = params.n_threads_batch = n_threads
         params.flash_attn = False
-        self.api, self._n_ubatch = api, UBATCH
+        self.api = api
         self.ctx = api.llama_init_from_model(model, params)
         if not self.ctx:
             raise IkRuntimeError("llama_init_from_model failed (out of memory, or a bad context size)")
@@ -93,6 +93,9 @@ class IkRuntime:
         self.model = model_cls(str(model_path))
         self.context = _Context(self.api, self.model.model, n_ctx=n_ctx, n_threads=n_threads)
         self.n_ctx, self.n_vocab = n_ctx, self.model.n_vocab
+        # The grammar sampler's candidate array: ids fixed, logits refilled each token.
+        self._candidates = np.zeros(self.n_vocab, dtype=_TOKEN_DATA)
+        self._candidates["id"] = np.arange(self.n_vocab, dtype=np.int32)
         self._cached: list[int] = []  # the tokens whose keys and values the context holds
 
     def metadata(self, key: str) -> str | None:
@@ -127,9 +130,8 @@ class IkRuntime:
             keep += 1
         self.lib.llama_kv_cache_seq_rm(self.context.ctx, 0, keep, -1)
         self._cached = tokens[:keep]
-        step = self.context._n_ubatch
-        for start in range(keep, len(tokens), step):
-            self._decode(tokens[start:start + step], start)
+        for start in range(keep, len(tokens), UBATCH):
+            self._decode(tokens[start:start + UBATCH], start)
 
     def _decode(self, chunk: list[int], position: int) -> None:
         batch = self._batch(chunk, pos_start=position, logits_last=True)
@@ -145,8 +147,7 @@ class IkRuntime:
     def _next_token(self, grammar: int | None, temperature: float, rng: np.random.Generator) -> int:
         logits = np.ctypeslib.as_array(self.context.get_logits(-1), shape=(self.n_vocab,))
         if grammar is not None:
-            candidates = np.empty(self.n_vocab, dtype=_TOKEN_DATA)
-            candidates["id"] = np.arange(self.n_vocab, dtype=np.int32)
+            candidates = self._candidates
             candidates["logit"], candidates["p"] = logits, 0.0
             array = self.api.llama_token_data_array(
                 candidates.ctypes.data_as(ctypes.POINTER(self.api.llama_token_data)), self.n_vocab, -1, False)
