@@ -10,43 +10,31 @@ PORT   ?= 8501
 # Their version constraints are read from pyproject.toml, so the two set-ups cannot disagree.
 APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-convert-python numpy httpx \
             scipy statsmodels jsonschema openinference-semantic-conventions zipfile-zstd
-# llama-cpp-python builds from source (no binary wheel on the registries these machines reach):
-# text generation needs neither its multimodal library (LLAVA_BUILD) nor anything but the shared
-# libraries, and the build uses every core. An explicit CMAKE_ARGS wins.
-LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
-# Where the background llama.cpp build leaves its wheel.
-WHEELS := $(VENV)/wheels
-# Written once torch and every package but llama.cpp are in: the demo then builds its retrieval index
-# while the llama.cpp build goes on.
+# Written once torch and pyproject.toml's dependencies are in: everything the demo runs on. The demo
+# starts its runs there, while the test tools (the test extra) still install.
 DEPS_STAMP := $(VENV)/.deps-stamp
-# pyproject.toml's requirements (with the test extra), by name: `$(PROJECT_DEPS) NAME...` prints those,
-# `--except NAME...` all the others; so the staged installs cannot disagree with the project file.
+# pyproject.toml's dependencies, by name: `$(PROJECT_DEPS) NAME...` prints those with their version
+# constraints, so the light set-up cannot disagree with the project file.
 PROJECT_DEPS = $(BIN)/python -c "import re, sys, tomllib; \
-  p = tomllib.load(open('pyproject.toml', 'rb'))['project']; \
-  deps = p['dependencies'] + p['optional-dependencies']['test']; a = sys.argv[1:]; ex = a[:1] == ['--except']; \
-  names = set(a[1:] if ex else a); print(' '.join(d for d in deps if (re.split(r'[<>=!~\[ ;]', d)[0] in names) != ex))"
+  deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; names = set(sys.argv[1:]); \
+  print(' '.join(d for d in deps if re.split(r'[<>=!~\[ ;]', d)[0] in names))"
 
 .PHONY: setup browser latex strace test test-fast lint demo demo-url app bench schema clean
 
 setup: $(STAMP)
 
 # torch goes first, pinned: 2.13.0 is the CPU build on local disk here, whereas an unpinned torch
-# (pulled in by sentence-transformers) would fetch a multi-GB CUDA build.
-# The llama.cpp build (most of a fresh set-up: BENCHMARKS.md) starts first, as a wheel in the
-# background, while torch and every other package install beside it; the editable install at the end
-# takes that wheel (--find-links) and builds nothing. A failed build leaves its log in the venv.
+# (pulled in by sentence-transformers) would fetch a multi-GB CUDA build. Nothing compiles: the embedded
+# model runs on ik-llama-cpp-python's prebuilt wheel (BENCHMARKS.md: set-up with and without the
+# llama-cpp-python source build it replaced).
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	rm -rf $(WHEELS) $(DEPS_STAMP) && mkdir -p $(WHEELS)
-	( CMAKE_ARGS="$${CMAKE_ARGS:-$(LLAMA_CMAKE_ARGS)}" CMAKE_BUILD_PARALLEL_LEVEL="$$(nproc)" \
-	    $(BIN)/pip wheel --quiet --no-deps -w $(WHEELS) "$$($(PROJECT_DEPS) llama-cpp-python)" \
-	    > $(VENV)/llama-build.log 2>&1 || touch $(WHEELS)/FAILED ) & \
-	$(BIN)/pip install --quiet torch==2.13.0 && \
-	$(BIN)/pip install --quiet $$($(PROJECT_DEPS) --except llama-cpp-python) ; rest=$$?; \
-	test $$rest != 0 || touch $(DEPS_STAMP); wait; test $$rest = 0 || exit $$rest; \
-	test ! -e $(WHEELS)/FAILED || { tail -30 $(VENV)/llama-build.log; exit 1; }
-	$(BIN)/pip install --quiet --find-links $(WHEELS) -e '.[test]'
+	rm -f $(DEPS_STAMP)
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e .
+	touch $(DEPS_STAMP)
+	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
 # The dashboard's dependencies alone (about a minute from an empty cache: BENCHMARKS.md).
@@ -91,8 +79,8 @@ lint: setup
 	$(BIN)/ruff check .
 
 # The URL first: the dashboard serves as soon as the warehouse exists (after the light set-up above),
-# while the full set-up (torch, the llama.cpp build) runs in the background; the demo's runs start
-# when it is done and fill the dashboard live. With the set-up already done it starts at once.
+# while the full set-up runs in the background; the demo's runs start once its packages are in
+# (DEPS_STAMP) and fill the dashboard live. With the set-up already done it starts at once.
 demo: demo-url $(APP_STAMP)
 	@rm -f $(STAMP).failed; \
 	if ! $(MAKE) --no-print-directory -q setup; then \

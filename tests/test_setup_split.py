@@ -1,6 +1,6 @@
-"""`make demo` serves the dashboard after a light set-up (Makefile APP_DEPS) while torch and the llama.cpp build
-install: everything the dashboard and the demo's first steps import must come from APP_DEPS, never from the
-heavy dependencies."""
+"""`make demo` serves the dashboard after a light set-up (Makefile APP_DEPS) while torch and the rest install:
+everything the dashboard and the demo's first steps import must come from APP_DEPS, never from the heavy
+dependencies; the demo's runs start once its own packages are in, before the test tools."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,8 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 OURS = ("app", "warehouse", "ingest", "trajscope")
@@ -105,17 +107,21 @@ def _project_deps(*args: str) -> list[str]:
     return done.stdout.split()
 
 
-def test_the_staged_set_up_installs_every_requirement_once():
-    # The llama.cpp wheel builds beside the rest: the two lists split pyproject.toml's, nothing lost or doubled.
+def test_the_light_set_up_takes_its_version_constraints_from_the_project_file():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    every = project["dependencies"] + project["optional-dependencies"]["test"]
-    llama, rest = _project_deps("llama-cpp-python"), _project_deps("--except", "llama-cpp-python")
-    assert [_name(d) for d in llama] == ["llama-cpp-python"]
-    assert sorted(llama + rest) == sorted(every)
     assert _project_deps(*_app_deps()) == [d for d in project["dependencies"] if _name(d) in _app_deps()]
 
 
-def test_the_demo_builds_its_retrieval_index_once_the_deps_are_in_and_before_the_model_runtime(tmp_path):
+def test_set_up_compiles_nothing_the_source_built_runtime_is_an_extra():
+    # llama-cpp-python has no wheel on these registries: a requirement on it puts a compile on set-up.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not [d for d in project["dependencies"] + project["optional-dependencies"]["test"]
+                if _name(d) == "llama-cpp-python"]
+    assert [_name(d) for d in project["optional-dependencies"]["llama-cpp"]] == ["llama-cpp-python"]
+    assert "ik-llama-cpp-python" in {_name(d) for d in project["dependencies"]}
+
+
+def test_the_demo_starts_its_runs_once_its_packages_are_in_before_the_test_tools(tmp_path, capsys):
     import threading
     import time
 
@@ -124,42 +130,25 @@ def test_the_demo_builds_its_retrieval_index_once_the_deps_are_in_and_before_the
 
     db, stamp = tmp_path / "demo.duckdb", tmp_path / ".setup-stamp"
     progress = BuildProgress(stage="preparing", message="", started_at=now(), updated_at=now(), url=None, pid=0)
-    seen: list[str] = []
-
-    def warm() -> None:
-        seen.append(read_progress(db).message)
-        assert not stamp.exists()
-
-    def set_up() -> None:
-        time.sleep(1.5)
-        (tmp_path / ".deps-stamp").touch()  # torch and the rest: the index may be built
-        while not seen:
-            time.sleep(0.1)
-        stamp.touch()  # then the llama.cpp wheel
-
-    worker = threading.Thread(target=set_up)
-    worker.start()
-    _wait_for_setup(db, progress, stamp, None, time.perf_counter(), warm=warm)
-    worker.join()
-    assert seen == ["building the retrieval index while the model runtime (llama.cpp) builds"]
+    threading.Timer(1.5, (tmp_path / ".deps-stamp").touch).start()  # torch and the project's dependencies
+    _wait_for_setup(db, progress, stamp, None, time.perf_counter())
+    assert not stamp.exists()  # the test extra would still be installing
+    assert read_progress(db).stage == "setup"
+    assert "(the test tools still install)" in capsys.readouterr().out
 
 
-def test_a_failed_early_index_build_is_said_and_the_set_up_wait_goes_on(tmp_path, capsys):
+def test_a_failed_set_up_ends_the_wait_with_the_end_of_its_log(tmp_path):
     import threading
     import time
+
+    import click
 
     from app.progress import BuildProgress, now
     from trajscope.cli.demo_cmd import _wait_for_setup
 
-    db, stamp = tmp_path / "demo.duckdb", tmp_path / ".setup-stamp"
-    (tmp_path / ".deps-stamp").touch()
+    db, stamp, log = tmp_path / "demo.duckdb", tmp_path / ".setup-stamp", tmp_path / "setup.log"
+    log.write_text("ERROR: No matching distribution found for torch==2.13.0\n")
     progress = BuildProgress(stage="preparing", message="", started_at=now(), updated_at=now(), url=None, pid=0)
-
-    def warm() -> None:
-        raise ImportError("no module named sentence_transformers")
-
-    threading.Timer(2.0, stamp.touch).start()
-    _wait_for_setup(db, progress, stamp, None, time.perf_counter(), warm=warm)
-    out = capsys.readouterr().out
-    assert "the retrieval index waits for the set-up (ImportError: no module named sentence_transformers)" in out
-    assert "set-up finished at" in out
+    threading.Timer(1.0, (tmp_path / ".setup-stamp.failed").touch).start()
+    with pytest.raises(click.ClickException, match="No matching distribution found for torch"):
+        _wait_for_setup(db, progress, stamp, log, time.perf_counter())

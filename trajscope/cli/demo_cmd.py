@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -113,7 +112,7 @@ def command(n: int, conditions: str, model: str, max_tokens: int, audit_n: int, 
     dashboard = None if no_app else _start_dashboard(db, port, started)
     try:
         if setup_stamp is not None:
-            _wait_for_setup(db, progress, setup_stamp, setup_log, started, warm=lambda: _warm_retrieval(items, model))
+            _wait_for_setup(db, progress, setup_stamp, setup_log, started)
         _build(db, progress, items, n, model, max_tokens, audit_n, Path(out_dir), seed, started, n_forks)
         progress.stage, progress.message = "done", f"built in {(time.perf_counter() - started) / 60:.1f} min"
         write_progress(db, progress)
@@ -146,7 +145,7 @@ def _build(db: Path, progress: BuildProgress, items: list[tuple[str, str, int | 
         specs.append(RunSpec(
             dataset="demo", controller=controller, condition=condition, model=model,
             n=len(ids) if ids else n, seed=seed, question_ids=ids,
-            concurrency=1,  # one llama.cpp server: sequential requests keep its prompt-prefix cache warm
+            concurrency=1,  # one embedded server: sequential requests keep its prompt-prefix cache warm
             ingest_batch=1,  # each finished trajectory reaches the dashboard at once
             max_tokens=max_tokens, out_dir=out_dir, db_path=db))
     progress.runs = [PlannedRun(run_id=s.resolved_run_id(), controller=s.controller, condition=s.condition or "",
@@ -189,46 +188,25 @@ def _build(db: Path, progress: BuildProgress, items: list[tuple[str, str, int | 
     click.echo(f"demo built in {(time.perf_counter() - started) / 60:.1f} min")
 
 
-def _wait_for_setup(db: Path, progress: BuildProgress, stamp: Path, log: Path | None, started: float,
-                    warm: Callable[[], None] | None = None) -> None:
-    """Block until the background set-up has written its stamp; its failure ends the demo with the log's tail.
+def _wait_for_setup(db: Path, progress: BuildProgress, stamp: Path, log: Path | None, started: float) -> None:
+    """Block until the background set-up has installed what the demo runs on; its failure ends the demo.
 
-    Once the set-up's deps stamp says torch and the rest are in, warm() builds the retrieval index while
-    the llama.cpp build goes on (Makefile: DEPS_STAMP)."""
+    That is the deps stamp beside the set-up's stamp (Makefile: DEPS_STAMP): the test tools may still install."""
     failed = stamp.with_name(stamp.name + ".failed")
     deps = stamp.with_name(".deps-stamp")
-    if stamp.exists():
+    if stamp.exists() or deps.exists():
         return
     progress.stage = "setup"
-    progress.message = "installing the model runtime and torch" + (f" (log: {log})" if log else "")
+    progress.message = "installing torch and the model runtime" + (f" (log: {log})" if log else "")
     write_progress(db, progress)
-    click.echo(f"waiting for the set-up to finish{f' (log: {log})' if log else ''} ...")
-    while not stamp.exists():
+    click.echo(f"waiting for the set-up to install the demo's packages{f' (log: {log})' if log else ''} ...")
+    while not (stamp.exists() or deps.exists()):
         if failed.exists():
             tail = log.read_text(errors="replace")[-2000:] if log and log.exists() else ""
             raise click.ClickException(f"the set-up failed{f'; the end of {log}:' if log else ''}\n{tail}")
-        if warm is not None and deps.exists():
-            progress.message = "building the retrieval index while the model runtime (llama.cpp) builds"
-            write_progress(db, progress)
-            try:
-                warm()
-                click.echo(f"retrieval index ready at {time.perf_counter() - started:.1f}s (the model runtime "
-                           "still building)")
-            except Exception as exc:  # noqa: BLE001 - the runs build it again and report any real failure
-                click.echo(f"the retrieval index waits for the set-up ({type(exc).__name__}: {exc})")
-            warm = None
-            progress.message = "installing the model runtime (llama.cpp)" + (f" (log: {log})" if log else "")
-            write_progress(db, progress)
         time.sleep(1.0)
-    click.echo(f"set-up finished at {time.perf_counter() - started:.1f}s")
-
-
-def _warm_retrieval(items: list[tuple[str, str, int | None]], model: str) -> None:
-    """The first run's inputs (corpus, BM25, embeddings), cached in this process for the runs to reuse."""
-    from engine.runs import RunSpec, prepare_inputs
-
-    controller, condition, _ = items[0]
-    prepare_inputs(RunSpec(dataset="demo", controller=controller, condition=condition, model=model))
+    click.echo(f"the demo's packages are in at {time.perf_counter() - started:.1f}s"
+               + ("" if stamp.exists() else " (the test tools still install)"))
 
 
 def _start_dashboard(db: Path, port: int, started: float) -> subprocess.Popen:
