@@ -11,7 +11,8 @@ PORT   ?= 8501
 APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-convert-python numpy httpx \
             scipy statsmodels jsonschema openinference-semantic-conventions zipfile-zstd
 # Written once torch and pyproject.toml's dependencies are in: everything the demo runs on. The demo
-# starts its runs there, while the test tools (the test extra) still install.
+# starts its runs there, while the extras the tests need (Ray, Gemma 3's GGUF, the test tools: 0.6 GB
+# of downloads) still install.
 DEPS_STAMP := $(VENV)/.deps-stamp
 # pyproject.toml's dependencies, by name: `$(PROJECT_DEPS) NAME...` prints those with their version
 # constraints, so the light set-up cannot disagree with the project file.
@@ -34,7 +35,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e .
 	touch $(DEPS_STAMP)
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,distributed,gemma3]'
 	touch $(STAMP)
 
 # The dashboard's dependencies alone (about a minute from an empty cache: BENCHMARKS.md).

@@ -121,6 +121,16 @@ def test_set_up_compiles_nothing_the_source_built_runtime_is_an_extra():
     assert "ik-llama-cpp-python" in {_name(d) for d in project["dependencies"]}
 
 
+def test_set_up_installs_every_extra_but_the_source_built_runtime_after_the_demos_packages():
+    # The demo's runs start at DEPS_STAMP; what only the tests, --ray and local:gemma3-270m need comes after.
+    extras = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"])
+    recipe = re.search(r"^\$\(STAMP\):.*?\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(), re.M)[1]
+    installs = re.findall(r"pip install --quiet (?:torch\S*|-e '?\.(?:\[([\w,-]+)\])?'?)", recipe)
+    deps_at = recipe.index("touch $(DEPS_STAMP)")
+    assert installs[-1] and set(installs[-1].split(",")) == extras - {"llama-cpp"}
+    assert recipe.index("-e .\n") < deps_at < recipe.index(f"-e '.[{installs[-1]}]'")
+
+
 def test_the_demo_starts_its_runs_once_its_packages_are_in_before_the_test_tools(tmp_path, capsys):
     import threading
     import time

@@ -85,7 +85,10 @@ def run_matrix_on_ray(
     on_shard: Callable[[ShardResult], None] | None = None,
 ) -> RayMatrixResult:
     """Run every (run, shard) as a Ray task on the cluster at `address`; ingest each shard's log as it ends."""
-    import ray  # lazy: only `--ray` pays for it
+    try:
+        import ray  # lazy: only `--ray` pays for it
+    except ImportError:
+        raise ImportError("runs on Ray need Ray: pip install 'trajscope[distributed]'") from None
 
     plan = plan_matrix(specs, shards=shards, storage=storage)
     result = RayMatrixResult()

@@ -31,7 +31,11 @@ class SharedStorage:
         return f"{self.location}/{name}"
 
     def _fs(self) -> tuple[Any, str]:
-        import fsspec  # only for a URL: a plain directory needs nothing beyond the standard library
+        try:
+            import fsspec  # only for a URL: a plain directory needs nothing beyond the standard library
+        except ImportError:
+            raise ImportError(f"{self.location}: storage URLs need fsspec: "
+                              "pip install 'trajscope[distributed]'") from None
 
         fs, root = fsspec.core.url_to_fs(self.location)
         return fs, root.rstrip("/")

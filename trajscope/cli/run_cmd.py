@@ -159,6 +159,8 @@ def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
                                    max_retries=options["ray_retries"], progress=not options["no_progress"])
     except ConnectionError as exc:  # ray.init: no cluster at that address
         raise click.ClickException(f"--ray {options['ray_address']}: {exc}") from None
+    except ImportError as exc:  # the `distributed` extra is not installed
+        raise click.ClickException(str(exc)) from None
     for line in result.lines():
         click.echo(line)
     if result.ingested:
