@@ -16,6 +16,8 @@ APP_DEPS := duckdb polars pyarrow msgspec click tqdm pyyaml streamlit altair vl-
 DEPS_STAMP := $(VENV)/.deps-stamp
 # pyproject.toml's dependencies, by name: `$(PROJECT_DEPS) NAME...` prints those with their version
 # constraints, so the light set-up cannot disagree with the project file.
+# Packages whose own requirements would drag in a compile (pyproject.toml [tool.trajscope] no-deps).
+NO_DEPS = $(BIN)/python -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['tool']['trajscope']['no-deps']))"
 PROJECT_DEPS = $(BIN)/python -c "import re, sys, tomllib; \
   deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; names = set(sys.argv[1:]); \
   print(' '.join(d for d in deps if re.split(r'[<>=!~\[ ;]', d)[0] in names))"
@@ -33,6 +35,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	rm -f $(DEPS_STAMP)
 	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet --no-deps $$($(NO_DEPS))
 	$(BIN)/pip install --quiet -e .
 	touch $(DEPS_STAMP)
 	$(BIN)/pip install --quiet -e '.[test,distributed,gemma3]'

