@@ -104,7 +104,7 @@ def main() -> None:
         timings: dict[str, list[float]] = {paper: [] for paper in runs}
         totals = []
         for _ in range(args.repeats):
-            forget_digests()  # each repeat hashes the warehouse file once, shared by the three reports
+            forget_digests(db)  # each repeat hashes the warehouse file once, shared by the three reports
             total = 0.0
             for paper, run_ids in runs.items():
                 t0 = time.perf_counter()

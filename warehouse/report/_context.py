@@ -5,6 +5,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import json
+import os
+import time
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -58,24 +61,69 @@ class RunInfo:
         return f"{self.controller or '?'}:{self.condition or '?'}"
 
 
-_DIGESTS: dict[tuple[str, int, int], str] = {}
+_DIGESTS: dict[tuple, str] = {}
+# A file changed less than this long ago is hashed but its digest not kept on disk (git's "racily clean" rule).
+RACY_WINDOW_NS = 2_000_000_000
+
+
+def _file_version(path: Path) -> tuple:
+    """What identifies one version of a file's bytes: path, device, inode, size, and the modification and
+    status-change times (any write moves both; the change time cannot be set back by a user, unlike mtime)."""
+    stat = path.stat()
+    return (str(path.resolve()), stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def _digest_cache(path: Path) -> Path:
+    """$TRAJSCOPE_CACHE/file_digests/<sha256 of the resolved path>.json: the last digest computed of that file."""
+    root = Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope") / "file_digests"
+    return root / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()}.json"
+
+
+def _cached_digest(path: Path, version: tuple) -> str | None:
+    try:
+        entry = json.loads(_digest_cache(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return entry.get("digest") if entry.get("version") == list(version) else None
+
+
+def _store_digest(path: Path, version: tuple, digest: str) -> None:
+    cache = _digest_cache(path)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"version": list(version), "digest": digest}))
+        tmp.replace(cache)  # write-then-rename: a reader sees the old entry or the new one, never half
+    except OSError:
+        pass  # a read-only cache only costs the next report the hash again
 
 
 def file_digest(path: str | Path | None) -> str:
     """sha256 of the warehouse file (the footnote's pointer to exactly what was read); computed once per
-    file version (path, size, modification time) in a process, as a dashboard rebuilds reports often."""
+    file version (_file_version) and kept in the process and in $TRAJSCOPE_CACHE, as hashing a 1M-trajectory
+    warehouse (1.9 GB) takes seconds and a dashboard or a shell rebuilds reports of an unchanged file often."""
     if path is None or not Path(path).exists():
         return "unknown"
-    stat = Path(path).stat()
-    key = (str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
-    if key not in _DIGESTS:
-        with open(path, "rb") as handle:
-            _DIGESTS[key] = hashlib.file_digest(handle, "sha256").hexdigest()
-    return _DIGESTS[key]
+    path = Path(path)
+    version = _file_version(path)
+    if version not in _DIGESTS:
+        digest = _cached_digest(path, version)
+        if digest is None:
+            with open(path, "rb") as handle:
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            # Stored only if the file did not change while it was read, and not within the racy window: file
+            # times tick coarsely, so a write just after an earlier one could leave the same version behind.
+            if _file_version(path) == version and time.time_ns() - version[-1] > RACY_WINDOW_NS:
+                _store_digest(path, version, digest)
+        _DIGESTS[version] = digest
+    return _DIGESTS[version]
 
 
-def forget_digests() -> None:
-    """Drop the cached file hashes (benchmarks time a cold report)."""
+def forget_digests(*paths: str | Path) -> None:
+    """Drop the cached file hashes: this process's, and on disk those of `paths` and of every file this process
+    hashed (benchmarks time a cold report)."""
+    for path in {*(str(p) for p in paths), *(version[0] for version in _DIGESTS)}:
+        _digest_cache(Path(path)).unlink(missing_ok=True)
     _DIGESTS.clear()
 
 
