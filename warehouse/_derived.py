@@ -1,18 +1,37 @@
-"""Load-time derived facts (evidence_funnel_facts): refreshed for the trajectories a write touches, recomputed whole
-when the stored definition hash differs from this code's."""
+"""Load-time derived facts (evidence_funnel_facts, judgment_score_facts): refreshed for the trajectories a write
+touches, recomputed whole when the stored definition hash differs from this code's."""
 from __future__ import annotations
 
 import functools
 import hashlib
+from dataclasses import dataclass
 from importlib import resources
 
 import duckdb
 
 from ._definitions import definitions_sql
 
-FUNNEL_FACTS = "evidence_funnel_facts"
 # Trajectories per statement of a full recompute: a bounded working set at any warehouse size.
 _RECOMPUTE_SLICE = 50_000
+
+
+@dataclass(frozen=True)
+class Derived:
+    """One derived table: its load SQL (warehouse/load/<table>.sql) recomputes the rows of the trajectories listed
+    in the temp table `refresh` (one trajectory_id column)."""
+
+    table: str
+    refresh: str
+
+    @property
+    def load_file(self) -> str:
+        return f"{self.table}.sql"
+
+
+FUNNEL = Derived("evidence_funnel_facts", "funnel_refresh")
+SCORES = Derived("judgment_score_facts", "score_refresh")
+DERIVED = (FUNNEL, SCORES)
+FUNNEL_FACTS = FUNNEL.table
 
 
 @functools.cache
@@ -21,32 +40,47 @@ def _load_file(name: str) -> str:
 
 
 @functools.cache
-def funnel_facts_hash() -> str:
+def facts_hash(derived: Derived) -> str:
     """sha256 of the facts' load SQL and the measure macros it calls: rows computed under another are stale."""
-    text = _load_file("evidence_funnel_facts.sql") + "\0" + definitions_sql()
+    text = _load_file(derived.load_file) + "\0" + definitions_sql()
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def refresh_funnel_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
+def funnel_facts_hash() -> str:
+    """facts_hash of evidence_funnel_facts."""
+    return facts_hash(FUNNEL)
+
+
+def derived_hash() -> str:
+    """Every derived table's definition hash in one string (a lake catalog's stamp)."""
+    return ":".join(facts_hash(d) for d in DERIVED)
+
+
+def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:
     """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
     at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory)."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE funnel_refresh_set AS {trajectories_sql}")
+    whole = f"{derived.refresh}_set"
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {whole} AS {trajectories_sql}")
     try:
-        n = con.execute("SELECT count(*) FROM funnel_refresh_set").fetchall()[0][0]
+        n = con.execute(f"SELECT count(*) FROM {whole}").fetchall()[0][0]
         slices = max(1, -(-n // _RECOMPUTE_SLICE))
         for i in range(slices):
             where = f" WHERE hash(trajectory_id) % {slices} = {i}" if slices > 1 else ""
-            con.execute("CREATE OR REPLACE TEMP TABLE funnel_refresh AS "
-                        f"SELECT trajectory_id FROM funnel_refresh_set{where}")
-            con.execute(_load_file("evidence_funnel_facts.sql"))
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {derived.refresh} AS SELECT trajectory_id FROM {whole}{where}")
+            con.execute(_load_file(derived.load_file))
     except duckdb.Error as exc:
-        raise RuntimeError(f"warehouse/load/evidence_funnel_facts.sql: {exc}") from exc
+        raise RuntimeError(f"warehouse/load/{derived.load_file}: {exc}") from exc
     finally:
         try:
-            con.execute("DROP TABLE IF EXISTS funnel_refresh")
-            con.execute("DROP TABLE IF EXISTS funnel_refresh_set")
+            con.execute(f"DROP TABLE IF EXISTS {derived.refresh}")
+            con.execute(f"DROP TABLE IF EXISTS {whole}")
         except duckdb.Error:
             pass  # an aborted transaction: its rollback removes both
+
+
+def refresh_funnel_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
+    """refresh_facts of evidence_funnel_facts."""
+    refresh_facts(con, FUNNEL, trajectories_sql)
 
 
 def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
@@ -54,35 +88,69 @@ def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None
     refresh_funnel_facts(con, _load_file(name))
 
 
+def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
+    """refresh_facts of judgment_score_facts: after any write of judgments or answer_checks of those trajectories."""
+    refresh_facts(con, SCORES, trajectories_sql)
+
+
+def refresh_score_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """refresh_score_facts for the trajectories warehouse/load/`name` selects (a loaded batch)."""
+    refresh_score_facts(con, _load_file(name))
+
+
+def facts_view_sql(derived: Derived) -> str:
+    """A derived table as a view computing every trajectory's facts per query, by the same SQL (a lake's catalog,
+    whose tables are views over Parquet files)."""
+    query = _load_file(derived.load_file).split(f"INSERT INTO {derived.table} BY NAME\n", 1)[1]
+    return (f"DROP TABLE IF EXISTS {derived.table};\n"
+            f"CREATE OR REPLACE VIEW {derived.refresh} AS SELECT trajectory_id FROM trajectories;\n"
+            f"CREATE VIEW {derived.table} AS {query}")
+
+
 def funnel_facts_view_sql() -> str:
-    """evidence_funnel_facts as a view computing every trajectory's facts per query, by the same SQL (a lake's
-    catalog, whose tables are views over Parquet files)."""
-    query = _load_file("evidence_funnel_facts.sql").split(f"INSERT INTO {FUNNEL_FACTS} BY NAME\n", 1)[1]
-    return (f"DROP TABLE IF EXISTS {FUNNEL_FACTS};\n"
-            "CREATE OR REPLACE VIEW funnel_refresh AS SELECT trajectory_id FROM trajectories;\n"
-            f"CREATE VIEW {FUNNEL_FACTS} AS {query}")
+    """facts_view_sql of evidence_funnel_facts."""
+    return facts_view_sql(FUNNEL)
+
+
+def facts_stale(con: duckdb.DuckDBPyConnection, derived: Derived) -> bool:
+    """Whether the stored facts were computed by another definition (or never); False before the table exists."""
+    exists = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('derived_facts_state', $t) "
+        "AND database_name = current_database() AND schema_name = 'main'", {"t": derived.table}).fetchall()[0][0]
+    if exists < 2:
+        return False
+    row = con.execute("SELECT max(definition_hash) FROM derived_facts_state WHERE name = $n",
+                      {"n": derived.table}).fetchall()[0][0]
+    return row != facts_hash(derived)
 
 
 def funnel_facts_stale(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the stored facts were computed by another definition (or never); False before migration 0016."""
-    exists = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'derived_facts_state' "
-        "AND database_name = current_database() AND schema_name = 'main'").fetchall()[0][0]
-    if not exists:
-        return False
-    row = con.execute("SELECT max(definition_hash) FROM derived_facts_state WHERE name = $n",
-                      {"n": FUNNEL_FACTS}).fetchall()[0][0]
-    return row != funnel_facts_hash()
+    """facts_stale of evidence_funnel_facts."""
+    return facts_stale(con, FUNNEL)
 
 
-def recompute_funnel_facts(con: duckdb.DuckDBPyConnection) -> None:
+def any_facts_stale(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether any derived table's stored facts were computed by another definition."""
+    return any(facts_stale(con, d) for d in DERIVED)
+
+
+def recompute_facts(con: duckdb.DuckDBPyConnection, derived: Derived) -> None:
     """Every trajectory's facts under this code's definition, then its hash recorded (in the caller's transaction)."""
-    con.execute(f"DELETE FROM {FUNNEL_FACTS}")
-    refresh_funnel_facts(con, "SELECT trajectory_id FROM trajectories")
-    con.execute("DELETE FROM derived_facts_state WHERE name = $n", {"n": FUNNEL_FACTS})
+    con.execute(f"DELETE FROM {derived.table}")
+    refresh_facts(con, derived, "SELECT trajectory_id FROM trajectories")
+    con.execute("DELETE FROM derived_facts_state WHERE name = $n", {"n": derived.table})
     con.execute("INSERT INTO derived_facts_state (name, definition_hash) VALUES ($n, $h)",
-                {"n": FUNNEL_FACTS, "h": funnel_facts_hash()})
+                {"n": derived.table, "h": facts_hash(derived)})
 
 
-__all__ = ["FUNNEL_FACTS", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql", "recompute_funnel_facts",
-           "refresh_funnel_facts", "refresh_funnel_facts_file"]
+def recompute_stale_facts(con: duckdb.DuckDBPyConnection) -> None:
+    """recompute_facts of every derived table whose stored definition hash is not this code's."""
+    for derived in DERIVED:
+        if facts_stale(con, derived):
+            recompute_facts(con, derived)
+
+
+__all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "Derived", "any_facts_stale", "derived_hash", "facts_hash",
+           "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
+           "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
+           "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file"]

@@ -35,7 +35,7 @@ from trajscope.format import (
 )
 
 from ._connection import default_db_path, open_warehouse, transaction
-from ._derived import refresh_funnel_facts_file
+from ._derived import refresh_funnel_facts_file, refresh_score_facts_file
 from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
 from ._labels import LabelLoad, load_label_records
@@ -527,6 +527,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
     refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")
+    refresh_score_facts_file(con, "scores_refresh_batch.sql")
     for temp in _STAGE_TABLES:
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 

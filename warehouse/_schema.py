@@ -10,7 +10,7 @@ from importlib import resources
 import duckdb
 
 from ._definitions import definitions_sql, install_definitions
-from ._derived import funnel_facts_hash, funnel_facts_stale, recompute_funnel_facts
+from ._derived import any_facts_stale, derived_hash, recompute_stale_facts
 from ._transaction import transaction
 
 _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
@@ -106,7 +106,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
     current = schema_version(con)
     pending = [(v, name, sql) for v, name, sql in _migrations() if v > current]
     needs_views = bool(pending) or _views_hash_stale(con)
-    if not pending and not needs_views and not funnel_facts_stale(con):
+    if not pending and not needs_views and not any_facts_stale(con):
         return current
     with transaction(con):
         con.execute(
@@ -120,8 +120,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
             install_views(con)
             _record_views_hash(con)
         # After the views: the facts' SQL calls the measure macros install_views has just (re)created.
-        if funnel_facts_stale(con):
-            recompute_funnel_facts(con)
+        recompute_stale_facts(con)
     return schema_version(con)
 
 
@@ -136,12 +135,12 @@ def _views_hash() -> str:
 def schema_stamp() -> str:
     """This code's schema version, views hash and derived facts' hash in one string: what a file built by it records
     (a lake catalog)."""
-    return f"{latest_schema_version()}:{_views_hash()}:{funnel_facts_hash()}"
+    return f"{latest_schema_version()}:{_views_hash()}:{derived_hash()}"
 
 
 def views_stale(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the installed views, or the derived facts they read, differ from this code's definitions."""
-    return _views_hash_stale(con) or funnel_facts_stale(con)
+    return _views_hash_stale(con) or any_facts_stale(con)
 
 
 def _views_hash_stale(con: duckdb.DuckDBPyConnection) -> bool:

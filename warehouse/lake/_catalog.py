@@ -7,7 +7,7 @@ import uuid
 from pathlib import Path
 
 from .._connection import open_warehouse
-from .._derived import funnel_facts_view_sql
+from .._derived import DERIVED, facts_view_sql
 from .._file_lock import lake_of
 from .._schema import schema_stamp
 from ._layout import check_lake, lake_tables
@@ -44,7 +44,8 @@ def _build(path: Path, lake: Path) -> None:
             for table in lake_tables(con):
                 con.execute(f"DROP TABLE {table.name}")
                 con.execute(table.view_sql(lake))
-            con.execute(funnel_facts_view_sql())
+            for derived in DERIVED:
+                con.execute(facts_view_sql(derived))
             con.execute("CHECKPOINT")
         tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX).write_text(str(lake))
         os.replace(tmp.with_name(tmp.name + LAKE_SIDECAR_SUFFIX), path.with_name(path.name + LAKE_SIDECAR_SUFFIX))

@@ -20,7 +20,7 @@ LAKE_FORMAT = 1
 LOCAL_TABLES = frozenset({"schema_migrations", "views_state", "derived_facts_state"})
 # Tables computed from the others at load (warehouse._derived): a lake stores none, its catalog computes them per
 # query, so rows of writers that ran older code, or a corpus another writer added, are read as a warehouse would.
-DERIVED_TABLES = frozenset({"evidence_funnel_facts"})
+DERIVED_TABLES = frozenset({"evidence_funnel_facts", "judgment_score_facts"})
 _HIVE_TYPES = "{" + ", ".join(f"'{p}': 'VARCHAR'" for p in PARTITIONS) + "}"
 
 
