@@ -99,8 +99,13 @@ def measure_queries(db: Path, row: dict) -> dict:
     print(json.dumps({"n": row.get("n"), "pages": row["pages"]}), flush=True)
     runs = ("synthetic-baseline", "synthetic-read_gate")
     row["compare_s"] = _command("compare", *runs, "--db", str(db))
-    row["report_s"] = _command("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format",
-                               "markdown")
+    report = ("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format", "markdown")
+    # The first report of a warehouse version hashes the file for its footnote; the next one reads the digest
+    # kept in $TRAJSCOPE_CACHE (warehouse.report.file_digest), so both are timed.
+    row["report_s"] = _command(*report)
+    row["report_again_s"] = _command(*report)
+    print(f"compare {row['compare_s']:.2f} s, report {row['report_s']:.2f} s (again, digest kept: "
+          f"{row['report_again_s']:.2f} s)", flush=True)
     return row
 
 

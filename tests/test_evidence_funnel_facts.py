@@ -225,7 +225,8 @@ def test_facts_of_another_definition_are_recomputed_on_the_next_open(tmp_path, m
     assert _one(db, "SELECT count(*) FROM evidence_funnel WHERE best_rank = 99")[0][0] > 0
     # Every read goes through upgrade_if_warehouse: it sees the old hash and recomputes.
     assert upgrade_if_warehouse(db) == "upgraded"
-    assert _one(db, "SELECT definition_hash FROM derived_facts_state WHERE name = 'evidence_funnel_facts'")[0][0] == funnel_facts_hash()
+    state = "SELECT definition_hash FROM derived_facts_state WHERE name = 'evidence_funnel_facts'"
+    assert _one(db, state)[0][0] == funnel_facts_hash()
     assert _one(db, "SELECT count(*) FROM evidence_funnel WHERE best_rank = 99")[0][0] == 0
     _assert_current(db)
 

@@ -59,8 +59,8 @@ def store_judge_results(db_path: str | Path | None, run_id: str, inputs: Sequenc
                         "SELECT trajectory_id, judge, score, judge_model, rationale, 'judge' FROM judgment_rows")
                     con.unregister("judgment_rows")
                 # The stored verdicts of the trajectories written (their judgments and answer checks changed).
-                con.execute("CREATE OR REPLACE TEMP TABLE judged_now AS SELECT unnest(CAST($ids AS VARCHAR[])) AS trajectory_id",
-                            {"ids": sorted(fresh)})
+                con.execute("CREATE OR REPLACE TEMP TABLE judged_now AS "
+                            "SELECT unnest(CAST($ids AS VARCHAR[])) AS trajectory_id", {"ids": sorted(fresh)})
                 refresh_score_facts(con, "SELECT trajectory_id FROM judged_now")
                 con.execute("DROP TABLE judged_now")
         finally:
