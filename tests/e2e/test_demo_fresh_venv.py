@@ -61,7 +61,7 @@ def test_make_demo_from_an_empty_venv_serves_within_the_light_set_up_and_fills_l
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {key: value for key, value in os.environ.items() if key not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    env.update(PIP_NO_CACHE_DIR="1", TRAJSCOPE_CACHE=str(tmp_path / "cache"),
+    env.update(PIP_NO_CACHE_DIR="1", UV_CACHE_DIR=str(tmp_path / "uv-cache"), TRAJSCOPE_CACHE=str(tmp_path / "cache"),
                PATH=os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if "/.venv/" not in p))
     started = time.monotonic()
     proc = subprocess.Popen(["make", "--no-print-directory", "demo", f"VENV={venv}", f"PORT={port}",
