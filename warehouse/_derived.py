@@ -1,9 +1,10 @@
-"""Load-time derived facts (evidence_funnel_facts, judgment_score_facts): refreshed for the trajectories a write
-touches, recomputed whole when the stored definition hash differs from this code's."""
+"""Load-time derived facts (evidence_funnel_facts, judgment_score_facts, trajectory_signals): refreshed for the
+trajectories a write touches, recomputed whole when the stored definition hash differs from this code's."""
 from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -30,7 +31,9 @@ class Derived:
 
 FUNNEL = Derived("evidence_funnel_facts", "funnel_refresh")
 SCORES = Derived("judgment_score_facts", "score_refresh")
-DERIVED = (FUNNEL, SCORES)
+# After SCORES: the signals read the stored verdicts (judgment_scores).
+SIGNALS = Derived("trajectory_signals", "signals_refresh")
+DERIVED = (FUNNEL, SCORES, SIGNALS)
 FUNNEL_FACTS = FUNNEL.table
 
 
@@ -40,9 +43,30 @@ def _load_file(name: str) -> str:
 
 
 @functools.cache
+def _view_files() -> dict[str, str]:
+    folder = resources.files("warehouse") / "views"
+    return {entry.name[:-4]: entry.read_text() for entry in folder.iterdir() if entry.name.endswith(".sql")}
+
+
+def _views_read(sql: str) -> list[str]:
+    """The views `sql` names, and those they name in turn, sorted."""
+    views, seen, todo = _view_files(), set(), [sql]
+    while todo:
+        code = re.sub(r"--[^\n]*|^COMMENT ON [^\n]*", "", todo.pop(), flags=re.M)
+        for name in views:
+            if name not in seen and re.search(rf"\b{name}\b", code):
+                seen.add(name)
+                todo.append(views[name])
+    return sorted(seen)
+
+
+@functools.cache
 def facts_hash(derived: Derived) -> str:
-    """sha256 of the facts' load SQL and the measure macros it calls: rows computed under another are stale."""
-    text = _load_file(derived.load_file) + "\0" + definitions_sql()
+    """sha256 of the facts' load SQL, the views it reads and the measure macros it calls: rows computed under
+    another are stale."""
+    load = _load_file(derived.load_file)
+    views = _view_files()
+    text = "\0".join([load, definitions_sql(), *(name + "\0" + views[name] for name in _views_read(load))])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -98,6 +122,16 @@ def refresh_score_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
     refresh_score_facts(con, _load_file(name))
 
 
+def refresh_signal_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
+    """refresh_facts of trajectory_signals: after judgment_score_facts, for every trajectory a write touched."""
+    refresh_facts(con, SIGNALS, trajectories_sql)
+
+
+def refresh_signal_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """refresh_signal_facts for the trajectories warehouse/load/`name` selects (a batch, an upsert's keys)."""
+    refresh_signal_facts(con, _load_file(name))
+
+
 def facts_view_sql(derived: Derived) -> str:
     """A derived table as a view computing every trajectory's facts per query, by the same SQL (a lake's catalog,
     whose tables are views over Parquet files)."""
@@ -143,14 +177,17 @@ def recompute_facts(con: duckdb.DuckDBPyConnection, derived: Derived) -> None:
                 {"n": derived.table, "h": facts_hash(derived)})
 
 
-def recompute_stale_facts(con: duckdb.DuckDBPyConnection) -> None:
-    """recompute_facts of every derived table whose stored definition hash is not this code's."""
+def recompute_stale_facts(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> None:
+    """recompute_facts of every derived table whose stored definition hash is not this code's (of all, when
+    `every`: after a migration, whose changed columns the stored facts were computed without)."""
     for derived in DERIVED:
-        if facts_stale(con, derived):
+        if every or facts_stale(con, derived):
             recompute_facts(con, derived)
 
 
-__all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "Derived", "any_facts_stale", "derived_hash", "facts_hash",
+__all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "Derived", "any_facts_stale", "derived_hash",
+           "facts_hash",
            "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
-           "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file"]
+           "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
+           "refresh_signal_facts_file"]

@@ -119,8 +119,9 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
         if needs_views:
             install_views(con)
             _record_views_hash(con)
-        # After the views: the facts' SQL calls the measure macros install_views has just (re)created.
-        recompute_stale_facts(con)
+        # After the views: the facts' SQL calls the measure macros install_views has just (re)created. A migration
+        # may have changed the columns they read (0004 added trajectories.cached_calls): all are recomputed then.
+        recompute_stale_facts(con, every=bool(pending))
     return schema_version(con)
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import duckdb
 
+from .._derived import DERIVED
+
 # Hive partition folders under each table: the dataset and run a row belongs to, and the writer that
 # added it. The writer's commit marker (COMMITTED/<writer>) makes its rows visible all at once.
 PARTITIONS = ("_dataset", "_run", "_writer")
@@ -20,7 +22,7 @@ LAKE_FORMAT = 1
 LOCAL_TABLES = frozenset({"schema_migrations", "views_state", "derived_facts_state"})
 # Tables computed from the others at load (warehouse._derived): a lake stores none, its catalog computes them per
 # query, so rows of writers that ran older code, or a corpus another writer added, are read as a warehouse would.
-DERIVED_TABLES = frozenset({"evidence_funnel_facts", "judgment_score_facts"})
+DERIVED_TABLES = frozenset(d.table for d in DERIVED)
 _HIVE_TYPES = "{" + ", ".join(f"'{p}': 'VARCHAR'" for p in PARTITIONS) + "}"
 
 

@@ -11,11 +11,11 @@ WITH facts AS (
            count(*) FILTER (t.search_count > 0)                             AS n_with_search,
            coalesce(sum(t.n_candidates), 0)                                 AS n_candidates,
            coalesce(sum(t.n_snippets), 0) + coalesce(sum(t.n_search_observations), 0) AS n_snippets,
-           count(*) FILTER (has_gold_answer(q.gold_answer, q.aliases)) AS n_gold_answers,
+           count(*) FILTER (t.has_gold_answer)                              AS n_gold_answers,
            count(*) FILTER (t.n_gold > 0)                                   AS n_gold_passages,
            coalesce(sum(t.n_record_judgments), 0)                           AS n_judgments
-    FROM trajectories t
-    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
+    -- The trajectories' counts and their questions' gold answers, stored per trajectory at load.
+    FROM trajectory_signals t
     GROUP BY t.run_id
 ),
 profile AS (

@@ -39,10 +39,9 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
                                                       AS zero_read_reason
 FROM runs r
 LEFT JOIN (
-    SELECT tf.*, gave_no_answer(tf.final_answer, tf.end_reason) AND has_gold_answer(q.gold_answer, q.aliases)
-                 AS no_answer_wrong
-    FROM trajectory_facts tf
-    LEFT JOIN questions q ON q.dataset = tf.dataset AND q.question_id = tf.question_id
+    -- trajectory_facts' columns, stored per trajectory with whether the question has a gold answer.
+    SELECT tf.*, gave_no_answer(tf.final_answer, tf.end_reason) AND tf.has_gold_answer AS no_answer_wrong
+    FROM trajectory_signals tf
 ) f USING (run_id)
 LEFT JOIN run_capabilities c USING (run_id)
 GROUP BY ALL;

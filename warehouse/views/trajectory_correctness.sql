@@ -4,20 +4,17 @@ CREATE OR REPLACE VIEW trajectory_correctness AS
 -- without an LLM verdict Contain-Acc stands in (the rule is the macro answer_correct, defined once
 -- in warehouse/definitions/measures.sql). Verdicts of several judge models are averaged by
 -- trajectory_scores; a tie (0.5) counts as correct.
-SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset,
-       s.contain, s.llm,
-       answer_correct(s.llm, s.contain)    AS correct,
-       answer_correct_by(s.llm, s.contain) AS correct_by,
-       CASE WHEN s.llm IS NULL AND s.contain IS NULL THEN
-            CASE WHEN NOT has_gold_answer(q.gold_answer, q.aliases)
+-- The signals are stored per trajectory (trajectory_signals); the reason for a missing verdict is
+-- this view's own (it also names an answer the log did not capture).
+SELECT trajectory_id, run_id, question_id, dataset, contain, llm, correct, correct_by,
+       CASE WHEN llm IS NULL AND contain IS NULL THEN
+            CASE WHEN NOT has_gold_answer
                  THEN 'no gold answer for this question: correctness does not apply'
-                 WHEN nullif(trim(t.final_answer), '') IS NULL
-                      AND coalesce(t.end_reason, '') <> 'error' AND NOT is_forced_end(t.end_reason)
+                 WHEN nullif(trim(final_answer), '') IS NULL
+                      AND coalesce(end_reason, '') <> 'error' AND NOT is_forced_end(end_reason)
                  THEN 'no answer text: not judged (the log did not capture the answer)'
                  ELSE 'not judged yet: run trajscope judge' END END AS correct_reason
-FROM trajectories t
-LEFT JOIN trajectory_scores s USING (trajectory_id)
-LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id;
+FROM trajectory_signals;
 COMMENT ON COLUMN trajectory_correctness.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
 COMMENT ON COLUMN trajectory_correctness.run_id IS 'Run id (runs.run_id).';
 COMMENT ON COLUMN trajectory_correctness.question_id IS 'Question id: the pairing key across runs.';

@@ -1,62 +1,17 @@
 -- One row per trajectory: every signal the failure taxonomies use (correctness, reads, gold reach, abstention, snippet-only answer, register resolution); gold-reach signals are NULL for a question without gold passages, and correct is NULL with correct_reason when there is no verdict.
 CREATE OR REPLACE VIEW trajectory_forensics AS
--- Every taxonomy view and page query reads this view, so it is written to scan each table once:
--- the verdicts (judgment_scores, as trajectory_scores reads them) are joined once and correctness
--- uses the rule of trajectory_correctness (the macro answer_correct) on them,
--- and gold reach and register resolution are the load-time columns of trajectories (summed there
--- from gold_evidence_facts and register_events, as trajectory_evidence reads them). A false
--- resolution is per register item (register_item_resolution); NULL for runs without a register.
-WITH base AS (
-    SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset, t.record_hash,
-           q.question_type, q.hop_count, q.gold_paragraphs, t.final_answer, t.end_reason,
-           t.search_count, t.read_count,
-           coalesce(t.total_tokens_in, t.step_tokens_in)    AS tokens_in,
-           coalesce(t.total_tokens_out, t.step_tokens_out)  AS tokens_out,
-           coalesce(t.total_cost_usd, t.step_cost_usd)      AS cost_usd,
-           s.contain, s.llm, has_gold_answer(q.gold_answer, q.aliases) AS has_gold_answer,
-           t.n_gold, t.n_gold_retrieved, t.n_gold_read, t.n_gold_reached,
-           t.n_register_items, t.n_register_resolved, t.register_complete
-    FROM trajectories t
-    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-    LEFT JOIN judgment_scores s USING (trajectory_id)
-)
-SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
-       b.question_type, b.hop_count, b.final_answer, b.end_reason,
-       b.search_count, b.read_count, b.tokens_in, b.tokens_out, b.cost_usd,
-       answer_correct(b.llm, b.contain)                                       AS correct,
-       answer_correct_by(b.llm, b.contain)                                    AS correct_by,
-       CASE WHEN b.llm IS NULL AND b.contain IS NULL THEN
-            CASE WHEN NOT b.has_gold_answer THEN 'no gold answer for this question: correctness does not apply'
-                 ELSE 'not judged yet: run trajscope judge' END END              AS correct_reason,
-       b.contain, b.llm,
-       b.n_gold, b.n_gold_retrieved, b.n_gold_read,
-       -- ER App. E: a supporting paragraph that matched no chunk was never retrieved, so "every
-       -- supporting passage retrieved / reached" needs every paragraph the source names matched
-       -- (gold_paragraphs <= n_gold) as well as every matched chunk found; hop recall uses the same rule.
-       CASE WHEN b.n_gold > 0 THEN b.n_gold_retrieved = b.n_gold
-                                   AND coalesce(b.gold_paragraphs, b.n_gold) <= b.n_gold END AS all_gold_retrieved,
-       CASE WHEN b.n_gold > 0 THEN b.n_gold_read > 0 END                      AS any_gold_read,
-       b.n_gold_reached,
-       -- ExecutionRAG App. E: the share of supporting paragraphs reached, over every paragraph the source
-       -- names (an unmatched one counts as not reached); the matched chunks when the source counts none.
-       CASE WHEN coalesce(b.gold_paragraphs, b.n_gold) > 0
-            THEN least(b.n_gold_reached / coalesce(b.gold_paragraphs, b.n_gold), 1.0) END AS hop_evidence_recall,
-       b.gold_paragraphs,
-       CASE WHEN b.n_gold > 0 THEN b.n_gold_reached = b.n_gold
-                                   AND coalesce(b.gold_paragraphs, b.n_gold) <= b.n_gold END AS all_gold_reached,
-       greatest(coalesce(b.gold_paragraphs, b.n_gold) - b.n_gold, 0)          AS n_gold_unmatched,
-       CASE WHEN b.n_gold = 0 THEN 'no gold passages for this question: gold-evidence measures do not apply' END
-                                                                              AS evidence_reason,
-       a.trajectory_id IS NOT NULL                                            AS answer_checked,
-       a.abstained, a.answer_in_snippets, a.answer_in_reads,
-       a.echoed, a.hedged,
-       b.n_register_items, b.n_register_resolved, b.register_complete,
-       fr.n_false_resolved,
-       CASE WHEN b.n_gold > 0 THEN fr.n_false_resolved > 0 END                AS false_resolution
-FROM base b
-LEFT JOIN answer_checks a ON a.trajectory_id = b.trajectory_id AND a.record_hash = b.record_hash
-LEFT JOIN (SELECT trajectory_id, count(*) FILTER (false_resolution) AS n_false_resolved
-           FROM register_item_resolution GROUP BY trajectory_id) fr ON fr.trajectory_id = b.trajectory_id;
+-- Every taxonomy view and page query reads this view: its signals are stored per trajectory at load,
+-- after each judge pass and after a question upsert (trajectory_signals, defined in
+-- warehouse/load/trajectory_signals.sql), so a page scans one table rather than joining five.
+SELECT trajectory_id, run_id, question_id, dataset, record_hash,
+       question_type, hop_count, final_answer, end_reason,
+       search_count, read_count, tokens_in, tokens_out, cost_usd,
+       correct, correct_by, correct_reason, contain, llm,
+       n_gold, n_gold_retrieved, n_gold_read, all_gold_retrieved, any_gold_read, n_gold_reached,
+       hop_evidence_recall, gold_paragraphs, all_gold_reached, n_gold_unmatched, evidence_reason,
+       answer_checked, abstained, answer_in_snippets, answer_in_reads, echoed, hedged,
+       n_register_items, n_register_resolved, register_complete, n_false_resolved, false_resolution
+FROM trajectory_signals;
 COMMENT ON COLUMN trajectory_forensics.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
 COMMENT ON COLUMN trajectory_forensics.run_id IS 'Run id (runs.run_id).';
 COMMENT ON COLUMN trajectory_forensics.question_id IS 'Question id: the pairing key across runs.';

@@ -1,8 +1,7 @@
 -- One row per trajectory with its judgments side by side (newest verdict per judge; llm averaged over judge models).
 CREATE OR REPLACE VIEW trajectory_scores AS
-SELECT t.trajectory_id, s.em, s.f1, s.contain, s.llm
-FROM trajectories t
-LEFT JOIN judgment_scores s USING (trajectory_id);
+SELECT trajectory_id, em, f1, contain, llm
+FROM trajectory_signals;
 COMMENT ON COLUMN trajectory_scores.trajectory_id IS 'Trajectory id; every trajectory has a row, with NULL scores when unjudged.';
 COMMENT ON COLUMN trajectory_scores.em IS 'Exact match in {0, 1}, the newest verdict (trajscope judge: best over gold answer and aliases); NULL: not judged.';
 COMMENT ON COLUMN trajectory_scores.f1 IS 'Token F1 in [0, 1], the newest verdict (trajscope judge: best over gold answer and aliases); NULL: not judged.';
