@@ -95,7 +95,8 @@ SELECT fa.question_id,
        fb.outcome AS outcome_b
 FROM outcomes fa
 JOIN outcomes fb ON fb.question_id = fa.question_id AND fb.dataset = fa.dataset
-LEFT JOIN run_capabilities ca ON ca.run_id = fa.run_id
+-- run A's row only: every run's capabilities aggregate all of its trajectories
+LEFT JOIN run_capabilities ca ON ca.run_id = fa.run_id AND ca.run_id = $run_a
 WHERE fa.run_id = $run_a AND fb.run_id = $run_b
 ORDER BY fa.question_id"""
 
@@ -103,6 +104,11 @@ ORDER BY fa.question_id"""
 def run_question_ids_sql() -> str:
     """Question ids of one run (to report what a comparison could not pair)."""
     return "SELECT question_id FROM trajectories WHERE run_id = $run ORDER BY question_id"
+
+
+def run_question_count_sql() -> str:
+    """How many distinct question ids one run has."""
+    return "SELECT count(DISTINCT question_id) FROM trajectories WHERE run_id = $run"
 
 
 def require_run(con: Any, run_id: str) -> None:
@@ -113,4 +119,4 @@ def require_run(con: Any, run_id: str) -> None:
 
 
 __all__ = ["DEFAULT_COMPARE_METRIC", "METRICS", "STRATA", "QueryError", "metric_expression", "paired_outcomes_sql",
-           "require_run", "resolve_rubric_metric", "run_question_ids_sql"]
+           "require_run", "resolve_rubric_metric", "run_question_count_sql", "run_question_ids_sql"]
