@@ -580,7 +580,8 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     remove_stale_batch_dirs()
     try:
         with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
-            with open_warehouse(target) as con:
+            # A warehouse this call creates is removed if the load fails (below), so it is written the fast way.
+            with open_warehouse(target, new_file=created) as con:
                 size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
                 check_room(target, size)
                 # Read on the validating thread: the warehouse as committed, i.e. before this ingest.
