@@ -45,6 +45,11 @@ $(STAMP): pyproject.toml
 	$(LINKS); $(UV) $${links:+--find-links "$$links"} -e .
 	touch $(DEPS_STAMP)
 	$(LINKS); $(UV) $${links:+--find-links "$$links"} -e '.[test,distributed,gemma3]'
+	# uv does not byte-compile at install as pip does, so every new process would compile what it imports
+	# (1.7 s of scipy.stats in each `trajscope report` where PYTHONDONTWRITEBYTECODE is set, as on these
+	# machines; BENCHMARKS.md). Off the demo's path: its runs started at the deps stamp. Some packages ship
+	# files that are not Python 3 (templates, test data), so compileall's exit status is not an error here.
+	$(BIN)/python -m compileall -q -j 0 "$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" >/dev/null 2>&1 || true
 	touch $(STAMP)
 
 # The dashboard's dependencies alone (seconds from an empty cache: BENCHMARKS.md).

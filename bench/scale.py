@@ -115,12 +115,17 @@ def measure(n: int, work: Path, keep_log: bool) -> dict:
     for path in (db, flat, db.with_name(db.name + ".wal")):
         path.unlink(missing_ok=True)
     t = time.perf_counter()
-    steps = write_synthetic_log(log, n, seed=7)
+    reused = keep_log and log.is_file()  # a kept log of the same seed: the generator would write it byte for byte
+    steps = None if reused else write_synthetic_log(log, n, seed=7)
     row: dict = {"n": n, "steps": steps, "log_bytes": log.stat().st_size, "generate_s": time.perf_counter() - t}
-    print(f"N={n:,}: generated {steps:,} steps ({row['log_bytes'] / 1e6:,.0f} MB) in {row['generate_s']:.1f} s",
-          flush=True)
+    if not reused:
+        print(f"N={n:,}: generated {steps:,} steps ({row['log_bytes'] / 1e6:,.0f} MB) in {row['generate_s']:.1f} s",
+              flush=True)
     ingest = _child(_INGEST, str(log), str(db))
     assert ingest["new"] == n, f"ingest added {ingest['new']} of {n} trajectories"
+    if reused:
+        row["steps"] = _child(_STEPS, str(db))["n"]
+        print(f"N={n:,}: reused the kept log ({row['steps']:,} steps, {row['log_bytes'] / 1e6:,.0f} MB)", flush=True)
     row.update(ingest_s=ingest["seconds"], ingest_rss_mb=ingest["peak_rss_mb"], db_bytes=db.stat().st_size)
     flat_load = _child(_READ_JSON, str(log), str(flat))
     row.update(read_json_s=flat_load["seconds"], read_json_rss_mb=flat_load["peak_rss_mb"])
@@ -154,6 +159,9 @@ from warehouse import open_read
 with open_read(sys.argv[1]) as reader:
     print(json.dumps({"n": reader.execute("SELECT count(*) FROM trajectories").fetchone()[0]}))
 """
+
+
+_STEPS = _COUNT.replace("FROM trajectories", "FROM steps")
 
 
 def _trajectories(db: Path) -> int:
@@ -243,7 +251,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000", help="comma-separated trajectory counts, smallest first")
     parser.add_argument("--workdir", default=None, help="where logs and warehouses go (default: a new temp dir)")
-    parser.add_argument("--keep-logs", action="store_true", help="keep each generated log (1M is ~10 GB)")
+    parser.add_argument("--keep-logs", action="store_true",
+                        help="keep each generated log (1M is ~10 GB), and use a log kept in --workdir before")
     parser.add_argument("--json", type=Path, default=None, help="also write every figure to this JSON file")
     parser.add_argument("--queries-of", type=Path, nargs="+", default=None, metavar="WAREHOUSE",
                         help="instead of the curve: pages, compare and report on these built synthetic warehouses")
