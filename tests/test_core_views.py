@@ -86,14 +86,16 @@ def test_trajectory_evidence(db):
 
 def test_latest_judgment_wins(tmp_path):
     from warehouse import open_warehouse
-    from warehouse._derived import refresh_score_facts
+    from warehouse._derived import refresh_score_facts, refresh_signal_facts
 
     db = tmp_path / "w.duckdb"
     ingest_trajectories(db, fixture_trajectories()[:1])
     with open_warehouse(db) as con:
         con.execute("INSERT INTO judgments (trajectory_id, judge, score, origin, created_at) "
                     "VALUES ('run_a::q1', 'em', 0.0, 'judge', now() + INTERVAL 1 HOUR)")
-        # A verdict written past the writers (ingest, judge) is seen once its stored scores are refreshed.
+        # A verdict written past the writers (ingest, judge) is seen once its stored scores, then the signals
+        # that read them, are refreshed.
         refresh_score_facts(con, "SELECT 'run_a::q1' AS trajectory_id")
+        refresh_signal_facts(con, "SELECT 'run_a::q1' AS trajectory_id")
     (r,) = rows(db, "SELECT em FROM trajectory_scores")
     assert r["em"] == 0.0
