@@ -11,6 +11,7 @@ from importlib import resources
 import duckdb
 
 from ._definitions import definitions_sql
+from ._view_files import load_views, views_named
 
 # Trajectories per statement of a full recompute: a bounded working set at any warehouse size.
 _RECOMPUTE_SLICE = 50_000
@@ -43,20 +44,17 @@ def _load_file(name: str) -> str:
 
 
 @functools.cache
-def _view_files() -> dict[str, str]:
-    folder = resources.files("warehouse") / "views"
-    return {entry.name[:-4]: entry.read_text() for entry in folder.iterdir() if entry.name.endswith(".sql")}
+def _view_sql() -> dict[str, str]:
+    return {v.name: v.sql for v in load_views()}
 
 
 def _views_read(sql: str) -> list[str]:
     """The views `sql` names, and those they name in turn, sorted."""
-    views, seen, todo = _view_files(), set(), [sql]
+    views, seen, todo = _view_sql(), set(), [sql]
     while todo:
-        code = re.sub(r"--[^\n]*|^COMMENT ON [^\n]*", "", todo.pop(), flags=re.M)
-        for name in views:
-            if name not in seen and re.search(rf"\b{name}\b", code):
-                seen.add(name)
-                todo.append(views[name])
+        for name in views_named(todo.pop(), views) - seen:
+            seen.add(name)
+            todo.append(views[name])
     return sorted(seen)
 
 
@@ -65,7 +63,7 @@ def facts_hash(derived: Derived) -> str:
     """sha256 of the facts' load SQL, the views it reads and the measure macros it calls: rows computed under
     another are stale."""
     load = _load_file(derived.load_file)
-    views = _view_files()
+    views = _view_sql()
     text = "\0".join([load, definitions_sql(), *(name + "\0" + views[name] for name in _views_read(load))])
     return hashlib.sha256(text.encode()).hexdigest()
 

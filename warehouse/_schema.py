@@ -4,7 +4,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from dataclasses import dataclass
 from importlib import resources
 
 import duckdb
@@ -12,17 +11,9 @@ import duckdb
 from ._definitions import definitions_sql, install_definitions
 from ._derived import any_facts_stale, derived_hash, recompute_stale_facts
 from ._transaction import transaction
+from ._view_files import ViewDef, load_views, views_named
 
 _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
-
-
-@dataclass(frozen=True)
-class ViewDef:
-    """A named view: its name, one-line description and SQL body."""
-
-    name: str
-    description: str
-    sql: str
 
 
 @functools.cache
@@ -52,29 +43,10 @@ def latest_schema_version() -> int:
     return max(v for v, _, _ in _migrations())
 
 
-def load_views() -> list[ViewDef]:
-    """Every view file, name from the file name, description from its first `--` line."""
-    folder = resources.files("warehouse") / "views"
-    views = []
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if not entry.name.endswith(".sql"):
-            continue
-        text = entry.read_text()
-        first = text.lstrip().splitlines()[0] if text.strip() else ""
-        if not first.startswith("--"):
-            raise ValueError(f"warehouse/views/{entry.name}: first line must be a `-- ` description")
-        views.append(ViewDef(entry.name[:-4], first[2:].strip(), text))
-    return views
-
-
 def _dependency_order(views: list[ViewDef]) -> list[ViewDef]:
     # A failed CREATE aborts the enclosing transaction, so order views by the names they mention.
     by_name = {v.name: v for v in views}
-    # Comments and column descriptions may name other views without using them.
-    code = {v.name: re.sub(r"--[^\n]*|^COMMENT ON [^\n]*", "", v.sql, flags=re.M) for v in views}
-    deps = {
-        v.name: {n for n in by_name if n != v.name and re.search(rf"\b{n}\b", code[v.name])} for v in views
-    }
+    deps = {v.name: views_named(v.sql, by_name) - {v.name} for v in views}
     ordered: list[ViewDef] = []
     done: set[str] = set()
     while len(ordered) < len(views):
