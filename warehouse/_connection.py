@@ -43,8 +43,6 @@ def check_schema(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 # first, so a load that fails (a full disk included) leaves the file's bytes as they were; measured with
 # DuckDB 2.0, where both defaults write a large load straight into the file. Insertion order is never
 # relied on (positions are explicit columns); dropping it lets DuckDB stream large loads.
-# DuckDB's own auto_checkpoint_skip_wal_threshold (rows), restored for a file the write creates.
-DUCKDB_SKIP_WAL_DEFAULT = 100_000
 WRITE_CONFIG: dict[str, object] = {
     "preserve_insertion_order": False,
     "enable_optimistic_write": False,
@@ -61,9 +59,9 @@ def open_warehouse(
     created the file and removes it if its write fails, so there are no bytes to keep and rows are written once,
     straight into the file (DuckDB's optimistic writes), instead of through the WAL."""
     path = Path(path) if path else default_db_path()
-    config = {"memory_limit": memory_limit, **WRITE_CONFIG}
-    if new_file:
-        config.update(enable_optimistic_write=True, auto_checkpoint_skip_wal_threshold=DUCKDB_SKIP_WAL_DEFAULT)
+    # A new file keeps DuckDB's own defaults for the two settings that hold writes out of the file.
+    held_out = ("enable_optimistic_write", "auto_checkpoint_skip_wal_threshold") if new_file else ()
+    config = {"memory_limit": memory_limit, **{k: v for k, v in WRITE_CONFIG.items() if k not in held_out}}
     con = connect_retrying(path, timeout_s, config=config)
     try:
         check_schema(con, path)
