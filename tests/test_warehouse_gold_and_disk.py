@@ -213,13 +213,15 @@ def test_a_killed_ingest_leaves_only_what_the_next_run_cleans(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+    # The killed ingest was building a new warehouse: nothing under its name, only its side file.
+    assert not db.exists() and len([p for p in tmp_path.glob(".trajscope-ingest-*") if p.suffix == ".duckdb"]) == 1
     monkeypatch_tmp = tempfile.tempdir
     try:
         tempfile.tempdir = str(tmp_path)
         ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])
     finally:
         tempfile.tempdir = monkeypatch_tmp
-    assert not list(tmp_path.glob("trajscope-batches-*"))
+    assert not list(tmp_path.glob("trajscope-batches-*")) and not list(tmp_path.glob(".trajscope-ingest-*"))
     with open_readonly(db) as con:
         assert con.execute("SELECT DISTINCT run_id FROM trajectories").fetchall() == [("run_a",)]
     assert hashlib.blake2b(big.read_bytes()).hexdigest()  # the source log is untouched and readable

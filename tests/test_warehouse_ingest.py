@@ -307,3 +307,56 @@ def test_report_counts_each_id_once_against_the_warehouse_before_the_call(tmp_pa
     assert (second.new, second.replaced, second.unchanged) == (0, 0, 4)
     with open_readonly(db) as con:
         assert read_trajectory(con, again.trajectory_id).final_answer == "last copy"
+
+
+def test_a_new_warehouse_is_built_beside_its_path_and_committed_batch_by_batch(tmp_path, monkeypatch):
+    # One transaction for a whole new file kept every batch's staging until the commit (2 GB at 1M); a new file
+    # now commits each batch into a side file, which takes the warehouse's name only once complete.
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)  # one or two records per batch
+    trajs = fixture_trajectories()
+    log = write_log(tmp_path / "a.jsonl", trajs)
+    db = tmp_path / "new.duckdb"
+    seen = []
+    load_batch = _loader._load_batch
+
+    def observing(con, batch, *args, **kwargs):
+        sides = [p.name for p in tmp_path.glob(".trajscope-ingest-*") if p.suffix != ".wal"]
+        with con.cursor() as other:  # its own transaction: sees only what was committed
+            committed = other.execute("SELECT count(*) FROM trajectories").fetchone()[0]
+        seen.append((db.exists(), sides, committed, len(batch.ids)))
+        load_batch(con, batch, *args, **kwargs)
+
+    monkeypatch.setattr(_loader, "_load_batch", observing)
+    report = ingest_paths(db, [log])
+    assert report.new == len(trajs) and len(seen) >= 3
+    assert not any(exists for exists, _, _, _ in seen)  # no warehouse under its name until it is complete
+    assert all(len(sides) == 1 and sides[0].endswith(".duckdb") for _, sides, _, _ in seen)
+    loaded = [n for *_, n in seen]
+    assert [c for _, _, c, _ in seen] == [sum(loaded[:i]) for i in range(len(seen))]  # each batch was committed
+    assert not list(tmp_path.glob(".trajscope-ingest-*"))
+    with open_readonly(db) as con:
+        for t in trajs:
+            assert read_trajectory(con, t.trajectory_id) == t
+
+
+def test_a_warehouse_another_ingest_created_meanwhile_is_loaded_into_not_replaced(tmp_path, monkeypatch):
+    first, *rest = fixture_trajectories()
+    other_log = write_log(tmp_path / "other.jsonl", [first])
+    log = write_log(tmp_path / "a.jsonl", rest)
+    db = tmp_path / "new.duckdb"
+    load_batch = _loader._load_batch
+    calls = []
+
+    def racing(con, batch, *args, **kwargs):
+        if not calls:  # another ingest creates the warehouse while this one builds its side file
+            calls.append(batch)
+            ingest_paths(db, [other_log])
+        load_batch(con, batch, *args, **kwargs)
+
+    monkeypatch.setattr(_loader, "_load_batch", racing)
+    report = ingest_paths(db, [log])
+    assert report.new == len(rest)
+    with open_readonly(db) as con:
+        ids = {r[0] for r in con.execute("SELECT trajectory_id FROM trajectories").fetchall()}
+    assert ids == {t.trajectory_id for t in [first, *rest]}
+    assert not list(tmp_path.glob(".trajscope-ingest-*"))

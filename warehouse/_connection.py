@@ -50,6 +50,9 @@ WRITE_CONFIG: dict[str, object] = {
 }
 
 
+NEW_FILE_CHECKPOINT = "256MB"
+
+
 @contextmanager
 def open_warehouse(
     path: str | Path | None = None, *, timeout_s: float = LOCK_TIMEOUT_S, memory_limit: str = "1GB",
@@ -57,11 +60,17 @@ def open_warehouse(
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """Read-write connection for one operation; creates and migrates the file as needed. `new_file`: the caller
     created the file and removes it if its write fails, so there are no bytes to keep and rows are written once,
-    straight into the file (DuckDB's optimistic writes), instead of through the WAL."""
+    straight into the file (DuckDB's optimistic writes), instead of through the WAL; the caller checkpoints it."""
     path = Path(path) if path else default_db_path()
     # A new file keeps DuckDB's own defaults for the two settings that hold writes out of the file.
     held_out = ("enable_optimistic_write", "auto_checkpoint_skip_wal_threshold") if new_file else ()
     config = {"memory_limit": memory_limit, **{k: v for k, v in WRITE_CONFIG.items() if k not in held_out}}
+    if new_file:
+        # Its writer commits batch by batch and checkpoints at the end. DuckDB checkpoints at every commit that
+        # writes more than the threshold (16 MB), and a checkpoint's cost grows with the file (0.75 s a 48 MB
+        # batch by 100k trajectories); what waits for the next one is held in the WAL and in memory, so one
+        # every few batches.
+        config["checkpoint_threshold"] = NEW_FILE_CHECKPOINT
     con = connect_retrying(path, timeout_s, config=config)
     try:
         check_schema(con, path)

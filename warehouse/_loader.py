@@ -5,6 +5,7 @@ import functools
 import hashlib
 import itertools
 import os
+import secrets
 import tempfile
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -38,6 +39,7 @@ from ._connection import default_db_path, open_warehouse, transaction
 from ._derived import refresh_funnel_facts_file, refresh_score_facts_file, refresh_signal_facts_file
 from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
+from ._file_check import WarehouseFileError, check_path_length
 from ._labels import LabelLoad, load_label_records
 from ._prefetch import prefetched
 from ._stale_dirs import sweep_dead_process_dirs
@@ -89,6 +91,7 @@ class GoldConflict(RecordError):
 
 _BATCH_BYTES = 48 * 1024 * 1024
 _BATCH_DIR_PREFIX = "trajscope-batches-"
+_NEW_FILE_PREFIX = ".trajscope-ingest-"  # beside the warehouse it becomes: .trajscope-ingest-<pid>-<token>.duckdb
 _RECORDS_FILE_PREFIX = "trajscope-records-"  # ingest_trajectories' log of in-memory records
 
 
@@ -576,43 +579,86 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     start = time.perf_counter()
     report = IngestReport(files=[str(s.path) for s in sources])
     target = Path(db_path) if db_path else default_db_path()
-    created = not target.exists()
+    check_path_length(target)  # the user's path, not the side file's, is the one an error names
     remove_stale_batch_dirs()
-    try:
-        with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
-            # A warehouse this call creates is removed if the load fails (below), so it is written the fast way.
-            with open_warehouse(target, new_file=created) as con:
-                size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
-                check_room(target, size)
-                # Read on the validating thread: the warehouse as committed, i.e. before this ingest.
-                stored = con.cursor() if skip_stored else None
-                try:
-                    with transaction(con):
-                        show = bool(progress) or (progress is None and size > _BATCH_BYTES)
-                        con.execute(_named_sql("ingest_ids.sql"))
-                        with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
-                            for seq, (batch, source) in enumerate(prefetched(_batches(
-                                    sources, workdir, progress, report, on_duplicate, stored))):
-                                _load_batch(con, batch, source, seq, per_run_questions)
-                                if batch.path is not None:
-                                    batch.path.unlink()
-                                    bar.update()
-                        report.new, report.unchanged, met = con.execute(_named_sql("ingest_counts.sql")).fetchone()
-                        report.replaced = met - report.new - report.unchanged
-                        con.execute("DROP TABLE ingest_ids")
-                        # Labels point at steps, so they load after the logs, in the same transaction.
-                        for name, labelled in labels:
-                            report.label_loads.append(load_label_records(con, labelled, name, labels_run))
-                finally:
-                    if stored is not None:
-                        stored.close()
-    except BaseException:
-        if created:
-            for leftover in (target, target.with_name(target.name + ".wal")):
+    sweep_dead_process_dirs(target.parent, _NEW_FILE_PREFIX, files=True)
+    if target.exists() or target.is_symlink():  # a link is followed, as it always was
+        _load(target, sources, report, progress=progress, on_duplicate=on_duplicate,
+              per_run_questions=per_run_questions, skip_stored=skip_stored, labels=labels, labels_run=labels_run)
+    else:
+        # A warehouse this call creates is built beside its path and committed batch by batch, so memory stays
+        # bounded by the batch (one transaction kept every batch's staging until its commit: 2 GB at 1M); it
+        # takes the warehouse's name only when complete, so a failed or killed ingest leaves no warehouse.
+        side = target.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
+        try:
+            _load(side, sources, report, progress=progress, on_duplicate=on_duplicate,
+                  per_run_questions=per_run_questions, skip_stored=False, labels=labels, labels_run=labels_run,
+                  new_file=True, shown=target)
+            published = _publish(side, target)
+        except WarehouseFileError as exc:  # named after the path the user gave
+            raise WarehouseFileError(str(exc).replace(str(side), str(target))) from None
+        finally:
+            for leftover in (side, side.with_name(side.name + ".wal")):
                 leftover.unlink(missing_ok=True)
-        raise
+        if not published:  # another ingest created the warehouse meanwhile: load into it as into any other
+            report = IngestReport(files=report.files)
+            _load(target, sources, report, progress=progress, on_duplicate=on_duplicate,
+                  per_run_questions=per_run_questions, skip_stored=skip_stored, labels=labels,
+                  labels_run=labels_run)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _publish(side: Path, target: Path) -> bool:
+    """Give the complete side file the warehouse's name, unless a warehouse appeared there meanwhile."""
+    try:
+        os.link(side, target)  # unlike a rename, never replaces a file that appeared at target
+    except FileExistsError:
+        return False
+    except OSError:  # a filesystem without hard links
+        if target.exists():
+            return False
+        os.replace(side, target)
+    return True
+
+
+def _load(path: Path, sources: Sequence[_Slice], report: IngestReport, *, progress: bool | None,
+          on_duplicate: OnDuplicate | None, per_run_questions: bool, skip_stored: bool,
+          labels: LabelFiles, labels_run: str | None, new_file: bool = False, shown: Path | None = None) -> None:
+    """Validate and load the sources into the warehouse at path (`shown` in messages): one transaction, or for a
+    new file one per batch."""
+    with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
+        # A new file is removed if the load fails, so it is written the fast way (open_warehouse's new_file).
+        with open_warehouse(path, new_file=new_file) as con:
+            size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
+            check_room(shown or path, size)
+            # Read on the validating thread: the warehouse as committed, i.e. before this ingest.
+            stored = con.cursor() if skip_stored else None
+            try:
+                with transaction(con):
+                    show = bool(progress) or (progress is None and size > _BATCH_BYTES)
+                    con.execute(_named_sql("ingest_ids.sql"))
+                    with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
+                        for seq, (batch, source) in enumerate(prefetched(_batches(
+                                sources, workdir, progress, report, on_duplicate, stored))):
+                            _load_batch(con, batch, source, seq, per_run_questions)
+                            if batch.path is not None:
+                                batch.path.unlink()
+                                bar.update()
+                            if new_file:
+                                con.execute("COMMIT")
+                                con.execute("BEGIN TRANSACTION")
+                    report.new, report.unchanged, met = con.execute(_named_sql("ingest_counts.sql")).fetchone()
+                    report.replaced = met - report.new - report.unchanged
+                    con.execute("DROP TABLE ingest_ids")
+                    # Labels point at steps, so they load after the logs, in the same transaction.
+                    for name, labelled in labels:
+                        report.label_loads.append(load_label_records(con, labelled, name, labels_run))
+            finally:
+                if stored is not None:
+                    stored.close()
+            if new_file:
+                con.execute("CHECKPOINT")  # every row in the file itself, none left in its WAL
 
 
 def ingest_paths(
