@@ -86,7 +86,7 @@ def test_trajectory_evidence(db):
 
 def test_latest_judgment_wins(tmp_path):
     from warehouse import open_warehouse
-    from warehouse._derived import refresh_score_facts, refresh_signal_facts
+    from warehouse._derived import refresh_verdict_facts
 
     db = tmp_path / "w.duckdb"
     ingest_trajectories(db, fixture_trajectories()[:1])
@@ -95,7 +95,6 @@ def test_latest_judgment_wins(tmp_path):
                     "VALUES ('run_a::q1', 'em', 0.0, 'judge', now() + INTERVAL 1 HOUR)")
         # A verdict written past the writers (ingest, judge) is seen once its stored scores, then the signals
         # that read them, are refreshed.
-        refresh_score_facts(con, "SELECT 'run_a::q1' AS trajectory_id")
-        refresh_signal_facts(con, "SELECT 'run_a::q1' AS trajectory_id")
+        refresh_verdict_facts(con, "SELECT 'run_a::q1' AS trajectory_id")
     (r,) = rows(db, "SELECT em FROM trajectory_scores")
     assert r["em"] == 0.0

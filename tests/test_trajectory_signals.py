@@ -145,3 +145,16 @@ def test_the_hash_covers_the_views_the_signals_read():
     # register_item_resolution is read by the load SQL; trajectory_forensics is only named in its comments.
     assert "register_item_resolution" in _views_read(load) and "judgment_scores" in _views_read(load)
     assert "trajectory_forensics" not in _views_read(load)
+
+
+def test_a_refresh_reaches_every_later_derived_table_that_reads_it(monkeypatch):
+    from warehouse import _derived
+
+    assert _derived._derived_read(_derived.SIGNALS) == {"judgment_score_facts"}  # through judgment_scores
+    done = []
+    monkeypatch.setattr(_derived, "refresh_facts", lambda con, derived, sql: done.append(derived.table))
+    _derived.refresh_verdict_facts(None, "SELECT 'x' AS trajectory_id")
+    assert done == ["judgment_score_facts", "trajectory_signals"]
+    done.clear()
+    _derived.refresh_with_dependents(None, _derived.FUNNEL, "SELECT 'x' AS trajectory_id")
+    assert done == ["evidence_funnel_facts"]  # nothing after it reads the funnel facts

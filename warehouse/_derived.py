@@ -117,6 +117,30 @@ def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -
     refresh_facts(con, SCORES, trajectories_sql)
 
 
+@functools.cache
+def _derived_read(derived: Derived) -> frozenset[str]:
+    """The other derived tables `derived`'s load SQL names, itself or through the views it reads (a comment that
+    names one counts too: at worst one refresh more)."""
+    load = _load_file(derived.load_file)
+    texts = [load, *(_view_sql()[name] for name in _views_read(load))]
+    return frozenset(d.table for d in DERIVED if d is not derived
+                     and any(re.search(rf"\b{d.table}\b", text) for text in texts))
+
+
+def refresh_with_dependents(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:
+    """refresh_facts of `derived`, then of every later derived table that reads one refreshed before it."""
+    refreshed = {derived.table}
+    for later in DERIVED[DERIVED.index(derived):]:
+        if later is derived or _derived_read(later) & refreshed:
+            refresh_facts(con, later, trajectories_sql)
+            refreshed.add(later.table)
+
+
+def refresh_verdict_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
+    """After a write of those trajectories' judgments or answer checks: their stored scores and what reads them."""
+    refresh_with_dependents(con, SCORES, trajectories_sql)
+
+
 def refresh_score_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """refresh_score_facts for the trajectories warehouse/load/`name` selects (a loaded batch)."""
     refresh_score_facts(con, _load_file(name))
@@ -194,4 +218,4 @@ __all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "Derived", 
            "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
            "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
-           "refresh_signal_facts_file"]
+           "refresh_signal_facts_file", "refresh_verdict_facts", "refresh_with_dependents"]

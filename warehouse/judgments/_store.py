@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from .._connection import open_warehouse
-from .._derived import refresh_score_facts, refresh_signal_facts
+from .._derived import refresh_verdict_facts
 from .._transaction import transaction
 from ._inputs import JudgeInput
 
@@ -61,8 +61,7 @@ def store_judge_results(db_path: str | Path | None, run_id: str, inputs: Sequenc
                 # The stored verdicts of the trajectories written (their judgments and answer checks changed).
                 con.execute("CREATE OR REPLACE TEMP TABLE judged_now AS "
                             "SELECT unnest(CAST($ids AS VARCHAR[])) AS trajectory_id", {"ids": sorted(fresh)})
-                refresh_score_facts(con, "SELECT trajectory_id FROM judged_now")
-                refresh_signal_facts(con, "SELECT trajectory_id FROM judged_now")
+                refresh_verdict_facts(con, "SELECT trajectory_id FROM judged_now")
                 con.execute("DROP TABLE judged_now")
         finally:
             con.unregister("coverage_rows")
