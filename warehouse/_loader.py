@@ -666,7 +666,8 @@ def ingest_paths(
     on_duplicate: OnDuplicate | None = None, per_run_questions: bool = False,
     source_names: Sequence[str] | None = None, labels: LabelFiles = (), labels_run: str | None = None,
 ) -> IngestReport:
-    """Validate and load every file in one transaction: all or nothing.
+    """Validate and load every file, all or nothing: in one transaction, or for a warehouse this call creates, batch by
+    batch into a side file that takes the warehouse's name once complete (memory bounded by the batch).
 
     `labels`: (label file name, its labelled trajectories) pairs, resolved against the warehouse after
     the logs load (warehouse._labels.load_label_records), within `labels_run` when given.
@@ -675,8 +676,8 @@ def ingest_paths(
     converted into the temporary log at `path`.
 
     The next batch is validated on a worker thread while DuckDB loads the current one; any bad
-    line or conflicting gold rolls the whole transaction back (the file keeps its bytes), and a
-    warehouse file this call created is removed again. on_duplicate ('last' / 'first') keeps one
+    line or conflicting gold rolls the whole transaction back (the file keeps its bytes), and the
+    side file of a warehouse this call was creating is removed. on_duplicate ('last' / 'first') keeps one
     copy of an id a file holds twice with different content; per_run_questions keys every
     question by its run, so runs that disagree about a question's gold are stored apart.
     """
