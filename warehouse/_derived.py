@@ -119,12 +119,11 @@ def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -
 
 @functools.cache
 def _derived_read(derived: Derived) -> frozenset[str]:
-    """The other derived tables `derived`'s load SQL names, itself or through the views it reads (a comment that
-    names one counts too: at worst one refresh more)."""
+    """The other derived tables `derived`'s load SQL reads, itself or through the views it reads."""
     load = _load_file(derived.load_file)
-    texts = [load, *(_view_sql()[name] for name in _views_read(load))]
-    return frozenset(d.table for d in DERIVED if d is not derived
-                     and any(re.search(rf"\b{d.table}\b", text) for text in texts))
+    others = [d.table for d in DERIVED if d is not derived]
+    return frozenset().union(*(views_named(text, others)
+                               for text in [load, *(_view_sql()[name] for name in _views_read(load))]))
 
 
 def refresh_with_dependents(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:

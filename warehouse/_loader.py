@@ -8,7 +8,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -579,34 +579,36 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     start = time.perf_counter()
     report = IngestReport(files=[str(s.path) for s in sources])
     target = Path(db_path) if db_path else default_db_path()
-    check_path_length(target)  # the user's path, not the side file's, is the one an error names
+    # Before any stat of it (a name over the limit makes one raise), and so that it, not a side file, is named.
+    check_path_length(target)
     remove_stale_batch_dirs()
     sweep_dead_process_dirs(target.parent, _NEW_FILE_PREFIX, files=True)
-    if target.exists() or target.is_symlink():  # a link is followed, as it always was
-        _load(target, sources, report, progress=progress, on_duplicate=on_duplicate,
-              per_run_questions=per_run_questions, skip_stored=skip_stored, labels=labels, labels_run=labels_run)
-    else:
-        # A warehouse this call creates is built beside its path and committed batch by batch, so memory stays
-        # bounded by the batch (one transaction kept every batch's staging until its commit: 2 GB at 1M); it
-        # takes the warehouse's name only when complete, so a failed or killed ingest leaves no warehouse.
-        side = target.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
-        try:
-            _load(side, sources, report, progress=progress, on_duplicate=on_duplicate,
-                  per_run_questions=per_run_questions, skip_stored=False, labels=labels, labels_run=labels_run,
-                  new_file=True, shown=target)
-            published = _publish(side, target)
-        except WarehouseFileError as exc:  # named after the path the user gave
-            raise WarehouseFileError(str(exc).replace(str(side), str(target))) from None
-        finally:
-            for leftover in (side, side.with_name(side.name + ".wal")):
-                leftover.unlink(missing_ok=True)
-        if not published:  # another ingest created the warehouse meanwhile: load into it as into any other
-            report = IngestReport(files=report.files)
-            _load(target, sources, report, progress=progress, on_duplicate=on_duplicate,
-                  per_run_questions=per_run_questions, skip_stored=skip_stored, labels=labels,
-                  labels_run=labels_run)
+    load = functools.partial(_load, sources=sources, progress=progress, on_duplicate=on_duplicate,
+                             per_run_questions=per_run_questions, labels=labels, labels_run=labels_run)
+    # A link is followed, as it always was.
+    created = not (target.exists() or target.is_symlink()) and _build_beside(target, load, report)
+    if not created:  # an existing warehouse, or one another ingest created while this one built its own
+        report = IngestReport(files=report.files)
+        load(target, report=report, skip_stored=skip_stored)
     report.seconds = time.perf_counter() - start
     return report
+
+
+def _build_beside(target: Path, load: Callable[..., None], report: IngestReport) -> bool:
+    """Build a new warehouse in a side file and give it target's name; False if a warehouse appeared there first.
+
+    Committed batch by batch, so memory stays bounded by the batch (one transaction kept every batch's staging
+    until its commit: 2 GB at 1M); it takes the name only when complete, so a failed or killed ingest leaves none.
+    """
+    side = target.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
+    try:
+        load(side, report=report, skip_stored=False, new_file=True, shown=target)
+        return _publish(side, target)
+    except WarehouseFileError as exc:  # named after the path the user gave
+        raise WarehouseFileError(str(exc).replace(str(side), str(target))) from None
+    finally:
+        for leftover in (side, side.with_name(side.name + ".wal")):
+            leftover.unlink(missing_ok=True)
 
 
 def _publish(side: Path, target: Path) -> bool:
