@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from warehouse.stats import (
@@ -128,8 +129,9 @@ def compare_runs(
         what = "no shared question ids" if not rows.num_rows else f"no shared question scored under {metric!r}"
         raise UnpairedComparison(f"runs {run_a!r} and {run_b!r}: {what}; a paired comparison is impossible")
     ids = scored["question_id"].to_pylist()
-    a = scored["outcome_a"].to_numpy().astype(float)
-    b = scored["outcome_b"].to_numpy().astype(float)
+    # Cast in Arrow: a metric whose outcome SQL types as DECIMAL became Python Decimals row by row (0.2-0.4 s at 250k).
+    a = scored["outcome_a"].cast(pa.float64()).to_numpy()
+    b = scored["outcome_b"].cast(pa.float64()).to_numpy()
     binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
     paired_ids = set(ids)
     only_a, only_b = _unpaired(con, run_a, paired_ids), _unpaired(con, run_b, paired_ids)
