@@ -228,6 +228,12 @@ def test_facts_of_another_definition_are_recomputed_on_the_next_open(tmp_path, m
     state = "SELECT definition_hash FROM derived_facts_state WHERE name = 'evidence_funnel_facts'"
     assert _one(db, state)[0][0] == funnel_facts_hash()
     assert _one(db, "SELECT count(*) FROM evidence_funnel WHERE best_rank = 99")[0][0] == 0
+    # The slices are runs of consecutive ids, written in order: the stored rows stay clustered by trajectory id
+    # (what lets a run or trajectory filter skip row groups), where hash slices scattered them.
+    stored = [tid for tid, in _one(db, "SELECT trajectory_id FROM evidence_funnel_facts ORDER BY rowid")]
+    ranks = {tid: i for i, (tid,) in enumerate(_one(db, "SELECT trajectory_id FROM trajectories ORDER BY 1"))}
+    slices = [ranks[tid] // 3 for tid in stored]
+    assert len(set(slices)) > 2 and slices == sorted(slices)
     _assert_current(db)
 
 

@@ -83,23 +83,29 @@ def derived_hash() -> str:
 def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:
     """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
     at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory)."""
-    whole = f"{derived.refresh}_set"
+    whole, sliced = f"{derived.refresh}_set", f"{derived.refresh}_slices"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {whole} AS {trajectories_sql}")
     try:
         n = con.execute(f"SELECT count(*) FROM {whole}").fetchall()[0][0]
         slices = max(1, -(-n // _RECOMPUTE_SLICE))
+        if slices > 1:
+            # Slices of consecutive ids, so each slice's rows are stored together: the row groups a recompute
+            # writes stay prunable by trajectory and run (hash slices left every row group spanning every run,
+            # and a two-run page scanned all 30 of the 1M funnel facts' row groups instead of 13).
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {sliced} AS SELECT trajectory_id, "
+                        f"(row_number() OVER (ORDER BY trajectory_id) - 1) // {_RECOMPUTE_SLICE} AS slice FROM {whole}")
         for i in range(slices):
-            where = f" WHERE hash(trajectory_id) % {slices} = {i}" if slices > 1 else ""
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {derived.refresh} AS SELECT trajectory_id FROM {whole}{where}")
+            source = f"{sliced} WHERE slice = {i}" if slices > 1 else whole
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {derived.refresh} AS SELECT trajectory_id FROM {source}")
             con.execute(_load_file(derived.load_file))
     except duckdb.Error as exc:
         raise RuntimeError(f"warehouse/load/{derived.load_file}: {exc}") from exc
     finally:
         try:
-            con.execute(f"DROP TABLE IF EXISTS {derived.refresh}")
-            con.execute(f"DROP TABLE IF EXISTS {whole}")
+            for temp in (derived.refresh, sliced, whole):
+                con.execute(f"DROP TABLE IF EXISTS {temp}")
         except duckdb.Error:
-            pass  # an aborted transaction: its rollback removes both
+            pass  # an aborted transaction: its rollback removes them
 
 
 def refresh_funnel_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
