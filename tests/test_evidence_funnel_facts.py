@@ -46,8 +46,41 @@ def _reference_query() -> str:
     return body.strip().rstrip(";")
 
 
-# Columns the view has and the per-query definition had not: one reason per stage (stage_reason joins them).
+# Columns the view has and the per-query definition had not: one reason per stage (stage_reason joins them),
+# then the marks evidence_funnel_summary counts trajectories by.
 PER_STAGE_REASONS = tuple(f"{s}_reason" for s in FUNNEL_STAGES)
+COUNT_MARKS = ("first_of_trajectory", "first_of_hop")
+
+
+QUESTION_VIEW = Path(__file__).parent / "fixtures" / "funnel" / "evidence_funnel_question_grouped.sql"
+
+
+def _question_rows(db: Path, reference: str | None) -> list[tuple]:
+    """evidence_funnel_question's rows, or (reference given) those of the fixture's definition, which groups every
+    hop of evidence_funnel instead of reading the stored per-trajectory stage counts."""
+    with open_readonly(db) as con:
+        sql = "evidence_funnel_question"
+        if reference is not None:
+            body = reference.split("CREATE OR REPLACE VIEW evidence_funnel_question AS", 1)[1]
+            sql = "(" + body.split(";\n", 1)[0] + ")"
+        return con.execute(f"SELECT * FROM {sql} ORDER BY ALL").fetchall()
+
+
+def _summary_mismatches(db: Path) -> list[tuple]:
+    """Rows where evidence_funnel_summary's trajectory count differs from count(DISTINCT trajectory_id) over
+    evidence_funnel in the same grouping (the definition the stored marks replaced)."""
+    with open_readonly(db) as con:
+        return con.execute("""
+            WITH distinct_counts AS (
+                SELECT run_id, CASE WHEN grouping(hop) = 0 THEN 'hop' WHEN grouping(question_type) = 0
+                                    THEN 'question_type' ELSE 'run' END AS grouped_by,
+                       hop, question_type, count(DISTINCT trajectory_id) AS n
+                FROM evidence_funnel
+                GROUP BY GROUPING SETS ((run_id), (run_id, hop), (run_id, question_type)))
+            SELECT * FROM distinct_counts d
+            FULL JOIN evidence_funnel_summary s ON s.run_id = d.run_id AND s.grouped_by = d.grouped_by
+                 AND s.hop IS NOT DISTINCT FROM d.hop AND s.question_type IS NOT DISTINCT FROM d.question_type
+            WHERE s.n_trajectories IS DISTINCT FROM d.n""").fetchall()
 
 
 def _funnels(db: Path) -> tuple[list[tuple], list[tuple], list[tuple], list[tuple]]:
@@ -67,8 +100,10 @@ def _assert_current(db: Path) -> int:
     """The stored funnel equals the per-query definition, column for column and row for row, and each stage's
     reason is there exactly when the stage is NULL; returns its rows."""
     cols, ref_cols, rows, ref_rows = _funnels(db)
-    assert cols == ref_cols + [(c, "VARCHAR") for c in PER_STAGE_REASONS]
+    assert cols == ref_cols + [(c, "VARCHAR") for c in PER_STAGE_REASONS] + [(c, "BOOLEAN") for c in COUNT_MARKS]
     assert rows == ref_rows
+    assert _summary_mismatches(db) == []
+    assert _question_rows(db, QUESTION_VIEW.read_text()) == _question_rows(db, None)
     with open_readonly(db) as con:
         assert reason_mismatches(con) == []
     return len(rows)
@@ -282,3 +317,28 @@ def test_a_warehouse_with_the_old_view_gets_the_per_stage_reasons_on_the_next_op
     assert set(PER_STAGE_REASONS) <= {c for c, in _one(db, columns)}
     assert _one(db, "SELECT count(*) FROM evidence_funnel WHERE read_reason IS NOT NULL")[0][0] > 0
     _assert_current(db)
+
+
+def test_funnel_stage_all_is_the_bool_and_of_funnel_stage_over_every_case(tmp_path):
+    # Every mix of passages that did and did not reach a stage (1-3 passages), under a log that shows the stage,
+    # one that does not, and an unknown capability: the stored counts give what bool_and over the hops gave.
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, [t for t, *_ in cases().values()])  # installs the measure macros
+    with open_readonly(db) as con:
+        got = con.execute("""
+            WITH cases AS (
+                SELECT c.id, c.reached, s.log_shows
+                FROM (SELECT row_number() OVER () AS id, r AS reached
+                      FROM (SELECT unnest([[true], [false], [true, true], [true, false], [false, false],
+                                           [true, true, false], [false, false, false], [false, true, true]]) AS r)) c
+                CROSS JOIN (SELECT unnest([true, false, NULL]) AS log_shows) s
+            ), hops AS (
+                SELECT id, log_shows, unnest(reached) AS reached FROM cases
+            )
+            SELECT id, log_shows,
+                   bool_and(funnel_stage(CASE WHEN reached THEN 1 END, log_shows)) AS by_hops,
+                   funnel_stage_all(count(*) FILTER (reached), count(*), log_shows) AS by_counts
+            FROM hops GROUP BY id, log_shows""").fetchall()
+    assert len(got) == 24
+    assert [r for r in got if r[2] is not r[3]] == []
+    assert {r[2] for r in got} == {True, False, None}  # each outcome is met

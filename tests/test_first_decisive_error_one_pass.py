@@ -92,3 +92,20 @@ def test_same_rows_under_the_pages_filters(db):
                       f"WHERE trajectory_id = '{tid}'"):
             now, before = _both(con, where)
             assert now == before and now, where
+
+
+def test_a_corpus_upsert_reaches_the_stored_walk(tmp_path):
+    # Hop 1 is nameable only by its title, which arrives with the corpus after the log: the stored walk
+    # (trajectory_signals.answered_hop) must follow the upsert, or the answer stays "reasoning".
+    q = msgspec.structs.replace(fixture_question(), gold_hops=[])
+    both = [_search("Lothair II", H1), _read(H1), _search("Ermengarde of Tours", H2), _read(H2)]
+    db = tmp_path / "w.duckdb"
+    ingest_trajectories(db, [_traj("title_only", [*both, FinalStep(answer="Lothair II")], "Lothair II", q=q)])
+    sql = "SELECT rule, confusion, answered_entity, hop FROM first_decisive_error"
+    with open_readonly(db) as con:
+        assert con.execute(sql).fetchall() == [("reasoning", None, None, None)]
+    load_chunks(db, CHUNKS, DATASET)
+    with open_readonly(db) as con:
+        assert con.execute(sql).fetchall() == [("other_passage_entity", "bridge", "Lothair II", 1)]
+        now, before = _both(con)
+    assert now == before

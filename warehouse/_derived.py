@@ -118,6 +118,12 @@ def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None
     refresh_funnel_facts(con, _load_file(name))
 
 
+def refresh_upsert_facts(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """After a question or chunk upsert: the funnel facts of the trajectories warehouse/load/`name` selects, then
+    every derived table that reads them (the signals hold the funnel walk and the question's own facts)."""
+    refresh_with_dependents(con, FUNNEL, _load_file(name))
+
+
 def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
     """refresh_facts of judgment_score_facts: after any write of judgments or answer_checks of those trajectories."""
     refresh_facts(con, SCORES, trajectories_sql)
@@ -223,4 +229,4 @@ __all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "Derived", 
            "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
            "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
-           "refresh_signal_facts_file", "refresh_verdict_facts", "refresh_with_dependents"]
+           "refresh_signal_facts_file", "refresh_upsert_facts", "refresh_verdict_facts", "refresh_with_dependents"]

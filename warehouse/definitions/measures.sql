@@ -43,3 +43,8 @@ CREATE OR REPLACE MACRO names_words(text_words, entity_words) AS
     length(trim(entity_words)) >= 2 AND contains(text_words, entity_words);
 -- names_words on raw texts (views that compare many pairs put funnel_words in a CTE once per text and call names_words).
 CREATE OR REPLACE MACRO names_entity(text, entity) AS names_words(funnel_words(text), funnel_words(entity));
+-- An evidence-funnel stage of one gold passage: true when the step it first happened at is set; false only where the log could have shown it (log_shows, the run's capability); else NULL, the stage does not apply.
+CREATE OR REPLACE MACRO funnel_stage(step, log_shows) AS CASE WHEN step IS NOT NULL THEN true WHEN log_shows THEN false END;
+-- funnel_stage over all of a trajectory's gold passages (bool_and, which skips NULLs), from how many reached the stage: where the log shows the stage, whether all did; elsewhere true if any did, else NULL.
+CREATE OR REPLACE MACRO funnel_stage_all(n_reached, n_passages, log_shows) AS
+    CASE WHEN log_shows THEN n_reached = n_passages WHEN n_reached > 0 THEN true END;

@@ -104,7 +104,8 @@ staged AS (
                                                   lambda a: names_words(funnel_words(final_answer), a))) AS final_names_answer
                FROM words WHERE answer_words IS NOT NULL AND final_answer IS NOT NULL) f
            ON f.trajectory_id = w.trajectory_id AND f.chunk_id = w.chunk_id
-)
+),
+facts AS (
 SELECT trajectory_id, run_id, question_id, dataset, question_type, chunk_id, title,
        CASE WHEN gold_order IS NOT NULL THEN position ELSE appearance_hop END AS hop,
        n_hops,
@@ -126,4 +127,11 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, chunk_id, tit
             WHEN used_step = next_query_step THEN 'next_query'
             ELSE 'final' END                                                  AS used_via,
        final_step
-FROM staged;
+FROM staged
+)
+-- One row of each trajectory, and of each (trajectory, hop), is marked, so a summary counts trajectories per
+-- group with a filtered count(*) instead of count(DISTINCT trajectory_id) over every group (0.6 s at 1M).
+SELECT *,
+       row_number() OVER (PARTITION BY trajectory_id ORDER BY hop, chunk_id) = 1      AS first_of_trajectory,
+       row_number() OVER (PARTITION BY trajectory_id, hop ORDER BY chunk_id) = 1      AS first_of_hop
+FROM facts;

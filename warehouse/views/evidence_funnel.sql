@@ -11,9 +11,9 @@ WITH staged AS (
     LEFT JOIN run_capabilities rc ON rc.run_id = f.run_id
 ), stages AS (
     SELECT *,
-           CASE WHEN retrieved_step IS NOT NULL THEN true WHEN search_candidates THEN false END     AS retrieved,
-           CASE WHEN snippet_shown_step IS NOT NULL THEN true WHEN search_candidates THEN false END AS snippet_shown,
-           CASE WHEN read_step IS NOT NULL THEN true WHEN read_action THEN false END               AS read
+           funnel_stage(retrieved_step, search_candidates)     AS retrieved,
+           funnel_stage(snippet_shown_step, search_candidates) AS snippet_shown,
+           funnel_stage(read_step, read_action)                AS read
     FROM staged
 ), reasons AS (
     -- queried and used hold or not on any log, so their reasons are always NULL (kept for one shape per stage).
@@ -33,7 +33,8 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, chunk_id, tit
        -- (retrieved and snippet_shown share one); '' when every stage applies.
        concat_ws('; ', 'retrieved, snippet_shown do not apply: ' || coalesce(retrieved_reason, snippet_shown_reason),
                  'read does not apply: ' || read_reason)                  AS stage_reason,
-       queried_reason, retrieved_reason, snippet_shown_reason, read_reason, used_reason
+       queried_reason, retrieved_reason, snippet_shown_reason, read_reason, used_reason,
+       first_of_trajectory, first_of_hop
 FROM reasons;
 COMMENT ON COLUMN evidence_funnel.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
 COMMENT ON COLUMN evidence_funnel.run_id IS 'Run id (runs.run_id).';
@@ -67,3 +68,5 @@ COMMENT ON COLUMN evidence_funnel.retrieved_reason IS 'Why retrieved does not ap
 COMMENT ON COLUMN evidence_funnel.snippet_shown_reason IS 'Why snippet_shown does not apply (run_capabilities.search_candidates_reason); NULL exactly when snippet_shown is not NULL.';
 COMMENT ON COLUMN evidence_funnel.read_reason IS 'Why read does not apply (run_capabilities.read_action_reason); NULL exactly when read is not NULL.';
 COMMENT ON COLUMN evidence_funnel.used_reason IS 'Why used does not apply; always NULL: any log''s register, queries and final answer show it.';
+COMMENT ON COLUMN evidence_funnel.first_of_trajectory IS 'True on one row of each trajectory (its lowest hop): count(*) FILTER (first_of_trajectory) counts trajectories.';
+COMMENT ON COLUMN evidence_funnel.first_of_hop IS 'True on one row of each (trajectory, hop): count(*) FILTER (first_of_hop) counts trajectories per hop.';

@@ -3,11 +3,18 @@ CREATE OR REPLACE VIEW evidence_funnel_question AS
 -- scope 'all': a stage holds when it holds for every gold passage of the question (bool_and; NULL
 -- when the stage does not apply to the log). scope 'hop': the hop's own passage. One row per
 -- question and scope, so a paired test across runs counts independent questions, not passages.
-SELECT trajectory_id, run_id, question_id, dataset, question_type, 'all' AS scope, NULL::BIGINT AS hop,
-       bool_and(queried) AS queried, bool_and(retrieved) AS retrieved, bool_and(snippet_shown) AS snippet_shown,
-       bool_and(read) AS read, bool_and(used) AS used
-FROM evidence_funnel
-GROUP BY trajectory_id, run_id, question_id, dataset, question_type
+-- The all-hops row is funnel_stage_all of the trajectory's stored stage counts (trajectory_signals.funnel_*,
+-- computed at load from evidence_funnel_facts) under the run's capabilities: the bool_and of evidence_funnel's
+-- own stages, without grouping every hop of the runs a page pairs.
+SELECT s.trajectory_id, s.run_id, s.question_id, s.dataset, s.question_type, 'all' AS scope, NULL::BIGINT AS hop,
+       funnel_stage_all(s.funnel_queried, s.funnel_hops, true)                     AS queried,
+       funnel_stage_all(s.funnel_retrieved, s.funnel_hops, rc.search_candidates)   AS retrieved,
+       funnel_stage_all(s.funnel_shown, s.funnel_hops, rc.search_candidates)       AS snippet_shown,
+       funnel_stage_all(s.funnel_read, s.funnel_hops, rc.read_action)              AS read,
+       funnel_stage_all(s.funnel_used, s.funnel_hops, true)                        AS used
+FROM trajectory_signals s
+LEFT JOIN run_capabilities rc ON rc.run_id = s.run_id
+WHERE s.funnel_hops > 0
 UNION ALL
 SELECT trajectory_id, run_id, question_id, dataset, question_type, 'hop' AS scope, hop,
        queried, retrieved, snippet_shown, read, used

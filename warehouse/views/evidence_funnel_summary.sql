@@ -6,7 +6,9 @@ SELECT run_id,
        CASE WHEN grouping(hop) = 0 THEN 'hop' WHEN grouping(question_type) = 0 THEN 'question_type'
             ELSE 'run' END                                          AS grouped_by,
        hop, question_type,
-       count(DISTINCT trajectory_id)                                AS n_trajectories,
+       -- A trajectory has one question type and one run, and one row per hop is marked per trajectory.
+       CASE WHEN grouping(hop) = 0 THEN count(*) FILTER (first_of_hop)
+            ELSE count(*) FILTER (first_of_trajectory) END          AS n_trajectories,
        count(*)                                                     AS n_passages,
        avg(queried::INTEGER)                                        AS queried,
        avg(retrieved::INTEGER)                                      AS retrieved,

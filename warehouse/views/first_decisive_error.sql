@@ -6,59 +6,37 @@ CREATE OR REPLACE VIEW first_decisive_error AS
 -- gave_up), other_passage_entity (the final names another passage's entity: a bridge or decoy),
 -- else reasoning. A stage a rule needs that the log cannot show stops the walk: rule NULL,
 -- missing_capability names it.
--- One grouped pass over the wrong trajectories joined to their hops, grouped by (trajectory, run), so a
--- query's filter on run_id or trajectory_id reaches the label views and the funnel facts below it (a
--- page asking for two runs walks only their hops).
+-- The walk's capability-free part is stored per trajectory at load (trajectory_signals.first_unread and
+-- answered_hop, which trajectory_erag_label carries; warehouse/load/trajectory_signals.sql): a passage is read
+-- exactly when its read_step is set,
+-- whatever the log, so the first lost hop is the first unread one; only its verdict needs the run's
+-- capabilities, decided here with the evidence funnel's own stage rule (funnel_stage). The view reads one
+-- row per wrong trajectory, not all its hops, and a filter on run_id or trajectory_id reaches the scans.
 WITH wrong AS (
     SELECT l.trajectory_id, l.run_id, l.question_id, l.dataset, l.question_type, l.label AS erag_label,
-           l.end_reason, l.n_gold, t.n_steps, t.final_answer, q.gold_answer, q.aliases,
+           l.end_reason, l.n_gold, l.n_steps, l.funnel_final_step AS final_step, l.funnel_hops AS n_hops,
+           l.first_unread AS u, l.answered_hop AS bridge,
+           funnel_stage(l.first_unread.retrieved_step, rc.search_candidates) AS u_retrieved,
+           funnel_stage(l.first_unread.shown_step, rc.search_candidates)     AS u_shown,
+           funnel_stage(NULL, rc.read_action)                                AS u_read,
            rc.gold_passages_reason, rc.search_candidates_reason, rc.read_action_reason
     FROM trajectory_erag_label l
-    JOIN trajectories t USING (trajectory_id)
-    LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
     LEFT JOIN run_capabilities rc ON rc.run_id = l.run_id
     WHERE l.correct = false
 ),
-hops AS (
-    -- A wrong trajectory without gold passages keeps one row with no hop (every hop column NULL).
-    SELECT w.*, f.hop, f.chunk_id, f.queried_step, f.retrieved_step, f.snippet_shown_step, f.final_step,
-           CASE WHEN f.chunk_id IS NULL THEN NULL
-                WHEN f.read THEN 'ok'
-                WHEN f.retrieved IS NULL THEN 'missing:search_candidates'
-                WHEN NOT f.retrieved AND NOT f.queried THEN 'never_queried'
-                WHEN NOT f.retrieved THEN 'never_retrieved'
-                WHEN NOT f.snippet_shown THEN 'ranked_out'
-                WHEN f.read IS NULL THEN 'missing:read_action'
-                ELSE 'not_read' END AS verdict,
-           -- Entities of the gold chain other than the answer: the hop's title, bridge entity and what it
-           -- yields; the first the final answer names (and no gold answer or alias does) is another
-           -- passage's entity. (The CASE spares the lambdas a hop that names nothing.)
-           CASE WHEN f.title IS NOT NULL OR f.bridge_entity IS NOT NULL OR len(f.answer_entities) > 0 THEN
-           list_filter(list_distinct([f.title, f.bridge_entity] || f.answer_entities),
-                       lambda e: names_entity(w.final_answer, e)
-                                 AND NOT list_bool_or(list_transform([w.gold_answer] || coalesce(w.aliases, []),
-                                                                     lambda a: names_entity(a, e) OR names_entity(e, a))))[1]
-           END AS named_entity
-    FROM wrong w
-    -- run_id too (a trajectory has one): the run filter then prunes the facts' scan as well.
-    LEFT JOIN evidence_funnel f ON f.trajectory_id = w.trajectory_id AND f.run_id = w.run_id
-),
 walked AS (
-    SELECT trajectory_id, run_id,
-           any_value(question_id) AS question_id, any_value(dataset) AS dataset,
-           any_value(question_type) AS question_type, any_value(erag_label) AS erag_label,
-           any_value(end_reason) AS end_reason, any_value(n_gold) AS n_gold, any_value(n_steps) AS n_steps,
-           any_value(gold_passages_reason) AS gold_passages_reason,
-           any_value(search_candidates_reason) AS search_candidates_reason,
-           any_value(read_action_reason) AS read_action_reason,
-           arg_min({'hop': hop, 'verdict': verdict, 'chunk_id': chunk_id, 'queried_step': queried_step,
-                    'retrieved_step': retrieved_step, 'shown_step': snippet_shown_step}, hop)
-               FILTER (verdict <> 'ok')                                            AS lost,
-           max(final_step)                                                         AS final_step,
-           nullif(count(chunk_id), 0)                                              AS n_hops,
-           arg_min({'hop': hop, 'chunk_id': chunk_id, 'entity': named_entity}, hop)
-               FILTER (named_entity IS NOT NULL)                                   AS bridge
-    FROM hops GROUP BY trajectory_id, run_id
+    SELECT * EXCLUDE (u, u_retrieved, u_shown, u_read),
+           CASE WHEN u IS NOT NULL THEN
+           {'hop': u.hop,
+            'verdict': CASE WHEN u_retrieved IS NULL THEN 'missing:search_candidates'
+                            WHEN NOT u_retrieved AND NOT u.queried THEN 'never_queried'
+                            WHEN NOT u_retrieved THEN 'never_retrieved'
+                            WHEN NOT u_shown THEN 'ranked_out'
+                            WHEN u_read IS NULL THEN 'missing:read_action'
+                            ELSE 'not_read' END,
+            'chunk_id': u.chunk_id, 'queried_step': u.queried_step, 'retrieved_step': u.retrieved_step,
+            'shown_step': u.shown_step} END                                   AS lost
+    FROM wrong
 ),
 decoy_hit AS (
     -- The near-namesake of the earliest hop first, then a dataset-marked distractor (it imitates no hop).
