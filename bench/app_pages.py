@@ -1,11 +1,12 @@
 """Dashboard benchmark: every page's warehouse queries on 100,000 synthetic trajectories (target < 1 s).
 
-    .venv/bin/python bench/app_pages.py [--n 100000] [--db PATH] [--tiny] [--funnel-before SQL]
+    .venv/bin/python bench/app_pages.py [--n 100000] [--db PATH] [--tiny] [--funnel-before SQL [SQL ...]]
 
 Times each page's queries the way the page runs them (fresh sandboxed read-only connections), cold
-(first run after open) and warm (best of three), and prints one row per page. --funnel-before FILE
-also times the funnel pages on a copy of the warehouse whose evidence_funnel view is FILE's (an older
-definition, e.g. tests/fixtures/funnel/evidence_funnel_per_query.sql), in the same run.
+(first run after open) and warm (best of three), and prints one row per page. --funnel-before FILE...
+also times the funnel pages on a copy of the warehouse whose views are those files' (older definitions,
+e.g. tests/fixtures/funnel/first_decisive_error_before.sql, or an earlier revision's view files from
+git show REV:warehouse/views/NAME.sql), in the same run.
 """
 from __future__ import annotations
 
@@ -109,19 +110,21 @@ def _pages(db: Path) -> dict[str, Callable[[], object]]:
 _FUNNEL_PAGES = ("Evidence funnel", "Trajectory replay")
 
 
-def _funnel_before(db: Path, sql_file: Path) -> None:
-    """The funnel pages on this warehouse and on a copy whose evidence_funnel is sql_file's view, interleaved."""
+def _funnel_before(db: Path, sql_files: list[Path]) -> None:
+    """The funnel pages on this warehouse and on a copy whose views are sql_files' (in order), interleaved."""
     import duckdb
 
     before = db.with_name(db.stem + ".before.duckdb")
     shutil.copyfile(db, before)
     con = duckdb.connect(str(before))
     try:
-        con.execute(sql_file.read_text())  # the copy's views_state is unchanged, so no open reinstalls the view
+        for sql_file in sql_files:  # the copy's views_state is unchanged, so no open reinstalls the views
+            con.execute(sql_file.read_text())
     finally:
         con.close()
     pages = {"after": _pages(db), "before": _pages(before)}
-    print(f"\n{'funnel page (' + sql_file.name + ')':48s} {'before cold':>11s} {'before warm':>11s} "
+    label = "funnel page (" + ", ".join(f.stem for f in sql_files) + ")"
+    print(f"\n{label[:48]:48s} {'before cold':>11s} {'before warm':>11s} "
           f"{'after cold':>10s} {'after warm':>10s}")
     for name in _FUNNEL_PAGES:
         times = {}
@@ -145,8 +148,9 @@ def main() -> int:
     parser.add_argument("--db", type=Path, default=None, help="reuse (or create) this warehouse")
     parser.add_argument("--tiny", action="store_true",
                         help="300 trajectories; exits 0 whatever the timings (checks the script runs, not speed)")
-    parser.add_argument("--funnel-before", type=Path, default=None,
-                        help="also time the funnel pages with this file's evidence_funnel view, on a copy")
+    parser.add_argument("--funnel-before", type=Path, nargs="+", default=None, metavar="SQL",
+                        help="also time the funnel pages on a copy whose views are these files' (e.g. an older "
+                             "revision's, from git show REV:warehouse/views/NAME.sql), applied in order")
     args = parser.parse_args()
     if args.tiny:
         args.n = 300
