@@ -7,11 +7,10 @@ CREATE OR REPLACE VIEW first_decisive_error AS
 -- else reasoning. A stage a rule needs that the log cannot show stops the walk: rule NULL,
 -- missing_capability names it.
 -- The walk's capability-free part is stored per trajectory at load (trajectory_signals.first_unread and
--- answered_hop, which trajectory_erag_label carries; warehouse/load/trajectory_signals.sql): a passage is read
--- exactly when its read_step is set,
--- whatever the log, so the first lost hop is the first unread one; only its verdict needs the run's
--- capabilities, decided here with the evidence funnel's own stage rule (funnel_stage). The view reads one
--- row per wrong trajectory, not all its hops, and a filter on run_id or trajectory_id reaches the scans.
+-- answered_hop, which trajectory_erag_label carries; warehouse/load/trajectory_signals.sql). A passage is read
+-- exactly when its read_step is set, whatever the log, so the first lost hop is the first unread one; only its
+-- verdict needs the run's capabilities, decided here with the evidence funnel's own stage rule (funnel_stage).
+-- The view reads one row per wrong trajectory, not all its hops, and a run or trajectory filter reaches the scan.
 WITH wrong AS (
     SELECT l.trajectory_id, l.run_id, l.question_id, l.dataset, l.question_type, l.label AS erag_label,
            l.end_reason, l.n_gold, l.n_steps, l.funnel_final_step AS final_step, l.funnel_hops AS n_hops,
