@@ -1,6 +1,6 @@
 -- Per chosen run ($runs): evidence-funnel counts over its (trajectory, gold passage) rows (view evidence_funnel): per stage the rows where it applies, those that reached it, and why it does not apply where it does not.
 SELECT run_id,
-       count(DISTINCT trajectory_id)                                   AS n_trajectories,
+       count(*) FILTER (first_of_trajectory)                           AS n_trajectories,  -- one marked row each
        count(*)                                                        AS n_passages,
        count(queried)                                                  AS queried_applies,
        count(*) FILTER (queried)                                       AS queried_reached,
