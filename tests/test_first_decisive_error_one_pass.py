@@ -96,7 +96,7 @@ def test_same_rows_under_the_pages_filters(db):
 
 def test_a_corpus_upsert_reaches_the_stored_walk(tmp_path):
     # Hop 1 is nameable only by its title, which arrives with the corpus after the log: the stored walk
-    # (trajectory_signals.answered_hop) must follow the upsert, or the answer stays "reasoning".
+    # (trajectory_funnel_facts.answered_hop) must follow the upsert, or the answer stays "reasoning".
     q = msgspec.structs.replace(fixture_question(), gold_hops=[])
     both = [_search("Lothair II", H1), _read(H1), _search("Ermengarde of Tours", H2), _read(H2)]
     db = tmp_path / "w.duckdb"

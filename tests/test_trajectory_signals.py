@@ -150,15 +150,15 @@ def test_the_hash_covers_the_views_the_signals_read():
 def test_a_refresh_reaches_every_later_derived_table_that_reads_it(monkeypatch):
     from warehouse import _derived
 
-    # judgment_score_facts through judgment_scores; the funnel facts for the first-decisive-error walk.
-    assert _derived._derived_read(_derived.SIGNALS) == {"judgment_score_facts", "evidence_funnel_facts"}
+    assert _derived._derived_read(_derived.SIGNALS) == {"judgment_score_facts"}  # through judgment_scores
+    assert _derived._derived_read(_derived.WALK) == {"evidence_funnel_facts"}
     done = []
     monkeypatch.setattr(_derived, "refresh_facts", lambda con, derived, sql: done.append(derived.table))
     _derived.refresh_verdict_facts(None, "SELECT 'x' AS trajectory_id")
     assert done == ["judgment_score_facts", "trajectory_signals"]
     done.clear()
     _derived.refresh_with_dependents(None, _derived.FUNNEL, "SELECT 'x' AS trajectory_id")
-    assert done == ["evidence_funnel_facts", "trajectory_signals"]  # the scores do not read the funnel facts
+    assert done == ["evidence_funnel_facts", "trajectory_funnel_facts"]  # the walk reads the funnel facts
     done.clear()
-    _derived.refresh_upsert_facts(None, "funnel_refresh_chunks.sql")  # a corpus upsert reaches the signals too
-    assert done == ["evidence_funnel_facts", "trajectory_signals"]
+    _derived.refresh_upsert_facts(None, "funnel_refresh_chunks.sql")  # a corpus upsert reaches the walk too
+    assert done == ["evidence_funnel_facts", "trajectory_funnel_facts"]

@@ -1,5 +1,6 @@
-"""Load-time derived facts (evidence_funnel_facts, judgment_score_facts, trajectory_signals): refreshed for the
-trajectories a write touches, recomputed whole when the stored definition hash differs from this code's."""
+"""Load-time derived facts (evidence_funnel_facts, trajectory_funnel_facts, judgment_score_facts,
+trajectory_signals): refreshed for the trajectories a write touches, recomputed whole when the stored definition
+hash differs from this code's."""
 from __future__ import annotations
 
 import functools
@@ -31,10 +32,12 @@ class Derived:
 
 
 FUNNEL = Derived("evidence_funnel_facts", "funnel_refresh")
+# After FUNNEL: each trajectory's funnel summed and its first-decisive-error walk, from the funnel facts.
+WALK = Derived("trajectory_funnel_facts", "walk_refresh")
 SCORES = Derived("judgment_score_facts", "score_refresh")
 # After SCORES: the signals read the stored verdicts (judgment_scores).
 SIGNALS = Derived("trajectory_signals", "signals_refresh")
-DERIVED = (FUNNEL, SCORES, SIGNALS)
+DERIVED = (FUNNEL, WALK, SCORES, SIGNALS)
 FUNNEL_FACTS = FUNNEL.table
 
 
@@ -120,8 +123,13 @@ def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None
 
 def refresh_upsert_facts(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """After a question or chunk upsert: the funnel facts of the trajectories warehouse/load/`name` selects, then
-    every derived table that reads them (the signals hold the funnel walk and the question's own facts)."""
+    every derived table that reads them (the per-trajectory walk names titles and gold answers)."""
     refresh_with_dependents(con, FUNNEL, _load_file(name))
+
+
+def refresh_walk_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """refresh_facts of trajectory_funnel_facts for the trajectories warehouse/load/`name` selects (a batch)."""
+    refresh_facts(con, WALK, _load_file(name))
 
 
 def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
@@ -224,9 +232,11 @@ def recompute_stale_facts(con: duckdb.DuckDBPyConnection, *, every: bool = False
             recompute_facts(con, derived)
 
 
-__all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "Derived", "any_facts_stale", "derived_hash",
+__all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "WALK", "Derived", "any_facts_stale",
+           "derived_hash",
            "facts_hash",
            "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
            "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
-           "refresh_signal_facts_file", "refresh_upsert_facts", "refresh_verdict_facts", "refresh_with_dependents"]
+           "refresh_signal_facts_file", "refresh_upsert_facts", "refresh_verdict_facts", "refresh_walk_facts_file",
+           "refresh_with_dependents"]

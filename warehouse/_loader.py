@@ -41,6 +41,7 @@ from ._derived import (
     refresh_score_facts_file,
     refresh_signal_facts_file,
     refresh_upsert_facts,
+    refresh_walk_facts_file,
 )
 from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
@@ -535,6 +536,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
     refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")
+    refresh_walk_facts_file(con, "funnel_refresh_batch.sql")
     refresh_score_facts_file(con, "scores_refresh_batch.sql")
     # The funnel's set: the batch's trajectories and the stored ones asking a question it restated.
     refresh_signal_facts_file(con, "funnel_refresh_batch.sql")
@@ -738,6 +740,8 @@ def _load_table(con, table: str, key: Sequence[str], arrow: pa.Table) -> int:
             con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
             refresh_upsert_facts(con, f"funnel_refresh_{table}.sql")
+            if table == "questions":  # a question's type, hops and gold answer are signals; a chunk is none
+                refresh_signal_facts_file(con, "funnel_refresh_questions.sql")
             con.execute("DROP TABLE upserted_keys")
     finally:
         con.unregister("incoming_rows")

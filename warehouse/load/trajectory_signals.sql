@@ -24,7 +24,7 @@ base AS (
            t.n_candidates, t.n_snippets, t.n_search_observations, t.n_record_judgments,
            s.em, s.f1, s.contain, s.llm, has_gold_answer(q.gold_answer, q.aliases) AS has_gold_answer,
            t.n_gold, t.n_gold_retrieved, t.n_gold_read, t.n_gold_reached,
-           t.n_register_items, t.n_register_resolved, t.register_complete, t.n_steps, q.gold_answer, q.aliases
+           t.n_register_items, t.n_register_resolved, t.register_complete
     FROM scope t
     LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
     LEFT JOIN (SELECT * FROM judgment_scores WHERE trajectory_id IN (SELECT trajectory_id FROM signals_refresh)) s
@@ -66,47 +66,10 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
        a.echoed, a.hedged,
        b.n_register_items, b.n_register_resolved, b.register_complete,
        fr.n_false_resolved,
-       CASE WHEN b.n_gold > 0 THEN fr.n_false_resolved > 0 END                AS false_resolution,
-       b.n_steps, w.funnel_hops, w.funnel_queried, w.funnel_retrieved, w.funnel_shown, w.funnel_read, w.funnel_used,
-       w.funnel_final_step, w.first_unread, w.answered_hop
+       CASE WHEN b.n_gold > 0 THEN fr.n_false_resolved > 0 END                AS false_resolution
 FROM base b
 LEFT JOIN answer_checks a ON a.trajectory_id = b.trajectory_id AND a.record_hash = b.record_hash
 LEFT JOIN (SELECT trajectory_id, count(*) FILTER (false_resolution) AS n_false_resolved
            FROM register_item_resolution
            WHERE trajectory_id IN (SELECT trajectory_id FROM signals_refresh)
            GROUP BY trajectory_id) fr ON fr.trajectory_id = b.trajectory_id
--- The evidence-funnel walk of first_decisive_error that needs no run capability: the first hop whose
--- passage never entered the context (evidence_funnel.read is true exactly when read_step is set, on any
--- log) with the steps its rule names, and the first hop whose entity the final answer names while no
--- gold answer or alias does. Stored so the view reads one row per wrong trajectory, not all its hops.
--- With them, how many of its gold passages reached each funnel stage, whatever the log: evidence_funnel_question
--- decides its all-hops row from these and the run's capabilities (funnel_stage_all), not from every hop's row.
-LEFT JOIN (
-    SELECT trajectory_id, count(*) AS funnel_hops, count(*) FILTER (queried) AS funnel_queried,
-           count(retrieved_step) AS funnel_retrieved, count(snippet_shown_step) AS funnel_shown,
-           count(read_step) AS funnel_read, count(*) FILTER (used) AS funnel_used, max(final_step) AS funnel_final_step,
-           arg_min({'hop': hop, 'chunk_id': chunk_id, 'queried': queried, 'queried_step': queried_step,
-                    'retrieved_step': retrieved_step, 'shown_step': snippet_shown_step}, {'hop': hop, 'chunk_id': chunk_id})
-               FILTER (read_step IS NULL)                                   AS first_unread,
-           arg_min({'hop': hop, 'chunk_id': chunk_id, 'entity': named_entity}, {'hop': hop, 'chunk_id': chunk_id})
-               FILTER (named_entity IS NOT NULL)                            AS answered_hop
-    FROM (
-        SELECT f.trajectory_id, f.hop, f.chunk_id, f.queried, f.queried_step, f.retrieved_step,
-               f.snippet_shown_step, f.read_step, f.used, f.final_step,
-               -- Entities of the gold chain other than the answer: the hop's title, bridge entity and what it
-               -- yields; the first the final answer names while no gold answer or alias names it or is named by
-               -- it (names_entity both ways). (The CASE spares the lambdas a hop that names nothing, or a
-               -- trajectory with no final.)
-               CASE WHEN g.final_answer IS NOT NULL
-                         AND (f.title IS NOT NULL OR f.bridge_entity IS NOT NULL OR len(f.answer_entities) > 0) THEN
-               list_filter(list_distinct([f.title, f.bridge_entity] || f.answer_entities),
-                           lambda e: names_entity(g.final_answer, e)
-                                     AND NOT list_bool_or(list_transform([g.gold_answer] || coalesce(g.aliases, []),
-                                                                         lambda a: names_entity(a, e) OR names_entity(e, a))))[1]
-               END AS named_entity
-        FROM evidence_funnel_facts f
-        JOIN base g ON g.trajectory_id = f.trajectory_id
-        WHERE f.trajectory_id IN (SELECT trajectory_id FROM signals_refresh)
-    )
-    GROUP BY trajectory_id
-) w ON w.trajectory_id = b.trajectory_id;

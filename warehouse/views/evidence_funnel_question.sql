@@ -3,7 +3,7 @@ CREATE OR REPLACE VIEW evidence_funnel_question AS
 -- scope 'all': a stage holds when it holds for every gold passage of the question (bool_and; NULL
 -- when the stage does not apply to the log). scope 'hop': the hop's own passage. One row per
 -- question and scope, so a paired test across runs counts independent questions, not passages.
--- The all-hops row is funnel_stage_all of the trajectory's stored stage counts (trajectory_signals.funnel_*,
+-- The all-hops row is funnel_stage_all of the trajectory's stored stage counts (trajectory_funnel_facts,
 -- computed at load from evidence_funnel_facts) under the run's capabilities: the bool_and of evidence_funnel's
 -- own stages, without grouping every hop of the runs a page pairs.
 SELECT s.trajectory_id, s.run_id, s.question_id, s.dataset, s.question_type, 'all' AS scope, NULL::BIGINT AS hop,
@@ -12,7 +12,7 @@ SELECT s.trajectory_id, s.run_id, s.question_id, s.dataset, s.question_type, 'al
        funnel_stage_all(s.funnel_shown, s.funnel_hops, rc.search_candidates)       AS snippet_shown,
        funnel_stage_all(s.funnel_read, s.funnel_hops, rc.read_action)              AS read,
        funnel_stage_all(s.funnel_used, s.funnel_hops, true)                        AS used
-FROM trajectory_signals s
+FROM trajectory_funnel_facts s
 LEFT JOIN run_capabilities rc ON rc.run_id = s.run_id
 WHERE s.funnel_hops > 0
 UNION ALL

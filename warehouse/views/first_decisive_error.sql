@@ -6,20 +6,22 @@ CREATE OR REPLACE VIEW first_decisive_error AS
 -- gave_up), other_passage_entity (the final names another passage's entity: a bridge or decoy),
 -- else reasoning. A stage a rule needs that the log cannot show stops the walk: rule NULL,
 -- missing_capability names it.
--- The walk's capability-free part is stored per trajectory at load (trajectory_signals.first_unread and
--- answered_hop, which trajectory_erag_label carries; warehouse/load/trajectory_signals.sql). A passage is read
+-- The walk's capability-free part is stored per trajectory at load (trajectory_funnel_facts.first_unread and
+-- answered_hop, warehouse/load/trajectory_funnel_facts.sql). A passage is read
 -- exactly when its read_step is set, whatever the log, so the first lost hop is the first unread one; only its
 -- verdict needs the run's capabilities, decided here with the evidence funnel's own stage rule (funnel_stage).
 -- The view reads one row per wrong trajectory, not all its hops, and a run or trajectory filter reaches the scan.
 WITH wrong AS (
     SELECT l.trajectory_id, l.run_id, l.question_id, l.dataset, l.question_type, l.label AS erag_label,
-           l.end_reason, l.n_gold, l.n_steps, l.funnel_final_step AS final_step, l.funnel_hops AS n_hops,
-           l.first_unread AS u, l.answered_hop AS bridge,
-           funnel_stage(l.first_unread.retrieved_step, rc.search_candidates) AS u_retrieved,
-           funnel_stage(l.first_unread.shown_step, rc.search_candidates)     AS u_shown,
+           l.end_reason, l.n_gold, w.n_steps, w.funnel_final_step AS final_step, w.funnel_hops AS n_hops,
+           w.first_unread AS u, w.answered_hop AS bridge,
+           funnel_stage(w.first_unread.retrieved_step, rc.search_candidates) AS u_retrieved,
+           funnel_stage(w.first_unread.shown_step, rc.search_candidates)     AS u_shown,
            funnel_stage(NULL, rc.read_action)                                AS u_read,
            rc.gold_passages_reason, rc.search_candidates_reason, rc.read_action_reason
     FROM trajectory_erag_label l
+    -- run_id too (a trajectory has one): the run filter then prunes this scan as well.
+    JOIN trajectory_funnel_facts w ON w.trajectory_id = l.trajectory_id AND w.run_id = l.run_id
     LEFT JOIN run_capabilities rc ON rc.run_id = l.run_id
     WHERE l.correct = false
 ),

@@ -22,9 +22,7 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, co
             WHEN all_gold_reached THEN 'all_gold_retrieved'
             WHEN false_resolution THEN 'false_resolution' END         AS reasoning_subtype,
        abstained, end_reason, false_resolution, n_false_resolved, register_complete,
-       n_gold, n_gold_reached, hop_evidence_recall, contain, llm, correct_by, answer_checked,
-       -- The stored evidence-funnel walk first_decisive_error decides beside this label (one scan for both).
-       n_steps, funnel_hops, funnel_final_step, first_unread, answered_hop
+       n_gold, n_gold_reached, hop_evidence_recall, contain, llm, correct_by, answer_checked
 FROM trajectory_forensics;
 COMMENT ON COLUMN trajectory_erag_label.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
 COMMENT ON COLUMN trajectory_erag_label.run_id IS 'Run id (runs.run_id).';
@@ -47,8 +45,3 @@ COMMENT ON COLUMN trajectory_erag_label.contain IS 'Contain-Acc in {0, 1}: the n
 COMMENT ON COLUMN trajectory_erag_label.llm IS 'LLM-judge verdict in [0, 1], the newest per judge model averaged over models (NULL: no LLM verdict).';
 COMMENT ON COLUMN trajectory_erag_label.correct_by IS 'Which verdict decided correct: llm or contain (NULL: unjudged).';
 COMMENT ON COLUMN trajectory_erag_label.answer_checked IS 'trajscope judge has checked the answer of this trajectory version (abstention, answer in snippets / reads).';
-COMMENT ON COLUMN trajectory_erag_label.n_steps IS 'Steps of the trajectory (trajectories.n_steps).';
-COMMENT ON COLUMN trajectory_erag_label.funnel_hops IS 'Gold passages in its evidence funnel (NULL: none).';
-COMMENT ON COLUMN trajectory_erag_label.funnel_final_step IS 'Its last final or forced_answer step, as the funnel holds it (NULL: no funnel rows, or no final).';
-COMMENT ON COLUMN trajectory_erag_label.first_unread IS 'The first hop whose gold passage never entered the context (trajectory_signals.first_unread), for first_decisive_error.';
-COMMENT ON COLUMN trajectory_erag_label.answered_hop IS 'The first hop whose entity the final answer names while no gold answer or alias does (trajectory_signals.answered_hop), for first_decisive_error.';

@@ -10,8 +10,7 @@ SELECT trajectory_id, run_id, question_id, dataset, record_hash,
        n_gold, n_gold_retrieved, n_gold_read, all_gold_retrieved, any_gold_read, n_gold_reached,
        hop_evidence_recall, gold_paragraphs, all_gold_reached, n_gold_unmatched, evidence_reason,
        answer_checked, abstained, answer_in_snippets, answer_in_reads, echoed, hedged,
-       n_register_items, n_register_resolved, register_complete, n_false_resolved, false_resolution,
-       n_steps, funnel_hops, funnel_final_step, first_unread, answered_hop
+       n_register_items, n_register_resolved, register_complete, n_false_resolved, false_resolution
 FROM trajectory_signals;
 COMMENT ON COLUMN trajectory_forensics.trajectory_id IS 'Trajectory id (trajectories.trajectory_id).';
 COMMENT ON COLUMN trajectory_forensics.run_id IS 'Run id (runs.run_id).';
@@ -54,8 +53,3 @@ COMMENT ON COLUMN trajectory_forensics.n_register_resolved IS 'Register items wh
 COMMENT ON COLUMN trajectory_forensics.register_complete IS 'Every register item ended resolved or retired and at least one resolved (false without a register).';
 COMMENT ON COLUMN trajectory_forensics.n_false_resolved IS 'Register items falsely resolved: last status resolved, citing no gold passage that reached the agent (0 without gold passages; NULL: no register item).';
 COMMENT ON COLUMN trajectory_forensics.false_resolution IS 'At least one register item falsely resolved (ExecutionRAG App. E); NULL without gold passages (see evidence_reason) or without a register.';
-COMMENT ON COLUMN trajectory_forensics.n_steps IS 'Steps of the trajectory (trajectories.n_steps).';
-COMMENT ON COLUMN trajectory_forensics.funnel_hops IS 'Gold passages in its evidence funnel (NULL: none).';
-COMMENT ON COLUMN trajectory_forensics.funnel_final_step IS 'Its last final or forced_answer step, as the funnel holds it (NULL: no funnel rows, or no final).';
-COMMENT ON COLUMN trajectory_forensics.first_unread IS 'The first hop whose gold passage never entered the context, with the steps the first-decisive-error rules name (trajectory_signals.first_unread).';
-COMMENT ON COLUMN trajectory_forensics.answered_hop IS 'The first hop whose entity the final answer names while no gold answer or alias does (trajectory_signals.answered_hop).';
