@@ -160,5 +160,5 @@ def test_a_refresh_reaches_every_later_derived_table_that_reads_it(monkeypatch):
     _derived.refresh_with_dependents(None, _derived.FUNNEL, "SELECT 'x' AS trajectory_id")
     assert done == ["evidence_funnel_facts", "trajectory_funnel_facts"]  # the walk reads the funnel facts
     done.clear()
-    _derived.refresh_upsert_facts(None, "funnel_refresh_chunks.sql")  # a corpus upsert reaches the walk too
+    _derived.refresh_funnel_facts_file(None, "funnel_refresh_chunks.sql")  # a corpus upsert reaches the walk too
     assert done == ["evidence_funnel_facts", "trajectory_funnel_facts"]

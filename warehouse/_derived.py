@@ -112,24 +112,14 @@ def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories
 
 
 def refresh_funnel_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
-    """refresh_facts of evidence_funnel_facts."""
-    refresh_facts(con, FUNNEL, trajectories_sql)
+    """refresh_facts of evidence_funnel_facts, then of every derived table that reads them (the per-trajectory walk
+    names titles and gold answers, so a batch and a question or chunk upsert keep it current alike)."""
+    refresh_with_dependents(con, FUNNEL, trajectories_sql)
 
 
 def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
     """refresh_funnel_facts for the trajectories warehouse/load/`name` selects (a batch, an upsert's keys)."""
     refresh_funnel_facts(con, _load_file(name))
-
-
-def refresh_upsert_facts(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """After a question or chunk upsert: the funnel facts of the trajectories warehouse/load/`name` selects, then
-    every derived table that reads them (the per-trajectory walk names titles and gold answers)."""
-    refresh_with_dependents(con, FUNNEL, _load_file(name))
-
-
-def refresh_walk_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """refresh_facts of trajectory_funnel_facts for the trajectories warehouse/load/`name` selects (a batch)."""
-    refresh_facts(con, WALK, _load_file(name))
 
 
 def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
@@ -238,5 +228,4 @@ __all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "WALK", "De
            "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
            "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
-           "refresh_signal_facts_file", "refresh_upsert_facts", "refresh_verdict_facts", "refresh_walk_facts_file",
-           "refresh_with_dependents"]
+           "refresh_signal_facts_file", "refresh_verdict_facts", "refresh_with_dependents"]

@@ -36,13 +36,7 @@ from trajscope.format import (
 )
 
 from ._connection import default_db_path, open_warehouse, transaction
-from ._derived import (
-    refresh_funnel_facts_file,
-    refresh_score_facts_file,
-    refresh_signal_facts_file,
-    refresh_upsert_facts,
-    refresh_walk_facts_file,
-)
+from ._derived import refresh_funnel_facts_file, refresh_score_facts_file, refresh_signal_facts_file
 from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
 from ._file_check import WarehouseFileError, check_path_length
@@ -535,8 +529,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
             con.execute(sql, {"source_file": str(source)} if "$source_file" in sql else None)
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
-    refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")
-    refresh_walk_facts_file(con, "funnel_refresh_batch.sql")
+    refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")  # and the walk that reads them
     refresh_score_facts_file(con, "scores_refresh_batch.sql")
     # The funnel's set: the batch's trajectories and the stored ones asking a question it restated.
     refresh_signal_facts_file(con, "funnel_refresh_batch.sql")
@@ -739,7 +732,7 @@ def _load_table(con, table: str, key: Sequence[str], arrow: pa.Table) -> int:
                         f"(SELECT {columns} FROM incoming_rows EXCEPT SELECT {columns} FROM {table})")
             con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-            refresh_upsert_facts(con, f"funnel_refresh_{table}.sql")
+            refresh_funnel_facts_file(con, f"funnel_refresh_{table}.sql")
             if table == "questions":  # a question's type, hops and gold answer are signals; a chunk is none
                 refresh_signal_facts_file(con, "funnel_refresh_questions.sql")
             con.execute("DROP TABLE upserted_keys")
