@@ -86,6 +86,35 @@ def test_identical_gold_is_shared_and_a_run_may_correct_its_own(tmp_path):
     assert ("", "q9", "Y") in _state(db)[1]
 
 
+def test_the_full_conflict_check_runs_only_for_keys_the_cheap_pass_finds(tmp_path, monkeypatch):
+    # The full check joins every stored trajectory; a batch that restates its questions as stored skips it.
+    asked = []
+    named = _loader._named_sql
+    monkeypatch.setattr(_loader, "_named_sql", lambda name: (asked.append(name), named(name))[1])
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])
+    ingest_paths(db, [_log(tmp_path / "b.jsonl", "run_b", "Denver")])
+    assert asked.count("question_conflict_keys.sql") == 2 and "check_question_conflicts.sql" not in asked
+    with pytest.raises(GoldConflict, match="conflicting gold_answer"):
+        ingest_paths(db, [_log(tmp_path / "c.jsonl", "run_c", "Boulder")])
+    assert "check_question_conflicts.sql" in asked
+
+
+def test_a_stored_question_no_trajectory_uses_is_a_candidate_but_no_conflict(tmp_path, monkeypatch):
+    from trajscope.format import Question
+    from warehouse import load_questions
+
+    db = tmp_path / "w.duckdb"
+    ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver", qids=("q1",))])
+    load_questions(db, [Question(question_id="q7", text=Q, gold_answer="Boulder")], "")
+    asked = []
+    named = _loader._named_sql
+    monkeypatch.setattr(_loader, "_named_sql", lambda name: (asked.append(name), named(name))[1])
+    ingest_paths(db, [_log(tmp_path / "b.jsonl", "run_b", "Denver", qids=("q7",))])
+    assert "check_question_conflicts.sql" in asked  # the cheap pass flagged it; the full check cleared it
+    assert ("", "q7", "Denver") in _state(db)[1]
+
+
 def test_per_run_questions_keep_disagreeing_runs_apart(tmp_path):
     db = tmp_path / "w.duckdb"
     ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")], per_run_questions=True)

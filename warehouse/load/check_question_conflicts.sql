@@ -1,4 +1,4 @@
--- Question keys whose facts (text, gold answer, aliases, type, hops, gold chunks) differ between the batch's runs or between the batch and a question another stored run uses: one row per side.
+-- Question keys whose facts (text, gold answer, aliases, type, hops, gold chunks) differ between the batch's runs or between the batch and a question another stored run uses: one row per side, among the keys question_conflict_keys.sql found.
 WITH incoming AS (
     SELECT key_dataset AS dataset, question.question_id AS question_id, run.run_id AS run_id,
            question.text AS text, question.gold_answer AS gold_answer,
@@ -6,6 +6,7 @@ WITH incoming AS (
            question.hop_count AS hop_count, list_sort(coalesce(question.gold_chunk_ids, [])) AS gold_chunk_ids,
            question.gold_paragraphs AS gold_paragraphs
     FROM stage
+    WHERE (key_dataset, question.question_id) IN (SELECT (dataset, question_id) FROM question_conflict_keys)
 ),
 incoming_facts AS (
     SELECT dataset, question_id, text, gold_answer, aliases, question_type, hop_count, gold_chunk_ids,
