@@ -72,6 +72,7 @@ def main() -> None:
     again = _child("trajscope", log, work / "wh.duckdb")
     flat = _child("rejson", log, work / "flat.duckdb")
     query = _child("query", log, work / "wh.duckdb")
+    assert ours["new"] == args.n and flat["rows"] == args.n, "each side must load every record"
     ratio = ours["seconds"] / flat["seconds"]
     print(f"trajscope ingest      {ours['seconds']:7.2f} s  {args.n / ours['seconds']:9,.0f} traj/s  "
           f"peak RSS {ours['peak_rss_mb']:,.0f} MB")

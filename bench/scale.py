@@ -128,6 +128,8 @@ def measure(n: int, work: Path, keep_log: bool) -> dict:
         print(f"N={n:,}: reused the kept log ({row['steps']:,} steps, {row['log_bytes'] / 1e6:,.0f} MB)", flush=True)
     row.update(ingest_s=ingest["seconds"], ingest_rss_mb=ingest["peak_rss_mb"], db_bytes=db.stat().st_size)
     flat_load = _child(_READ_JSON, str(log), str(flat))
+    # The baseline counts only if it read every record (its row count was never checked before session 14).
+    assert flat_load["rows"] == n, f"read_json read {flat_load['rows']} of {n} records"
     row.update(read_json_s=flat_load["seconds"], read_json_rss_mb=flat_load["peak_rss_mb"])
     flat.unlink()
     if not keep_log:
