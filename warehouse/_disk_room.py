@@ -24,9 +24,10 @@ class NoRoomForIngest(OSError):
         return self.message
 
 
-def room_needed(input_bytes: int) -> int:
-    """The bound on what loading `input_bytes` of logs writes beside and into the warehouse."""
-    return ROOM_PER_INPUT_BYTE * input_bytes + ROOM_SLACK_BYTES
+def room_needed(input_bytes: int, copy_bytes: int = 0) -> int:
+    """The bound on what loading `input_bytes` of logs writes beside and into the warehouse (and into a copy of
+    `copy_bytes` when it loads into one)."""
+    return copy_bytes + ROOM_PER_INPUT_BYTE * input_bytes + ROOM_SLACK_BYTES
 
 
 def room_left(db: Path) -> tuple[int | None, str]:
@@ -44,14 +45,15 @@ def room_left(db: Path) -> tuple[int | None, str]:
     return min(free) if free else (None, "")
 
 
-def check_room(db: Path, input_bytes: int) -> None:
+def check_room(db: Path, input_bytes: int, copy_bytes: int = 0) -> None:
     """NoRoomForIngest when the bound on what this ingest writes exceeds the room left."""
     left, where = room_left(db)
-    needed = room_needed(input_bytes)
+    needed = room_needed(input_bytes, copy_bytes)
     if left is not None and left < needed:
         mb = 2**20
+        copy = f"a copy of the {copy_bytes / mb:.1f} MB warehouse, " if copy_bytes else ""
         raise NoRoomForIngest(
-            f"{db}: not enough disk for this ingest: it may write up to {needed / mb:.1f} MB (twice its "
+            f"{db}: not enough disk for this ingest: it may write up to {needed / mb:.1f} MB ({copy}twice its "
             f"{input_bytes / mb:.1f} MB of logs plus {ROOM_SLACK_BYTES // mb} MB), {left / mb:.1f} MB is {where}; "
             "nothing was written: free some space or ingest fewer files at a time")
 

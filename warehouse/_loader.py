@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import os
 import secrets
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -534,6 +535,8 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
     for name, sql in _load_sql():
         try:
             con.execute(sql, {"source_file": str(source)} if "$source_file" in sql else None)
+        except (duckdb.IOException, duckdb.FatalException):
+            raise  # a full disk: the caller names it as such
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
     refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")  # and the walk that reads them
@@ -596,7 +599,10 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     created = not (target.exists() or target.is_symlink()) and _build_beside(target, load, report)
     if not created:  # an existing warehouse, or one another ingest created while this one built its own
         report = IngestReport(files=report.files)
-        load(target, report=report, skip_stored=skip_stored)
+        if _loads_into_copy(target, sources):
+            _load_into_copy(target, load, report, skip_stored=skip_stored, input_bytes=_input_bytes(sources))
+        else:
+            load(target, report=report, skip_stored=skip_stored)
     report.seconds = time.perf_counter() - start
     return report
 
@@ -618,6 +624,59 @@ def _build_beside(target: Path, load: Callable[..., None], report: IngestReport)
             leftover.unlink(missing_ok=True)
 
 
+def _input_bytes(sources: Sequence[_Slice]) -> int:
+    return sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
+
+
+def _loads_into_copy(target: Path, sources: Sequence[_Slice]) -> bool:
+    """Whether a log this size loads into a copy of the existing warehouse rather than in one transaction on it.
+
+    One transaction holds every batch until its commit: 1M trajectories (10 GB of log) into an existing file
+    spilled 28 GB to DuckDB's temp folder and had written an 11.6 GB WAL, at 1.9 GB RSS, when the disk ran out.
+    A log of one batch or less holds no more than a batch either way, and skips the copy. A file with other hard
+    links stays in place: the copy's rename would take only this name to the new rows.
+    """
+    if _input_bytes(sources) <= _BATCH_BYTES:
+        return False
+    try:
+        return Path(os.path.realpath(target)).stat().st_nlink == 1
+    except OSError:
+        return False
+
+
+def _load_into_copy(target: Path, load: Callable[..., None], report: IngestReport, *, skip_stored: bool,
+                    input_bytes: int) -> None:
+    """Load into a copy of the existing warehouse, committed batch by batch, and give the complete copy its name.
+
+    Memory and temp disk stay bounded by the batch, as for a new file; a failed or killed ingest leaves the
+    warehouse's bytes as they were, and only a side file the next ingest sweeps.
+    """
+    real = Path(os.path.realpath(target))  # a link is followed: the file it names is replaced
+    side = real.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
+    try:
+        # Held open to the end: DuckDB's lock keeps every other writer out until the copy has replaced the file,
+        # so none commits to the file the copy is about to replace. It also answers the stored-hash lookups:
+        # the warehouse as committed before this ingest, as in the one-transaction load.
+        with open_warehouse(real) as held:
+            if real.with_name(real.name + ".wal").exists():
+                held.execute("CHECKPOINT")  # the copy is the file alone
+            check_room(target, input_bytes, real.stat().st_size)
+            shutil.copyfile(real, side)
+            shutil.copymode(real, side)
+            stored = held.cursor() if skip_stored else None
+            try:
+                load(side, report=report, skip_stored=skip_stored, new_file=True, shown=target, stored_from=stored)
+            finally:
+                if stored is not None:
+                    stored.close()
+            os.replace(side, real)
+    except WarehouseFileError as exc:  # named after the path the user gave
+        raise WarehouseFileError(str(exc).replace(str(side), str(target)).replace(str(real), str(target))) from None
+    finally:
+        for leftover in (side, side.with_name(side.name + ".wal")):
+            leftover.unlink(missing_ok=True)
+
+
 def _publish(side: Path, target: Path) -> bool:
     """Give the complete side file the warehouse's name, unless a warehouse appeared there meanwhile."""
     try:
@@ -633,16 +692,18 @@ def _publish(side: Path, target: Path) -> bool:
 
 def _load(path: Path, sources: Sequence[_Slice], report: IngestReport, *, progress: bool | None,
           on_duplicate: OnDuplicate | None, per_run_questions: bool, skip_stored: bool,
-          labels: LabelFiles, labels_run: str | None, new_file: bool = False, shown: Path | None = None) -> None:
+          labels: LabelFiles, labels_run: str | None, new_file: bool = False, shown: Path | None = None,
+          stored_from: duckdb.DuckDBPyConnection | None = None) -> None:
     """Validate and load the sources into the warehouse at path (`shown` in messages): one transaction, or for a
-    new file one per batch."""
+    side file (new, or a copy) one per batch; `stored_from` answers the stored-hash lookups instead of path."""
     with tempfile.TemporaryDirectory(prefix=f"{_BATCH_DIR_PREFIX}{os.getpid()}-") as workdir:
         # A new file is removed if the load fails, so it is written the fast way (open_warehouse's new_file).
         with open_warehouse(path, new_file=new_file) as con:
-            size = sum(s.path.stat().st_size - s.start for s in sources if s.path.is_file())
+            size = _input_bytes(sources)
             check_room(shown or path, size)
             # Read on the validating thread: the warehouse as committed, i.e. before this ingest.
-            stored = con.cursor() if skip_stored else None
+            own = skip_stored and stored_from is None
+            stored = con.cursor() if own else stored_from
             try:
                 with transaction(con):
                     show = bool(progress) or (progress is None and size > _BATCH_BYTES)
@@ -664,7 +725,7 @@ def _load(path: Path, sources: Sequence[_Slice], report: IngestReport, *, progre
                     for name, labelled in labels:
                         report.label_loads.append(load_label_records(con, labelled, name, labels_run))
             finally:
-                if stored is not None:
+                if own and stored is not None:
                     stored.close()
             if new_file:
                 con.execute("CHECKPOINT")  # every row in the file itself, none left in its WAL

@@ -14,7 +14,10 @@ def transaction(con: duckdb.DuckDBPyConnection) -> Iterator[duckdb.DuckDBPyConne
     try:
         yield con
     except BaseException:
-        con.execute("ROLLBACK")
+        try:
+            con.execute("ROLLBACK")
+        except duckdb.Error:  # none active: a failed COMMIT inside (a per-batch load's) ended it; name the first error
+            pass
         raise
     con.execute("COMMIT")
 

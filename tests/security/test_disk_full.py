@@ -79,8 +79,9 @@ def test_an_ingest_without_room_is_one_line_and_the_warehouse_keeps_its_bytes(tm
 
 
 def test_a_load_that_meets_the_limit_inside_duckdb_leaves_the_files_bytes(tmp_path):
-    # Past the check (a disk that fills while the ingest runs): the commit's WAL write fails and rolls back;
-    # nothing reached the file before it, so its hash is unchanged, not only its rows.
+    # Past the check (a disk that fills while the ingest runs). A log past one batch loads into a copy of the
+    # file, committed batch by batch, and the limit is met there; the file itself is never written, so its hash
+    # is unchanged, not only its rows, and the error named is DuckDB's own, not the rollback's.
     db, log = _warehouse_and_log(tmp_path, 2000)
     before = fingerprint(db)
     cap = db.stat().st_size + 2 * 2**20

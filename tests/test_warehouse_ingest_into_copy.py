@@ -1,0 +1,128 @@
+"""A log past one batch loads into a copy of the existing warehouse, committed batch by batch, and the copy takes
+the warehouse's name once complete: the same rows and report as one transaction, the old bytes on any failure."""
+import hashlib
+import os
+from collections import namedtuple
+
+import pytest
+from foundation_records import fixture_trajectories
+
+from trajscope.format import RecordError, encode, write_jsonl
+from warehouse import NoRoomForIngest, _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
+from warehouse._disk_room import room_needed
+
+TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events", "judgments")
+
+
+def _counts(db):
+    with open_readonly(db) as con:
+        return {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+
+
+def _sha256(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _log(tmp_path):
+    """The fixture records with the first one changed, so the ingest meets a stored, a changed and new records."""
+    first, *rest = fixture_trajectories()
+    first.final_answer = "changed answer"
+    log = tmp_path / "a.jsonl"
+    with open(log, "wb") as fh:
+        write_jsonl([first, *rest], fh)
+    return log
+
+
+def _existing(db):
+    ingest_trajectories(db, fixture_trajectories()[:2])
+    return db
+
+
+def test_a_log_past_one_batch_loads_into_a_copy_committed_batch_by_batch(tmp_path, monkeypatch):
+    log = _log(tmp_path)
+    whole = _existing(tmp_path / "whole.duckdb")
+    expected = ingest_paths(whole, [log])  # one batch: in place, one transaction
+    assert (expected.new, expected.replaced, expected.unchanged) == (2, 1, 1)
+
+    db = _existing(tmp_path / "w.duckdb")
+    inode = db.stat().st_ino
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)  # one or two records per batch
+    seen = []
+    load_batch = _loader._load_batch
+
+    def observing(con, batch, *args, **kwargs):
+        sides = [p.name for p in tmp_path.glob(".trajscope-ingest-*") if p.suffix == ".duckdb"]
+        with con.cursor() as other:  # its own transaction: sees only what was committed in the copy
+            committed = other.execute("SELECT count(*) FROM trajectories").fetchone()[0]
+        seen.append((db.stat().st_ino, sides, committed))
+        load_batch(con, batch, *args, **kwargs)
+
+    monkeypatch.setattr(_loader, "_load_batch", observing)
+    report = ingest_paths(db, [log])
+    assert (report.new, report.replaced, report.unchanged) == (expected.new, expected.replaced, expected.unchanged)
+    assert len(seen) >= 3
+    assert all(ino == inode and len(sides) == 1 for ino, sides, _ in seen)  # the old file kept its name meanwhile
+    committed = [c for *_, c in seen]
+    assert committed[0] == 2 and committed[-1] > 2  # the copy started from the stored rows; batches were committed
+    assert db.stat().st_ino != inode  # the copy took the name
+    assert not list(tmp_path.glob(".trajscope-ingest-*"))
+    assert _counts(db) == _counts(whole)
+    with open_readonly(db) as con, open_readonly(whole) as ref:
+        for t in fixture_trajectories():
+            assert read_trajectory(con, t.trajectory_id) == read_trajectory(ref, t.trajectory_id)
+        assert read_trajectory(con, fixture_trajectories()[0].trajectory_id).final_answer == "changed answer"
+        facts = "SELECT * FROM trajectory_facts ORDER BY trajectory_id"
+        assert con.execute(facts).fetchall() == ref.execute(facts).fetchall()
+    again = ingest_paths(db, [log])  # and from the copy, as from any warehouse: nothing new
+    assert (again.new, again.replaced, again.unchanged) == (0, 0, 4)
+
+
+def test_a_bad_line_late_in_a_copied_load_leaves_the_warehouse_its_bytes(tmp_path, monkeypatch):
+    db = _existing(tmp_path / "w.duckdb")
+    digest, inode = _sha256(db), db.stat().st_ino
+    lines = [encode(t).decode() for t in fixture_trajectories()] * 3 + ['{"trajectory_id": "broken"}']
+    bad = tmp_path / "late.jsonl"
+    bad.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    with pytest.raises(RecordError) as info:
+        ingest_paths(db, [bad])
+    assert info.value.line == 13
+    assert _sha256(db) == digest and db.stat().st_ino == inode
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["late.jsonl", "w.duckdb"]  # no copy, no WAL
+
+
+def test_a_linked_warehouse_keeps_its_link(tmp_path, monkeypatch):
+    real = _existing(tmp_path / "real.duckdb")
+    link = tmp_path / "link.duckdb"
+    link.symlink_to(real)
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    ingest_paths(link, [_log(tmp_path)])
+    assert link.is_symlink() and link.resolve() == real  # the file it names was replaced, the link kept
+    assert _counts(real)["trajectories"] == 4
+
+
+def test_a_hard_linked_warehouse_loads_in_place(tmp_path, monkeypatch):
+    # A rename would take only one of its names to the new rows.
+    db = _existing(tmp_path / "w.duckdb")
+    other = tmp_path / "other-name.duckdb"
+    os.link(db, other)
+    inode = db.stat().st_ino
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    ingest_paths(db, [_log(tmp_path)])
+    assert db.stat().st_ino == other.stat().st_ino == inode
+    assert _counts(other)["trajectories"] == 4
+
+
+def test_the_room_check_counts_the_copy(tmp_path, monkeypatch):
+    db = _existing(tmp_path / "w.duckdb")
+    log = _log(tmp_path)
+    digest = _sha256(db)
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    free = room_needed(log.stat().st_size) + 2**20  # room for the log's rows, not for a copy of the file too
+    assert free < room_needed(log.stat().st_size, db.stat().st_size)
+    vfs = namedtuple("vfs", "f_bavail f_frsize")
+    monkeypatch.setattr(os, "statvfs", lambda path: vfs(f_bavail=free // 4096, f_frsize=4096))
+    with pytest.raises(NoRoomForIngest, match=r"a copy of the [0-9.]+ MB warehouse, twice its"):
+        ingest_paths(db, [log])
+    assert _sha256(db) == digest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "w.duckdb"]
