@@ -126,3 +126,28 @@ def test_the_room_check_counts_the_copy(tmp_path, monkeypatch):
         ingest_paths(db, [log])
     assert _sha256(db) == digest
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "w.duckdb"]
+
+
+def test_an_open_that_meets_the_copy_taking_the_name_opens_the_name_again(tmp_path, monkeypatch):
+    # The window: a writer opened the old file just before the copy's rename and took its lock once the ingest
+    # let it go. It must not write into the replaced file, where its rows would be lost.
+    import duckdb
+
+    from warehouse import _file_lock, open_warehouse
+
+    db = _existing(tmp_path / "w.duckdb")
+    copy = tmp_path / "copy.duckdb"
+    ingest_trajectories(copy, fixture_trajectories())
+    connect, calls = duckdb.connect, []
+
+    def renamed_meanwhile(database, *args, **kwargs):
+        con = connect(database, *args, **kwargs)
+        calls.append(database)
+        if len(calls) == 1:
+            os.replace(copy, db)
+        return con
+
+    monkeypatch.setattr(_file_lock.duckdb, "connect", renamed_meanwhile)
+    with open_warehouse(db) as con:
+        assert con.execute("SELECT count(*) FROM trajectories").fetchone()[0] == 4  # the copy's rows, not the old 2
+    assert len(calls) == 2

@@ -63,6 +63,7 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
             f"{path}: no warehouse here yet; create one with `trajscope ingest LOG --db {path}` or `make demo`"
         ) from None
     while True:
+        opened = _identity(path)
         try:
             # lock_configuration travels in the config, so the database instance DuckDB shares between
             # this process's connections is locked from its creation: no connection ever needs a SET
@@ -82,8 +83,21 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
             continue
+        if opened is not None and _identity(path) != opened:
+            # An ingest's copy took the name while this opened it (warehouse._loader._load_into_copy): the lock
+            # just taken may be the replaced file's, freed when that ingest let it go. Open the name again.
+            con.close()
+            continue
         _no_progress_bar(con)
         return con
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _no_progress_bar(con: duckdb.DuckDBPyConnection) -> None:
