@@ -33,6 +33,12 @@ def _log(tmp_path):
     return log
 
 
+@pytest.fixture(autouse=True)
+def _copy_any_log_past_a_batch(monkeypatch):
+    # The fixture logs are far smaller than a warehouse file, which alone would keep them in place.
+    monkeypatch.setattr(_loader, "_COPY_ABOVE_FILE_FRACTION", 0.0)
+
+
 def _existing(db):
     ingest_trajectories(db, fixture_trajectories()[:2])
     return db
@@ -151,3 +157,20 @@ def test_an_open_that_meets_the_copy_taking_the_name_opens_the_name_again(tmp_pa
     with open_warehouse(db) as con:
         assert con.execute("SELECT count(*) FROM trajectories").fetchone()[0] == 4  # the copy's rows, not the old 2
     assert len(calls) == 2
+
+
+def test_a_log_smaller_than_the_file_loads_in_place_and_its_room_counts_the_transaction(tmp_path, monkeypatch):
+    db = _existing(tmp_path / "w.duckdb")
+    log = _log(tmp_path)
+    inode = db.stat().st_ino
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    monkeypatch.setattr(_loader, "_COPY_ABOVE_FILE_FRACTION", 1.0)
+    assert log.stat().st_size < db.stat().st_size
+    free = room_needed(log.stat().st_size) + log.stat().st_size  # a side file's bound would pass, not this one
+    vfs = namedtuple("vfs", "f_bavail f_frsize")
+    with monkeypatch.context() as m:
+        m.setattr(os, "statvfs", lambda path: vfs(f_bavail=free // 4096, f_frsize=4096))
+        with pytest.raises(NoRoomForIngest, match=r"\(5 times its [0-9.]+ MB of logs"):
+            ingest_paths(db, [log])
+    report = ingest_paths(db, [log])
+    assert report.new == 2 and db.stat().st_ino == inode  # loaded in place
