@@ -65,4 +65,7 @@ def check_room(db: Path, input_bytes: int, copy_bytes: int = 0, *, in_place: boo
             "nothing was written: free some space or ingest fewer files at a time")
 
 
-__all__ = ["ROOM_PER_INPUT_BYTE", "ROOM_PER_INPUT_BYTE_IN_PLACE", "ROOM_SLACK_BYTES", "NoRoomForIngest", "check_room", "room_left", "room_needed"]
+__all__ = [
+    "ROOM_PER_INPUT_BYTE", "ROOM_PER_INPUT_BYTE_IN_PLACE", "ROOM_SLACK_BYTES", "NoRoomForIngest", "check_room",
+    "room_left", "room_needed",
+]
