@@ -174,3 +174,54 @@ def test_a_log_smaller_than_the_file_loads_in_place_and_its_room_counts_the_tran
             ingest_paths(db, [log])
     report = ingest_paths(db, [log])
     assert report.new == 2 and db.stat().st_ino == inode  # loaded in place
+
+
+def test_two_ingests_through_copies_at_once_lose_no_rows(tmp_path):
+    # Each holds the warehouse's lock while it loads its copy; the second waits, then copies what the first left.
+    import subprocess
+    import sys
+    import time
+
+    db = _existing(tmp_path / "w.duckdb")
+    logs = []
+    for name in ("a", "b"):
+        records = []
+        for t in fixture_trajectories():
+            t.trajectory_id = f"{name}-{t.trajectory_id}"
+            t.run.run_id = f"{name}-{t.run.run_id}"
+            records.append(t)
+        log = tmp_path / f"{name}.jsonl"
+        with open(log, "wb") as fh:
+            write_jsonl(records, fh)
+        logs.append(log)
+    script = ("import sys, time, warehouse._loader as L\n"
+              "L._BATCH_BYTES = 600\nL._COPY_ABOVE_FILE_FRACTION = 0.0\n"
+              "orig = L._load_batch\n"
+              "def slow(*a, **k):\n    orig(*a, **k); time.sleep(0.3)\n"
+              "L._load_batch = slow\n"
+              "r = L.ingest_paths(sys.argv[1], [sys.argv[2]])\nprint('new', r.new, flush=True)\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "TMPDIR": str(tmp_path)}
+    procs = []
+    for log in logs:
+        procs.append(subprocess.Popen([sys.executable, "-c", script, str(db), str(log)], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        time.sleep(0.5)  # the first holds the lock before the second asks for it
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outputs]
+    assert [out.strip() for out, _ in outputs] == ["new 4", "new 4"]
+    with open_readonly(db) as con:
+        ids = {r[0] for r in con.execute("SELECT trajectory_id FROM trajectories").fetchall()}
+    assert len(ids) == 2 + 4 + 4 and sum(i.startswith(("a-", "b-")) for i in ids) == 8
+    assert not list(tmp_path.glob(".trajscope-ingest-*"))
+
+
+def test_a_copy_that_fails_names_the_reason_and_leaves_the_warehouse(tmp_path, monkeypatch):
+    db = _existing(tmp_path / "w.duckdb")
+    digest = _sha256(db)
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", 600)
+    monkeypatch.setattr(_loader, "_COPY_SCRIPT", "import sys; sys.exit(28)")  # what a full disk makes it exit with
+    with pytest.raises(OSError) as info:
+        ingest_paths(db, [_log(tmp_path)])
+    assert info.value.errno == 28 and info.value.strerror == os.strerror(28)
+    assert _sha256(db) == digest
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "w.duckdb"]

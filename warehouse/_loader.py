@@ -1,12 +1,15 @@
 """Bulk, idempotent, atomic loading of canonical trajectory logs into the warehouse."""
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import itertools
 import os
 import secrets
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -668,7 +671,7 @@ def _load_into_copy(target: Path, load: Callable[..., None], report: IngestRepor
             if real.with_name(real.name + ".wal").exists():
                 held.execute("CHECKPOINT")  # the copy is the file alone
             check_room(target, input_bytes, real.stat().st_size)
-            shutil.copyfile(real, side)
+            _copy_in_a_child(real, side)
             shutil.copymode(real, side)
             stored = held.cursor() if skip_stored else None
             try:
@@ -682,6 +685,23 @@ def _load_into_copy(target: Path, load: Callable[..., None], report: IngestRepor
     finally:
         for leftover in (side, side.with_name(side.name + ".wal")):
             leftover.unlink(missing_ok=True)
+
+
+def _copy_in_a_child(source: Path, dest: Path) -> None:
+    """Copy the file from another process: DuckDB's lock is a POSIX record lock, which this process loses on
+    closing any descriptor of the file it locked, so a copy read here would free the warehouse to other writers."""
+    done = subprocess.run([sys.executable, "-c", _COPY_SCRIPT, str(source), str(dest)], capture_output=True, text=True)
+    if done.returncode != 0:  # the child's exit status is the errno it met (a full disk: ENOSPC)
+        code = done.returncode if 0 < done.returncode < 256 and os.strerror(done.returncode) else errno.EIO
+        raise OSError(code, os.strerror(code), str(dest))
+
+
+_COPY_SCRIPT = """import shutil, sys
+try:
+    shutil.copyfile(sys.argv[1], sys.argv[2])
+except OSError as exc:
+    sys.exit(exc.errno or 1)
+"""
 
 
 def _publish(side: Path, target: Path) -> bool:
