@@ -12,7 +12,7 @@ from ._connection import (
     transaction,
 )
 from ._disk_room import NoRoomForIngest
-from ._file_check import BAD_WAREHOUSE_EXIT, check_warehouse_file
+from ._file_check import BAD_WAREHOUSE_EXIT, check_warehouse_file, file_sha256
 from ._loader import (
     ON_DUPLICATE_CHOICES,
     GoldConflict,
@@ -49,7 +49,7 @@ from .read import (
 )
 
 __all__ = [
-    "BAD_WAREHOUSE_EXIT", "WarehouseFileError", "check_schema", "check_warehouse_file", "CONSOLE_LIMITS",
+    "BAD_WAREHOUSE_EXIT", "WarehouseFileError", "check_schema", "check_warehouse_file", "file_sha256", "CONSOLE_LIMITS",
     "DEFAULT_DB", "DEFAULT_LIMITS", "PAGE_LIMITS", "Reader", "ForbiddenStatement",
     "GoldConflict", "IngestReport", "LimitExceeded",
     "LogSliceLoad", "NoRoomForIngest", "NotAWarehouse", "ON_DUPLICATE_CHOICES", "QueryTimeout", "ReadLimits",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -12,6 +13,13 @@ from ._file_check import WarehouseFileError, check_path_length, check_warehouse_
 
 DEFAULT_DB = "trajscope.duckdb"
 LOCK_TIMEOUT_S = 60.0
+
+# DuckDB's lock is a POSIX record lock: a process that closes any descriptor of the file loses every lock it holds
+# on it, so the header check's open-read-close under another connection of this process would let a writer in
+# beside it. The header is read once per file (device, inode), before this process first connects to it; the check
+# and the connect attempt hold _OPENING, so no thread reads a header while another is between connect and record.
+_CONNECTED: set[tuple[int, int]] = set()
+_OPENING = threading.Lock()
 
 
 class WarehouseBusy(RuntimeError):
@@ -56,21 +64,28 @@ def connect_retrying(path: Path, timeout_s: float, **kwargs) -> duckdb.DuckDBPyC
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise WarehouseFileError(f"{path}: cannot create its folder ({os.strerror(exc.errno or 0)})") from None
-    try:
-        check_warehouse_file(path, create=not kwargs.get("read_only"))
-    except FileNotFoundError:
-        raise WarehouseMissing(
-            f"{path}: no warehouse here yet; create one with `trajscope ingest LOG --db {path}` or `make demo`"
-        ) from None
     while True:
-        opened = _identity(path)
         try:
-            # lock_configuration travels in the config, so the database instance DuckDB shares between
-            # this process's connections is locked from its creation: no connection ever needs a SET
-            # that a concurrent one's lock would refuse ("the configuration has been locked").
-            con = duckdb.connect(str(path), config=config, **kwargs)
+            with _OPENING:
+                opened = _identity(path)
+                head_read = opened not in _CONNECTED
+                try:
+                    check_warehouse_file(path, create=not kwargs.get("read_only"), read_head=head_read)
+                except FileNotFoundError:
+                    raise WarehouseMissing(f"{path}: no warehouse here yet; create one with `trajscope ingest LOG "
+                                           f"--db {path}` or `make demo`") from None
+                # lock_configuration travels in the config, so the database instance DuckDB shares between
+                # this process's connections is locked from its creation: no connection ever needs a SET
+                # that a concurrent one's lock would refuse ("the configuration has been locked").
+                con = duckdb.connect(str(path), config=config, **kwargs)
+                identity = _identity(path)
+                if identity is not None and (opened is None or identity == opened):
+                    _CONNECTED.add(identity)
         except duckdb.Error as exc:
             if not isinstance(exc, duckdb.IOException) or not _is_lock_error(exc):
+                if not head_read:  # another file now has that inode number: check its header after all
+                    _CONNECTED.discard(opened)
+                    continue
                 refused = open_failure(path, exc)
                 if refused is not None:
                     raise refused from None

@@ -1,7 +1,6 @@
 """What a finding bundle holds: its tables (with their SQL), figures and the replays of the trajectories involved."""
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from app.queries import (
     replay_steps_sql,
 )
 from trajscope.format import GATE_EXTRACTOR
-from warehouse import DEFAULT_LIMITS, ReadLimits, open_read, run_read_query
+from warehouse import DEFAULT_LIMITS, ReadLimits, file_sha256, open_read, run_read_query
 from warehouse.read import to_polars
 
 MAX_REPLAYS = 60  # a bundle is for a reviewer: beyond this many trajectories, name the rest without replays
@@ -72,15 +71,6 @@ class Bundle:
     figures: list[Figure] = field(default_factory=list)
     replays: list[Replay] = field(default_factory=list)
     not_replayed: list[str] = field(default_factory=list)
-
-
-def file_sha256(path: Path) -> str:
-    """sha256 of the warehouse file as it is on disk."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _in(values: list[str]) -> str:

@@ -18,6 +18,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from .._file_check import file_sha256
+
 BY_CHOICES = ("dataset", "none")
 POOLED = "all"
 
@@ -109,8 +111,7 @@ def file_digest(path: str | Path | None) -> str:
     if version not in _DIGESTS:
         digest = _cached_digest(path, version)
         if digest is None:
-            with open(path, "rb") as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+            digest = file_sha256(path)  # by a child: a read here could cost a connection of this process its lock
             # Stored only if the file did not change while it was read, and not within the racy window: file
             # times tick coarsely, so a write just after an earlier one could leave the same version behind.
             if _file_version(path) == version and time.time_ns() - version[-1] > RACY_WINDOW_NS:
