@@ -613,13 +613,18 @@ def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: 
     return report
 
 
+def _side_path(beside: Path) -> Path:
+    """A side file's name beside the warehouse, after this process: a sweep tells a live ingest's from a dead one's."""
+    return beside.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
+
+
 def _build_beside(target: Path, load: Callable[..., None], report: IngestReport) -> bool:
     """Build a new warehouse in a side file and give it target's name; False if a warehouse appeared there first.
 
     Committed batch by batch, so memory stays bounded by the batch (one transaction kept every batch's staging
     until its commit: 2 GB at 1M); it takes the name only when complete, so a failed or killed ingest leaves none.
     """
-    side = target.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
+    side = _side_path(target)
     try:
         load(side, report=report, skip_stored=False, new_file=True, shown=target)
         return _publish(side, target)
@@ -662,7 +667,7 @@ def _load_into_copy(target: Path, load: Callable[..., None], report: IngestRepor
     warehouse's bytes as they were, and only a side file the next ingest sweeps.
     """
     real = Path(os.path.realpath(target))  # a link is followed: the file it names is replaced
-    side = real.with_name(f"{_NEW_FILE_PREFIX}{os.getpid()}-{secrets.token_hex(4)}.duckdb")
+    side = _side_path(real)
     try:
         # Held open to the end: DuckDB's lock keeps every other writer out until the copy has replaced the file,
         # so none commits to the file the copy is about to replace. It also answers the stored-hash lookups:
