@@ -149,9 +149,11 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "trajectories": result.ro
 """
 
 _CATALOG = r"""
-import json, sys
+import json, sys, time
 from warehouse.lake import lake_catalog
-print(json.dumps({"catalog": str(lake_catalog(sys.argv[1]))}))
+t0 = time.perf_counter()
+catalog = str(lake_catalog(sys.argv[1]))
+print(json.dumps({"catalog": catalog, "seconds": time.perf_counter() - t0}))
 """
 
 
@@ -185,7 +187,10 @@ def lake_versus_file(db: Path, work: Path) -> None:
     print(f"exported {n:,} trajectories in {export['seconds']:.1f} s (peak RSS {export['peak_rss_mb']:,.0f} MB): "
           f"{size / 1e6:,.1f} MB of Parquet in {files:,} files, {size / max(n, 1):,.0f} B/trajectory; "
           f"the file is {db.stat().st_size / 1e6:,.1f} MB, {db.stat().st_size / max(n, 1):,.0f} B/trajectory")
-    catalog = _child(_CATALOG, str(lake))["catalog"]
+    built = _child(_CATALOG, str(lake))
+    catalog = built["catalog"]
+    print(f"catalog of the lake's snapshot built in {built['seconds']:.1f} s (its derived tables computed once), "
+          f"{Path(catalog).stat().st_size / 1e6:,.1f} MB")
     over_file = _child(_PAGES, str(db), str(ROOT))
     over_lake = _child(_PAGES, catalog, str(ROOT))
     print(f"\n{'page (warm s)':40s} {'file':>8s} {'lake':>8s} {'lake/file':>9s}   (cold: file / lake)")

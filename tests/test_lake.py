@@ -189,3 +189,96 @@ def test_sql_over_a_lake_is_sandboxed_and_reads_through_the_named_views(logs, tm
     writers = runner.invoke(cli, ["lake", "writers", str(lake)])
     assert writers.exit_code == 0 and "60 trajectories" in writers.output
     assert json.loads(next((lake / "_committed").iterdir()).read_text())["runs"] == ["ra-base", "ra-gate"]
+
+
+def _trajectory_count(db: Path) -> int:
+    return run_read_query(db, "SELECT count(*) AS n FROM trajectories").df["n"][0]
+
+
+def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commit_makes_the_next(
+        logs, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    from warehouse import ingest_paths
+    from warehouse.lake import _catalog, lake_catalog_built
+
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, lake)
+    first = lake_catalog(lake)
+    assert lake_catalog_built(lake) and lake_catalog(lake) == first
+    with open_readonly(first) as con:
+        stored = {t for t, in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+        funnel = con.execute("SELECT count(DISTINCT trajectory_id) FROM evidence_funnel_facts").fetchone()[0]
+    # The derived tables are tables of the catalog (computed once), the warehouse tables views over the lake.
+    assert {"evidence_funnel_facts", "trajectory_funnel_facts", "trajectory_signals"} <= stored
+    assert "trajectories" not in stored and funnel == 60
+    assert _rows(first, "evidence_funnel_facts") == _rows(db, "evidence_funnel_facts")
+
+    ingest_into_lake(lake, [logs["b"]], progress=False)
+    assert not lake_catalog_built(lake)  # the commit made a new snapshot
+    assert _trajectory_count(first) == 60  # the old snapshot still reads what it read: no page sees half a commit
+    second = lake_catalog(lake)
+    assert second != first and _trajectory_count(second) == 110
+    with open_readonly(second) as con:
+        assert con.execute("SELECT count(DISTINCT trajectory_id) FROM evidence_funnel_facts").fetchone()[0] == 110
+    # The superseded catalog stays while a reader that resolved it may still open it, then goes.
+    assert first.exists()
+    monkeypatch.setattr(_catalog, "_SUPERSEDED_KEEP_S", 0.0)
+    assert lake_catalog(lake) == second
+    assert not first.exists() and not first.with_name(first.name + ".lake").exists() and second.exists()
+
+
+def test_two_readers_of_a_new_snapshot_build_its_catalog_once(logs, tmp_path, monkeypatch):
+    import threading
+    import time
+
+    from warehouse.lake import _catalog
+
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    from warehouse import ingest_paths
+
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, lake)
+    builds, real = [], _catalog._build
+
+    def slow_build(*args):
+        builds.append(args)
+        time.sleep(0.5)  # long enough that the second reader arrives while the first builds
+        real(*args)
+
+    monkeypatch.setattr(_catalog, "_build", slow_build)
+    got: list[Path] = []
+    readers = [threading.Thread(target=lambda: got.append(lake_catalog(lake))) for _ in range(2)]
+    for reader in readers:
+        reader.start()
+    for reader in readers:
+        reader.join(timeout=120)
+    assert len(got) == 2 and got[0] == got[1] and len(builds) == 1
+    assert _trajectory_count(got[0]) == 60
+
+
+def test_the_dashboard_over_a_lake_reads_a_commit_made_while_it_runs(logs, tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from app.access import load_config
+
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
+    from warehouse import ingest_paths
+
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, lake)
+    monkeypatch.setenv("TRAJSCOPE_DB", str(tmp_path / "not-read.duckdb"))  # the lake's catalog replaces it
+    monkeypatch.setenv("TRAJSCOPE_APP_LAKE", str(lake))
+    assert load_config().db_path == lake_catalog(lake)
+    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120).run()
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Runs"] == "2" and metrics["Trajectories"] == "60"
+    ingest_into_lake(lake, [logs["b"]], progress=False)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Runs"] == "4" and metrics["Trajectories"] == "110"
+    assert not (tmp_path / "not-read.duckdb").exists()

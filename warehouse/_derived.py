@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import re
 from dataclasses import dataclass
 from importlib import resources
 
@@ -77,10 +76,8 @@ def funnel_facts_hash() -> str:
 
 
 def derived_hash() -> str:
-    """Every derived table's definition hash in one string, with that of the per-query form a lake's catalog installs
-    (the catalog's stamp)."""
-    views = hashlib.sha256("\0".join(facts_view_sql(d) for d in DERIVED).encode()).hexdigest()
-    return ":".join([*(facts_hash(d) for d in DERIVED), views])
+    """Every derived table's definition hash in one string (part of a lake catalog's snapshot key)."""
+    return ":".join(facts_hash(d) for d in DERIVED)
 
 
 def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:
@@ -165,24 +162,6 @@ def refresh_signal_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None
     refresh_signal_facts(con, _load_file(name))
 
 
-def facts_view_sql(derived: Derived) -> str:
-    """A derived table as a view computing every trajectory's facts per query, by the same SQL (a lake's catalog,
-    whose tables are views over Parquet files)."""
-    query = _load_file(derived.load_file).split(f"INSERT INTO {derived.table} BY NAME\n", 1)[1]
-    # Every trajectory is in scope, so each "only the refreshed ones" filter is dropped, not evaluated per row
-    # (three semi-joins over the whole lake made its pages up to 1.7x slower). A lake's views filter every table
-    # to committed writers, and a writer commits a trajectory with its judgments and facts, so none is left out.
-    query = re.sub(rf"\b(\w+\.)?trajectory_id IN \(SELECT trajectory_id FROM {derived.refresh}\)", "true", query)
-    return (f"DROP TABLE IF EXISTS {derived.table};\n"
-            f"CREATE OR REPLACE VIEW {derived.refresh} AS SELECT trajectory_id FROM trajectories;\n"
-            f"CREATE VIEW {derived.table} AS {query}")
-
-
-def funnel_facts_view_sql() -> str:
-    """facts_view_sql of evidence_funnel_facts."""
-    return facts_view_sql(FUNNEL)
-
-
 def facts_stale(con: duckdb.DuckDBPyConnection, derived: Derived) -> bool:
     """Whether the stored facts were computed by another definition (or never); False before the table exists."""
     exists = con.execute(
@@ -225,7 +204,7 @@ def recompute_stale_facts(con: duckdb.DuckDBPyConnection, *, every: bool = False
 __all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "WALK", "Derived", "any_facts_stale",
            "derived_hash",
            "facts_hash",
-           "facts_stale", "facts_view_sql", "funnel_facts_hash", "funnel_facts_stale", "funnel_facts_view_sql",
+           "facts_stale", "funnel_facts_hash", "funnel_facts_stale",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
            "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
            "refresh_signal_facts_file", "refresh_verdict_facts", "refresh_with_dependents"]

@@ -1,5 +1,5 @@
 """How the dashboard reaches the warehouse: its settings, short read-only queries and the upload write."""
-from ._config import AppConfig, load_config
+from ._config import AppConfig, load_config, served_lake
 from ._queries import (
     QueryResult,
     WarehouseState,
@@ -15,5 +15,5 @@ from ._queries import (
 
 __all__ = [
     "AppConfig", "QueryResult", "WarehouseState", "available_views", "chartable", "load_config",
-    "read_connection", "run_queries", "run_query", "sql_literal", "warehouse_state", "write_lock",
+    "read_connection", "run_queries", "run_query", "served_lake", "sql_literal", "warehouse_state", "write_lock",
 ]

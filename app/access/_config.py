@@ -15,6 +15,8 @@ ENV_PAGE_TIMEOUT_S = "TRAJSCOPE_APP_PAGE_TIMEOUT_S"
 ENV_MEMORY_MB = "TRAJSCOPE_APP_MEMORY_MB"
 ENV_TEMP_MB = "TRAJSCOPE_APP_TEMP_MB"
 ENV_LOCK_WAIT_S = "TRAJSCOPE_APP_LOCK_WAIT_S"
+# `trajscope app --lake`: the lake whose latest snapshot every run reads (its catalog replaces $TRAJSCOPE_DB).
+ENV_LAKE = "TRAJSCOPE_APP_LAKE"
 
 # The pages' own queries: most rows a page (the Export preview included) may fetch.
 PAGE_ROW_CAP = PAGE_LIMITS.max_rows
@@ -63,9 +65,26 @@ def _number(name: str, default: float, cast: type) -> float:
     return value
 
 
+def served_lake() -> Path | None:
+    """The lake the dashboard serves ($TRAJSCOPE_APP_LAKE), else None."""
+    raw = os.environ.get(ENV_LAKE)
+    return Path(raw) if raw else None
+
+
+def _db_path() -> Path:
+    lake = served_lake()
+    if lake is None:
+        return default_db_path()
+    from warehouse.lake import lake_catalog
+
+    # Re-resolved on every run: a writer's commit gives a new snapshot, whose catalog the next run builds and reads.
+    return lake_catalog(lake)
+
+
 def load_config() -> AppConfig:
-    """Settings from $TRAJSCOPE_DB and $TRAJSCOPE_APP_* (AppConfig's defaults otherwise)."""
-    d = AppConfig(db_path=default_db_path())
+    """Settings from $TRAJSCOPE_DB (or the catalog of $TRAJSCOPE_APP_LAKE's latest snapshot) and $TRAJSCOPE_APP_*
+    (AppConfig's defaults otherwise)."""
+    d = AppConfig(db_path=_db_path())
     return AppConfig(
         db_path=d.db_path,
         max_upload_mb=int(_number(ENV_MAX_UPLOAD_MB, d.max_upload_mb, int)),

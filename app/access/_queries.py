@@ -117,7 +117,9 @@ def warehouse_state(db_path: str | Path, *, lock_wait_s: float | None = None) ->
         return WarehouseState(exists=False)
     try:
         with read_connection(db_path, lock_wait_s=lock_wait_s) as con:
-            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+            # A lake's catalog holds its warehouse tables as views over the lake's files.
+            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() UNION ALL "
+                                                "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
             if not {"runs", "trajectories"} <= tables:
                 return WarehouseState(exists=False)
             n_runs, n_traj, views = con.execute(_STATE_SQL).fetchall()[0]

@@ -10,7 +10,9 @@ from app.ui import fetch, page_header, require_warehouse, set_url, url_value
 
 def human_labels_present() -> bool:
     """Whether the warehouse has the human_step_labels table (issue 22 item 4; older warehouses lack it)."""
-    found = fetch("SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'human_step_labels'")
+    # A view where the warehouse is a lake's catalog.
+    found = fetch("SELECT count(*) AS n FROM (SELECT table_name FROM duckdb_tables() UNION ALL "
+                  "SELECT view_name FROM duckdb_views() WHERE NOT internal) WHERE table_name = 'human_step_labels'")
     return found is not None and found.df["n"][0] > 0
 
 page_header("Trajectory replay", "Each action with its arguments, the candidates it saw (gold "

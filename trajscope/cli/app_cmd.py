@@ -33,8 +33,9 @@ def _port_free(port: int) -> bool:
               help="Warehouse file (default: $TRAJSCOPE_DB or ./trajscope.duckdb). It may not exist "
                    "yet: the dashboard then explains how to fill it, and its Upload page creates it.")
 @click.option("--lake", type=click.Path(file_okay=False, exists=True), default=None,
-              help="Serve this lake (trajscope lake) instead of --db: every page reads it through the same views "
-                   "and sandbox; the Upload page cannot write to it (use `trajscope ingest --lake`).")
+              help="Serve this lake (trajscope lake) instead of --db: every page reads its latest snapshot "
+                   "(runs committed later appear at the next page load) through the same views and sandbox; "
+                   "the Upload page cannot write to it (use `trajscope ingest --lake`).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
               help="Port on 127.0.0.1.")
 @click.option("--max-upload-mb", type=click.IntRange(1, 100_000), default=200, show_default=True,
@@ -61,7 +62,7 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
     if lake:
         from ._options import lake_db
 
-        db = Path(lake_db(lake, ""))
+        db = Path(lake_db(lake, ""))  # built before the server starts; later commits are read by the runs after them
     db_path = (db or default_db_path()).resolve()
     if db_path.exists() and db_path.is_dir():
         raise click.ClickException(f"{db_path}: is a directory, not a warehouse file")
@@ -73,6 +74,7 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
     env = {
         **os.environ,
         "TRAJSCOPE_DB": str(db_path),
+        **({"TRAJSCOPE_APP_LAKE": str(Path(lake).resolve())} if lake else {}),
         "TRAJSCOPE_APP_MAX_UPLOAD_MB": str(max_upload_mb),
         "TRAJSCOPE_APP_SQL_TIMEOUT_S": str(sql_timeout),
         "TRAJSCOPE_APP_SQL_ROW_CAP": str(row_cap),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,8 +21,9 @@ MARKER = "_trajscope_lake.json"
 LAKE_FORMAT = 1
 # Tables of the warehouse's own bookkeeping: every process that reads a lake keeps its own.
 LOCAL_TABLES = frozenset({"schema_migrations", "views_state", "derived_facts_state"})
-# Tables computed from the others at load (warehouse._derived): a lake stores none, its catalog computes them per
-# query, so rows of writers that ran older code, or a corpus another writer added, are read as a warehouse would.
+# Tables computed from the others at load (warehouse._derived): a lake stores none; a reader's catalog computes them
+# for each snapshot of the lake, so rows of writers that ran older code, or a corpus another writer added, are read
+# as a warehouse would.
 DERIVED_TABLES = frozenset(d.table for d in DERIVED)
 _HIVE_TYPES = "{" + ", ".join(f"'{p}': 'VARCHAR'" for p in PARTITIONS) + "}"
 
@@ -59,20 +61,37 @@ class LakeTable:
         return (f"SELECT *, coalesce({dataset}, '{SHARED}') AS _dataset, coalesce({run}, '{SHARED}') AS _run, "
                 f"'{writer}' AS _writer FROM {source}.{self.name}")
 
-    def view_sql(self, lake: Path, name: str | None = None) -> str:
-        """A view over every committed writer's files, typed as the table is (older files lack newer columns)."""
+    def view_sql(self, lake: Path, name: str | None = None, writers: Sequence[str] | None = None) -> str:
+        """A view over the files of the given writers, else of every writer committed when it is read, typed as
+        the table is (older files lack newer columns)."""
         cols = ", ".join(f'CAST("{c}" AS {t}) AS "{c}"' for c, t in self.columns)
         # DISTINCT: two writers may both add one shared row (the same question in two logs); a lake
         # ingest refuses a question that differs from the lake's copy, so equal rows are the only repeats.
         distinct = "DISTINCT " if self.shared else ""
+        if writers is None:
+            committed = f"(SELECT parse_filename(file) FROM glob('{_quoted(lake / COMMITTED)}/*'))"
+        else:  # a fixed list: a catalog's snapshot, whose partitions DuckDB prunes before opening a file
+            committed = "(" + ", ".join(f"'{_quoted_name(w)}'" for w in writers) + ")" if writers else "(NULL)"
         return (f'CREATE OR REPLACE VIEW {name or self.name} AS SELECT {distinct}{cols} '
                 f"FROM read_parquet('{_quoted(lake / self.name)}/**/*.parquet', hive_partitioning = true, "
                 f"union_by_name = true, hive_types = {_HIVE_TYPES}) "
-                f"WHERE _writer IN (SELECT parse_filename(file) FROM glob('{_quoted(lake / COMMITTED)}/*'))")
+                f"WHERE _writer IN {committed}")
 
 
 def _quoted(path: Path) -> str:
     return str(path).replace("'", "''")
+
+
+def _quoted_name(name: str) -> str:
+    return name.replace("'", "''")
+
+
+def committed_writers(lake: Path) -> list[str]:
+    """The writers whose commit marker is in the lake, sorted (a marker being written has a dot-name)."""
+    folder = lake / COMMITTED
+    if not folder.is_dir():
+        return []
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith(".") and p.is_file())
 
 
 def lake_tables(con: duckdb.DuckDBPyConnection) -> list[LakeTable]:
@@ -113,4 +132,4 @@ def install_lake_views(con: duckdb.DuckDBPyConnection, lake: Path, tables: list[
 
 
 __all__ = ["CLAIMS", "COMMITTED", "DERIVED_TABLES", "LAKE_FORMAT", "LOCAL_TABLES", "LakeError", "LakeTable", "MARKER",
-           "PARTITIONS", "SHARED", "STAGING", "check_lake", "install_lake_views", "lake_tables"]
+           "PARTITIONS", "SHARED", "STAGING", "check_lake", "committed_writers", "install_lake_views", "lake_tables"]
