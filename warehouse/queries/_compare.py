@@ -1,6 +1,7 @@
 """compare_runs: the paired comparison of two runs (accuracy delta, bootstrap CI, McNemar, TOST, strata)."""
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,12 +86,21 @@ def _statistics(stratum: str, ids: list[str], a: np.ndarray, b: np.ndarray, *, b
     )
 
 
+def _arrow(con: Any, sql: str, params: dict[str, Any]) -> pa.Table:
+    """A query's result as Arrow, on a Reader or on a raw connection."""
+    with warnings.catch_warnings():
+        # A raw connection's DB-API result notes its extra copy of the rows (DuckDB 2); con.sql would avoid it,
+        # but DuckDB 2 refuses a relation while an earlier execute's result is unfinished on the connection.
+        warnings.simplefilter("ignore", UserWarning)
+        return con.execute(sql, params).to_arrow_table()
+
+
 def _unpaired(con: Any, run: str, paired: set[str]) -> list[str]:
     """The run's question ids outside `paired` (a subset of them), sorted; fetched only when the counts differ, as
     most comparisons pair every question."""
     if con.execute(run_question_count_sql(), {"run": run}).fetchone()[0] == len(paired):
         return []
-    ids = con.execute(run_question_ids_sql(), {"run": run}).to_arrow_table().column(0).to_pylist()
+    ids = _arrow(con, run_question_ids_sql(), {"run": run}).column(0).to_pylist()
     return sorted(set(ids) - paired)
 
 
@@ -123,7 +133,7 @@ def compare_runs(
     if subset == "a_zero_read":
         sql = f"SELECT * FROM ({sql}) WHERE a_zero_read"
     # Column by column: a run of 250,000 questions as Python rows cost more than the query itself.
-    rows = con.execute(sql, {"run_a": run_a, "run_b": run_b}).to_arrow_table()
+    rows = _arrow(con, sql, {"run_a": run_a, "run_b": run_b})
     scored = rows.filter(pc.and_(pc.is_valid(rows["outcome_a"]), pc.is_valid(rows["outcome_b"])))
     if not scored.num_rows:
         what = "no shared question ids" if not rows.num_rows else f"no shared question scored under {metric!r}"
