@@ -87,6 +87,7 @@ def test_every_view_over_a_lake_fed_by_two_processes_at_once_equals_one_warehous
         assert proc.wait() == 0, proc.stderr.read()
     exported = export_lake(first, lake)
     assert sorted(exported.runs) == ["ra-base", "ra-gate"] and exported.rows["trajectories"] == 60
+    assert _trajectory_count(lake_catalog(lake)) == 60  # so the catalog below extends this snapshot's
     # Two writers at once, each adding its own partitions; neither waits for the other.
     procs = [_ingest_cli(str(logs[k]), "--lake", str(lake)) for k in ("b", "c")]
     for proc in procs:
@@ -217,10 +218,22 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     ingest_into_lake(lake, [logs["b"]], progress=False)
     assert not lake_catalog_built(lake)  # the commit made a new snapshot
     assert _trajectory_count(first) == 60  # the old snapshot still reads what it read: no page sees half a commit
+    recomputed: list[str] = []
+    real_recompute = _catalog.recompute_facts
+    monkeypatch.setattr(_catalog, "recompute_facts", lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
     second = lake_catalog(lake)
     assert second != first and _trajectory_count(second) == 110
+    assert recomputed == []  # it started from the first snapshot's rows and refreshed the new writer's
     with open_readonly(second) as con:
         assert con.execute("SELECT count(DISTINCT trajectory_id) FROM evidence_funnel_facts").fetchone()[0] == 110
+    # Equal, table by table, to a catalog of the same snapshot computed whole.
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache-whole"))
+    whole = lake_catalog(lake)
+    assert len(recomputed) == 4 and whole != second
+    for table in ("evidence_funnel_facts", "trajectory_funnel_facts", "judgment_score_facts", "trajectory_signals",
+                  "derived_facts_state"):
+        assert _rows(second, table) == _rows(whole, table), table
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     # The superseded catalog stays while a reader that resolved it may still open it, then goes.
     assert first.exists()
     monkeypatch.setattr(_catalog, "_SUPERSEDED_KEEP_S", 0.0)
@@ -282,3 +295,42 @@ def test_the_dashboard_over_a_lake_reads_a_commit_made_while_it_runs(logs, tmp_p
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Runs"] == "4" and metrics["Trajectories"] == "110"
     assert not (tmp_path / "not-read.duckdb").exists()
+
+
+def test_a_corpus_a_later_writer_adds_refreshes_the_stored_trajectories_it_names(logs, tmp_path, monkeypatch):
+    from trajscope.format import Chunk
+    from warehouse import ingest_paths, load_chunks
+    from warehouse.lake import _catalog, write_warehouse
+
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    lake, db, corpus = tmp_path / "lake", tmp_path / "a.duckdb", tmp_path / "corpus.duckdb"
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, lake)
+    first = lake_catalog(lake)
+    with open_readonly(db) as con:
+        golds = [c for c, in con.execute("SELECT DISTINCT chunk_id FROM gold_evidence_facts").fetchall()]
+    # A writer of no run, only passages: the titles of gold passages the stored trajectories already name.
+    load_chunks(corpus, [Chunk(chunk_id=c, text=f"river mill {c}", title=f"Title {c}") for c in golds], "synthetic")
+    from warehouse import open_warehouse
+
+    with open_warehouse(corpus) as con:
+        write_warehouse(con, lake)
+    recomputed: list[str] = []
+    real_recompute = _catalog.recompute_facts
+    monkeypatch.setattr(_catalog, "recompute_facts", lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
+    second = lake_catalog(lake)
+    assert recomputed == [] and _trajectory_count(second) == 60
+    assert _rows(second, "evidence_funnel_facts") != _rows(first, "evidence_funnel_facts")  # the titles changed them
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache-whole"))
+    whole = lake_catalog(lake)
+    for table in ("evidence_funnel_facts", "trajectory_funnel_facts", "judgment_score_facts", "trajectory_signals"):
+        assert _rows(second, table) == _rows(whole, table), table
+    # A shared table the refresh does not follow makes the next snapshot compute every trajectory's facts.
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(_catalog, "_FOLLOWED_SHARED", ("questions",))
+    with open_warehouse(corpus) as con:
+        con.execute("UPDATE chunks SET text = text || ' (again)'")
+        write_warehouse(con, lake)
+    recomputed.clear()
+    lake_catalog(lake)
+    assert len(recomputed) == 4
