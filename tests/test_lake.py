@@ -220,7 +220,8 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     assert _trajectory_count(first) == 60  # the old snapshot still reads what it read: no page sees half a commit
     recomputed: list[str] = []
     real_recompute = _catalog.recompute_facts
-    monkeypatch.setattr(_catalog, "recompute_facts", lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
+    monkeypatch.setattr(_catalog, "recompute_facts",
+                        lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
     second = lake_catalog(lake)
     assert second != first and _trajectory_count(second) == 110
     assert recomputed == []  # it started from the first snapshot's rows and refreshed the new writer's
@@ -317,7 +318,8 @@ def test_a_corpus_a_later_writer_adds_refreshes_the_stored_trajectories_it_names
         write_warehouse(con, lake)
     recomputed: list[str] = []
     real_recompute = _catalog.recompute_facts
-    monkeypatch.setattr(_catalog, "recompute_facts", lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
+    monkeypatch.setattr(_catalog, "recompute_facts",
+                        lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
     second = lake_catalog(lake)
     assert recomputed == [] and _trajectory_count(second) == 60
     assert _rows(second, "evidence_funnel_facts") != _rows(first, "evidence_funnel_facts")  # the titles changed them

@@ -141,7 +141,11 @@ def _build(path: Path, lake: Path, writers: Sequence[str]) -> None:
         if base is not None:
             # Its bytes, not its rows re-inserted (1.3 s of a 3 s build at 100k). Reading it here may drop this
             # process's DuckDB lock on it (docs/security.md); a catalog is only ever opened read-only.
-            shutil.copyfile(base.path, tmp)
+            try:
+                shutil.copyfile(base.path, tmp)
+            except FileNotFoundError:  # superseded and removed by another reader since: build it whole
+                base = None
+                tmp.unlink(missing_ok=True)
         with open_warehouse(tmp) as con:  # the schema and every named view; from scratch, over empty tables
             tables = lake_tables(con) if base is None else base.tables
             for table in tables:
