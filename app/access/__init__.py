@@ -1,6 +1,7 @@
 """How the dashboard reaches the warehouse: its settings, short read-only queries and the upload write."""
 from ._config import AppConfig, load_config, served_lake
 from ._queries import (
+    RELATIONS_SQL,
     QueryResult,
     WarehouseState,
     available_views,
@@ -14,6 +15,6 @@ from ._queries import (
 )
 
 __all__ = [
-    "AppConfig", "QueryResult", "WarehouseState", "available_views", "chartable", "load_config",
+    "RELATIONS_SQL", "AppConfig", "QueryResult", "WarehouseState", "available_views", "chartable", "load_config",
     "read_connection", "run_queries", "run_query", "served_lake", "sql_literal", "warehouse_state", "write_lock",
 ]

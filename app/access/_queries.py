@@ -106,6 +106,10 @@ class WarehouseState:
         return not self.exists or self.n_trajectories == 0
 
 
+# Every table and named view by name: a lake's catalog holds its warehouse tables as views over the lake's files.
+RELATIONS_SQL = ("SELECT table_name AS name FROM duckdb_tables() UNION ALL "
+                 "SELECT view_name FROM duckdb_views() WHERE NOT internal")
+
 _STATE_SQL = """SELECT (SELECT count(*) FROM runs) AS n_runs,
        (SELECT count(*) FROM trajectories) AS n_trajectories,
        (SELECT list(view_name) FROM duckdb_views() WHERE NOT internal) AS views"""
@@ -117,9 +121,7 @@ def warehouse_state(db_path: str | Path, *, lock_wait_s: float | None = None) ->
         return WarehouseState(exists=False)
     try:
         with read_connection(db_path, lock_wait_s=lock_wait_s) as con:
-            # A lake's catalog holds its warehouse tables as views over the lake's files.
-            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() UNION ALL "
-                                                "SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()}
+            tables = {r[0] for r in con.execute(RELATIONS_SQL).fetchall()}
             if not {"runs", "trajectories"} <= tables:
                 return WarehouseState(exists=False)
             n_runs, n_traj, views = con.execute(_STATE_SQL).fetchall()[0]

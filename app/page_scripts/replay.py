@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.access import RELATIONS_SQL
 from app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
 from app.replay import load_trajectory, pick_verdict, render_fork_command, render_forks, render_trajectory
 from app.ui import fetch, page_header, require_warehouse, set_url, url_value
@@ -10,9 +11,7 @@ from app.ui import fetch, page_header, require_warehouse, set_url, url_value
 
 def human_labels_present() -> bool:
     """Whether the warehouse has the human_step_labels table (issue 22 item 4; older warehouses lack it)."""
-    # A view where the warehouse is a lake's catalog.
-    found = fetch("SELECT count(*) AS n FROM (SELECT table_name FROM duckdb_tables() UNION ALL "
-                  "SELECT view_name FROM duckdb_views() WHERE NOT internal) WHERE table_name = 'human_step_labels'")
+    found = fetch(f"SELECT count(*) AS n FROM ({RELATIONS_SQL}) WHERE name = 'human_step_labels'")
     return found is not None and found.df["n"][0] > 0
 
 page_header("Trajectory replay", "Each action with its arguments, the candidates it saw (gold "
