@@ -210,9 +210,11 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     with open_readonly(first) as con:
         stored = {t for t, in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         funnel = con.execute("SELECT count(DISTINCT trajectory_id) FROM evidence_funnel_facts").fetchone()[0]
-    # The derived tables are tables of the catalog (computed once), the warehouse tables views over the lake.
-    assert {"evidence_funnel_facts", "trajectory_funnel_facts", "trajectory_signals"} <= stored
-    assert "trajectories" not in stored and funnel == 60
+    # The derived tables are tables of the catalog (computed once), and so are the questions' distinct rows (read by
+    # nearly every page); the other warehouse tables are views over the lake.
+    assert {"evidence_funnel_facts", "trajectory_funnel_facts", "trajectory_signals", "questions"} <= stored
+    assert "trajectories" not in stored and "chunks" not in stored and funnel == 60
+    assert _rows(first, "questions") == _rows(db, "questions")
     assert _rows(first, "evidence_funnel_facts") == _rows(db, "evidence_funnel_facts")
 
     ingest_into_lake(lake, [logs["b"]], progress=False)
@@ -232,8 +234,11 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     whole = lake_catalog(lake)
     assert len(recomputed) == 4 and whole != second
     for table in ("evidence_funnel_facts", "trajectory_funnel_facts", "judgment_score_facts", "trajectory_signals",
-                  "derived_facts_state"):
+                  "derived_facts_state", "questions"):
         assert _rows(second, table) == _rows(whole, table), table
+    with open_readonly(second) as con:  # the extended questions: each key once, both logs' questions
+        n, keys = con.execute("SELECT count(*), count(DISTINCT (dataset, question_id)) FROM questions").fetchone()
+    assert n == keys == 30
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     # The superseded catalog stays while a reader that resolved it may still open it, then goes.
     assert first.exists()

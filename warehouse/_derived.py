@@ -45,6 +45,16 @@ def _load_file(name: str) -> str:
     return (resources.files("warehouse") / "load" / name).read_text()
 
 
+# The key of each upserted table whose rows can change stored trajectories' facts: warehouse/load/
+# funnel_refresh_<table>.sql selects those trajectories from the keys put in temp table upserted_keys.
+UPSERT_KEYS = {"questions": ("dataset", "question_id"), "chunks": ("dataset", "chunk_id")}
+
+
+def upsert_refresh_sql(table: str) -> str:
+    """The trajectories whose derived facts an upsert of `table` rows changes (reads temp table upserted_keys)."""
+    return _load_file(f"funnel_refresh_{table}.sql")
+
+
 @functools.cache
 def _view_sql() -> dict[str, str]:
     return {v.name: v.sql for v in load_views()}
@@ -207,4 +217,5 @@ __all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "WALK", "De
            "facts_stale", "funnel_facts_hash", "funnel_facts_stale",
            "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
            "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
+           "UPSERT_KEYS", "upsert_refresh_sql",
            "refresh_signal_facts_file", "refresh_verdict_facts", "refresh_with_dependents"]

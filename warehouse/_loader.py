@@ -40,7 +40,15 @@ from trajscope.format import (
 )
 
 from ._connection import default_db_path, open_warehouse, transaction
-from ._derived import refresh_funnel_facts_file, refresh_score_facts_file, refresh_signal_facts_file
+from ._derived import (
+    UPSERT_KEYS,
+    refresh_funnel_facts,
+    refresh_funnel_facts_file,
+    refresh_score_facts_file,
+    refresh_signal_facts,
+    refresh_signal_facts_file,
+    upsert_refresh_sql,
+)
 from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
 from ._file_check import WarehouseFileError, check_path_length
@@ -821,9 +829,9 @@ def ingest_trajectories(db_path: str | Path | None, trajectories: Iterable[Traje
         os.unlink(tmp)
 
 
-def _load_table(con, table: str, key: Sequence[str], arrow: pa.Table) -> int:
+def _load_table(con, table: str, arrow: pa.Table) -> int:
     con.register("incoming_rows", arrow)
-    keys = ", ".join(key)
+    keys = ", ".join(UPSERT_KEYS[table])
     columns = ", ".join(arrow.column_names)
     try:
         with transaction(con):
@@ -832,9 +840,9 @@ def _load_table(con, table: str, key: Sequence[str], arrow: pa.Table) -> int:
                         f"(SELECT {columns} FROM incoming_rows EXCEPT SELECT {columns} FROM {table})")
             con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-            refresh_funnel_facts_file(con, f"funnel_refresh_{table}.sql")
+            refresh_funnel_facts(con, upsert_refresh_sql(table))
             if table == "questions":  # a question's type, hops and gold answer are signals; a chunk is none
-                refresh_signal_facts_file(con, "funnel_refresh_questions.sql")
+                refresh_signal_facts(con, upsert_refresh_sql(table))
             con.execute("DROP TABLE upserted_keys")
     finally:
         con.unregister("incoming_rows")
@@ -853,7 +861,7 @@ def load_chunks(db_path: str | Path | None, chunks: Iterable[Chunk], dataset: st
         }
     )
     with open_warehouse(db_path) as con:
-        return _load_table(con, "chunks", ("dataset", "chunk_id"), arrow)
+        return _load_table(con, "chunks", arrow)
 
 
 _GOLD_HOPS = pa.list_(pa.struct([("chunk_id", pa.string()), ("entity", pa.string()),
@@ -882,4 +890,4 @@ def load_questions(db_path: str | Path | None, questions: Iterable[Question], da
         }
     )
     with open_warehouse(db_path) as con:
-        return _load_table(con, "questions", ("dataset", "question_id"), arrow)
+        return _load_table(con, "questions", arrow)

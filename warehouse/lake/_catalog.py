@@ -1,6 +1,6 @@
 """A lake's catalog: a local DuckDB file for one snapshot of the lake (the writers committed when it was built),
-whose tables are views over those writers' Parquet files, with the derived tables computed once and the named
-views on top."""
+whose tables are views over those writers' Parquet files, with the shared tables' distinct rows and the derived
+tables computed once and the named views on top."""
 from __future__ import annotations
 
 import fcntl
@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 
 from .._connection import open_warehouse
-from .._derived import DERIVED, recompute_facts, refresh_facts
+from .._derived import DERIVED, UPSERT_KEYS, recompute_facts, refresh_facts, upsert_refresh_sql
 from .._file_lock import lake_of
 from .._schema import schema_stamp
 from ._layout import LAKE_FORMAT, LakeTable, check_lake, committed_writers, lake_tables
@@ -24,10 +24,14 @@ from ._layout import LAKE_FORMAT, LakeTable, check_lake, committed_writers, lake
 LAKE_SIDECAR_SUFFIX = ".lake"  # beside the catalog: the lake folder its views read (the sandbox allows it)
 _WRITERS_SUFFIX = ".writers"  # beside the catalog: its code key and writers, so a later snapshot can start from it
 # Shared tables whose new rows change stored trajectories' derived facts in ways the refresh below follows
-# (warehouse/load/funnel_refresh_{questions,chunks}.sql); new rows in any other shared table rebuild whole.
-_FOLLOWED_SHARED = ("questions", "chunks")
+# (an ingest's upsert refresh); new rows in any other shared table rebuild whole.
+_FOLLOWED_SHARED = tuple(UPSERT_KEYS)
+# Shared tables a catalog stores as a table of their distinct rows rather than a view that deduplicates them on every
+# read (26 ms per read of 25k questions, and nearly every page reads the questions). Not a corpus: it can be many GB,
+# few views read it, and as an empty table it made DuckDB plan first_decisive_error 3x slower (session 17).
+_STORED_SHARED = ("questions",)
 # Bumped when what a catalog holds changes in a way schema_stamp() does not see (the layout of its views).
-_CATALOG_FORMAT = 2
+_CATALOG_FORMAT = 3
 # A superseded catalog is removed this long after its last change: a reader that resolved it just before a
 # new one was built still opens it.
 _SUPERSEDED_KEEP_S = 600.0
@@ -103,34 +107,50 @@ def _added_views(con: duckdb.DuckDBPyConnection, lake: Path, tables: list[LakeTa
         con.execute(table.view_sql(lake, f"added.main.{table.name}", writers=added))
 
 
-def _touched_sql(tables: list[LakeTable]) -> str:
-    """The stored trajectories whose derived facts the added writers' rows can change: their own (any row naming
-    the trajectory or its run), those asking a question they added, those with a gold passage in a chunk they added."""
-    parts = [f"SELECT trajectory_id FROM added.main.{t.name}" for t in tables if "trajectory_id" in t.column_names]
-    parts += [f"SELECT t.trajectory_id FROM trajectories t JOIN added.main.{t.name} r USING (run_id)"
-              for t in tables if "run_id" in t.column_names and "trajectory_id" not in t.column_names]
-    parts.append("SELECT t.trajectory_id FROM trajectories t JOIN added.main.questions q "
-                 "ON q.dataset = t.dataset AND q.question_id = t.question_id")
-    parts.append("SELECT g.trajectory_id FROM gold_evidence_facts g JOIN trajectories t USING (trajectory_id) "
-                 "JOIN added.main.chunks c ON c.dataset = t.dataset AND c.chunk_id = g.chunk_id")
-    return "SELECT DISTINCT trajectory_id FROM (" + " UNION ALL ".join(parts) + ")"
+def _touched(con: duckdb.DuckDBPyConnection, tables: list[LakeTable]) -> str:
+    """The stored trajectories whose derived facts the added writers' rows can change, put in temp table lake_touched:
+    their own (any row naming the trajectory or its run), and those an ingest's upsert of the questions and chunks
+    they added would refresh (the same load files)."""
+    own = [f"SELECT trajectory_id FROM added.main.{t.name}" for t in tables if "trajectory_id" in t.column_names]
+    own += [f"SELECT t.trajectory_id FROM trajectories t JOIN added.main.{t.name} r USING (run_id)"
+            for t in tables if "run_id" in t.column_names and "trajectory_id" not in t.column_names]
+    con.execute("CREATE OR REPLACE TEMP TABLE lake_touched AS " + " UNION ALL ".join(own))
+    for name, keys in UPSERT_KEYS.items():
+        con.execute(f"CREATE OR REPLACE TEMP TABLE upserted_keys AS SELECT DISTINCT {', '.join(keys)} "
+                    f"FROM added.main.{name}")
+        con.execute(f"INSERT INTO lake_touched\n{upsert_refresh_sql(name)}")
+    con.execute("DROP TABLE upserted_keys")
+    return "SELECT DISTINCT trajectory_id FROM lake_touched"
 
 
-def _extend(con: duckdb.DuckDBPyConnection, lake: Path, tables: list[LakeTable], added: list[str]) -> bool:
-    """Refresh the copied catalog's derived tables for what the added writers touch; False when they added shared
-    rows the refresh does not follow (the caller then computes every trajectory's)."""
-    _added_views(con, lake, tables, added)
+def _extend(con: duckdb.DuckDBPyConnection, tables: list[LakeTable]) -> bool:
+    """Refresh the copied catalog's derived tables for what the added writers (schema `added`) touch; False when
+    they added shared rows the refresh does not follow (the caller then computes every trajectory's)."""
+    for table in tables:
+        if table.shared and table.name not in _FOLLOWED_SHARED and \
+                con.execute(f"SELECT count(*) FROM (SELECT 1 FROM added.main.{table.name} LIMIT 1)").fetchone()[0]:
+            return False
     try:
-        for table in tables:
-            if table.shared and table.name not in _FOLLOWED_SHARED and \
-                    con.execute(f"SELECT count(*) FROM (SELECT 1 FROM added.main.{table.name} LIMIT 1)").fetchone()[0]:
-                return False
-        touched = _touched_sql(tables)
+        touched = _touched(con, tables)
         for derived in DERIVED:  # in order: each reads those before it
             refresh_facts(con, derived, touched)
         return True
     finally:
-        con.execute("DETACH added")
+        con.execute("DROP TABLE IF EXISTS lake_touched")
+
+
+def _install(con: duckdb.DuckDBPyConnection, lake: Path, table: LakeTable, writers: Sequence[str],
+             extending: bool) -> None:
+    """A table of the catalog: a view over its writers' files, or for a _STORED_SHARED one a table of their distinct
+    rows."""
+    if table.name not in _STORED_SHARED:
+        con.execute(table.view_sql(lake, writers=writers))
+    elif extending:  # the copied catalog holds the earlier writers' rows: add the added writers' others
+        con.execute(f"INSERT INTO {table.name} SELECT * FROM added.main.{table.name} EXCEPT SELECT * FROM {table.name}")
+    else:
+        con.execute(table.view_sql(lake, f"lake_{table.name}", writers=writers))
+        con.execute(f"CREATE TABLE {table.name} AS SELECT * FROM lake_{table.name}")
+        con.execute(f"DROP VIEW lake_{table.name}")
 
 
 def _build(path: Path, lake: Path, writers: Sequence[str]) -> None:
@@ -148,17 +168,24 @@ def _build(path: Path, lake: Path, writers: Sequence[str]) -> None:
                 tmp.unlink(missing_ok=True)
         with open_warehouse(tmp) as con:  # the schema and every named view; from scratch, over empty tables
             tables = lake_tables(con) if base is None else base.tables
-            for table in tables:
-                if base is None:
-                    con.execute(f"DROP TABLE {table.name}")
-                con.execute(table.view_sql(lake, writers=writers))
-            # The derived tables stay tables, filled by the load SQL a warehouse runs: computed per query, they
-            # made each lake page up to 10x slower than the file's (BENCHMARKS.md, session 16). A snapshot that
-            # adds writers to one built before starts from its file and refreshes what the new writers touch.
+            # A snapshot that adds writers to one built before starts from its file and refreshes what the new
+            # writers touch.
             added = [] if base is None else [w for w in writers if w not in set(base.writers)]
-            if base is None or not _extend(con, lake, tables, added):
-                for derived in DERIVED:
-                    recompute_facts(con, derived)
+            if base is not None:
+                _added_views(con, lake, tables, added)
+            try:
+                for table in tables:
+                    if base is None:
+                        con.execute(f"DROP TABLE {table.name}")
+                    _install(con, lake, table, writers, extending=base is not None)
+                # The derived tables stay tables, filled by the load SQL a warehouse runs: computed per query, they
+                # made each lake page up to 10x slower than the file's (BENCHMARKS.md, session 16).
+                if base is None or not _extend(con, tables):
+                    for derived in DERIVED:
+                        recompute_facts(con, derived)
+            finally:
+                if base is not None:
+                    con.execute("DETACH added")
             con.execute("CHECKPOINT")
         _sidecar(tmp).write_text(str(lake))
         _written(tmp).write_text(json.dumps({"code": _code_key(), "writers": list(writers),
