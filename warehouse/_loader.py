@@ -104,6 +104,9 @@ class GoldConflict(RecordError):
 # Bigger batches pay each statement's fixed cost and each scan of the stored tables fewer times: a 100k ingest
 # took 34-38 s in 48 MB batches and 23 s in 256 MB ones, at the same peak RSS (DuckDB spills under its limit).
 _BATCH_BYTES = 256 * 1024 * 1024
+# Reading and writing log lines (about 10 KB each) through 1 MB buffers, not 8 KB ones: half the system time of
+# the validation pass (BENCHMARKS.md, session 17).
+_IO_BUFFER_BYTES = 1 << 20
 _BATCH_DIR_PREFIX = "trajscope-batches-"
 _NEW_FILE_PREFIX = ".trajscope-ingest-"  # beside the warehouse it becomes: .trajscope-ingest-<pid>-<token>.duckdb
 # An existing warehouse is copied for a log larger than this fraction of its file (and than one batch):
@@ -240,10 +243,19 @@ def _redacted_lines(fh, prefilter: str | None, path: Path, first_line: int) -> I
             yield raw, redact_json_line(raw) if hit else raw
 
 
+_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c")  # what bytes.strip() removes
+
+
 def _line_hash(raw: bytes) -> str:
     # Hash of the line as written: identical records hash alike, so a re-ingest is detected as
     # unchanged without re-encoding every record.
-    return hashlib.blake2b(raw.strip(), digest_size=16).hexdigest()
+    # A view of the stripped bytes, not a copy of a 10 KB line per line.
+    start, end = 0, len(raw)
+    while end > start and raw[end - 1] in _ASCII_SPACE:
+        end -= 1
+    while start < end and raw[start] in _ASCII_SPACE:
+        start += 1
+    return hashlib.blake2b(memoryview(raw)[start:end], digest_size=16).hexdigest()
 
 
 def validate_log(
@@ -301,7 +313,7 @@ def _split_log(
     offset = source.start
     lineno = source.first_line - 1
     try:
-        with open(path, "rb") as fh, tqdm(
+        with open(path, "rb", buffering=_IO_BUFFER_BYTES) as fh, tqdm(
             total=size - source.start, unit="B", unit_scale=True, desc=f"validate {path.name}",
             disable=not show, leave=False,
         ) as bar:
@@ -322,7 +334,7 @@ def _split_log(
                     bar.update(len(as_read))
                     offset += len(as_read)
                     source.lines += 1
-                    if raw.strip():
+                    if raw and not raw.isspace():  # not blank (isspace: no copy of the line)
                         entries.append((lineno, raw, _line_hash(raw)))  # of the redacted line, as stored
                 known = state.known([digest for _, _, digest in entries])
                 ids, failure = _decoded_ids(entries, known, path)
@@ -371,12 +383,13 @@ def _split_log(
                         batch = _Batch(Path(workdir) / f"{path.name}.{source.start}.{n_batches:05d}.jsonl")
                         n_batches += 1
                         latest = {}
-                        out = open(batch.path, "wb")
+                        out = open(batch.path, "wb", buffering=_IO_BUFFER_BYTES)
                         written = 0
                     latest[tid] = (len(batch.line_ids), digest)
                     batch.line_ids.append(tid)
                     chunk_written.add(tid)
-                    out.write(raw.rstrip(b"\r\n") + b"\n")
+                    out.write(raw if raw.endswith(b"\n") and not raw.endswith(b"\r\n")
+                              else raw.rstrip(b"\r\n") + b"\n")
                     written += len(raw)
                 state.save(seen, chunk_written, prior)
                 if failure is not None:
