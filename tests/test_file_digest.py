@@ -32,8 +32,25 @@ def test_digest_is_the_files_sha256_and_a_new_process_reuses_it(cache, monkeypat
 
     def refuse(*_args, **_kwargs):
         raise AssertionError("the file was hashed again")
-    monkeypatch.setattr(_context.hashlib, "file_digest", refuse)
+    monkeypatch.setattr(_context, "Sha256Child", refuse)  # the hash's child process
     assert file_digest(path) == _sha(path)
+
+
+def test_the_hash_starts_with_the_report_and_one_never_read_is_stopped(cache, monkeypatch):
+    path = cache / "w.duckdb"
+    path.write_bytes(b"warehouse bytes" * 100_000)
+    started = []
+    real = _context.Sha256Child
+    monkeypatch.setattr(_context, "Sha256Child", lambda p: started.append(real(p)) or started[-1])
+    pending = _context.PendingDigest(path)
+    assert len(started) == 1  # begun when the report's context is made, before any table is built
+    assert str(pending) == _sha(path) == str(pending) and len(started) == 1
+    _context._DIGESTS.clear()
+    forget_digests(path)
+    unread = _context.PendingDigest(path)
+    child = started[-1]._child
+    del unread  # a report that failed before its footnotes: the child is stopped and reaped, not left behind
+    assert len(started) == 2 and child.returncode is not None
 
 
 def test_a_write_makes_the_cached_digest_stale(cache):

@@ -20,6 +20,7 @@ from ._context import (
     forget_digests,
     load_context,
     sql_file,
+    with_warehouse_hash,
 )
 from ._deviations import DEVIATIONS, Deviation, deviations_for, with_deviation_notes
 from ._execution_rag import (
@@ -83,7 +84,7 @@ def build_report(
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
     ctx = load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels)
     # Every documented deviation is printed under each table it touches (docs/definitions.md).
-    return with_deviation_notes(ctx, PAPERS[paper][1](ctx))
+    return with_warehouse_hash(with_deviation_notes(ctx, PAPERS[paper][1](ctx)), ctx.warehouse_hash)
 
 
 __all__ = [

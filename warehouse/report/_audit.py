@@ -17,7 +17,7 @@ from trajscope.format import BLIND_SUFFIX, mentions_answer
 from warehouse.audit import causal_effects, paired_bootstrap, sentinel_audit
 from warehouse.stats import ols_cluster
 
-from ._context import file_digest, frame, sql_file, trajscope_version
+from ._context import HASH_MARK, PendingDigest, frame, sql_file, trajscope_version, with_warehouse_hash
 from ._table import Column, Interval, ReportTable, does_not_apply
 
 PTS = 100.0
@@ -34,7 +34,7 @@ class AuditContext:
 
     con: duckdb.DuckDBPyConnection
     cells: pl.DataFrame
-    warehouse_hash: str
+    warehouse_hash: str | PendingDigest
     version: str
     _results: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
 
@@ -54,7 +54,7 @@ class AuditContext:
         text = (
             f"n = {n:,} records from {len(self.names)} cell(s) ({', '.join(self.names)}); "
             "seeds: bootstrap seed 42 (each record's reader output is one run, no repeated seeds); "
-            f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}."
+            f"trajscope {self.version}; warehouse sha256:{HASH_MARK}."
         )
         return f"{extra} {text}".strip() if extra else text
 
@@ -62,7 +62,7 @@ class AuditContext:
 def audit_context(con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None) -> AuditContext:
     """The cells named by audit id or cell (all when selection is empty)."""
     cells = frame(con, sql_file("au_cells"), {"selection": selection})
-    return AuditContext(con, cells, file_digest(db_path), trajscope_version())
+    return AuditContext(con, cells, PendingDigest(db_path), trajscope_version())
 
 
 def _interval(row: dict, prefix: str) -> Interval:
@@ -590,7 +590,7 @@ def audit_report(
 ) -> list[ReportTable]:
     """Every audit table over the chosen audit ids or cells (all when none are named)."""
     ctx = audit_context(con, selection, db_path)
-    return [build(ctx) for build in TABLES]
+    return with_warehouse_hash([build(ctx) for build in TABLES], ctx.warehouse_hash)
 
 
 __all__ = [

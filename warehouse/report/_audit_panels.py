@@ -21,6 +21,7 @@ from warehouse.audit import (
 from warehouse.audit import cells as audit_cells
 
 from ._audit import BASELINE, CELL, CI_NOTE, AuditContext, audit_context, causal_delta, sentinel_panel
+from ._context import with_warehouse_hash
 from ._table import Column, Interval, ReportTable, does_not_apply
 
 N = Column("n", "n", "int")
@@ -147,7 +148,9 @@ def audit_tables(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = N
     if unknown:
         raise ValueError(f"unknown audit table(s) {', '.join(unknown)}; choose from {', '.join(AUDIT_TABLES)}")
     ctx = audit_context(con, [], db_path)
-    return {name: build(ctx) for name, build in AUDIT_TABLES.items() if not names or name in names}
+    chosen = [name for name in AUDIT_TABLES if not names or name in names]
+    built = with_warehouse_hash([AUDIT_TABLES[name](ctx) for name in chosen], ctx.warehouse_hash)
+    return dict(zip(chosen, built, strict=True))
 
 
 __all__ = ["AUDIT_TABLES", "audit_tables"]

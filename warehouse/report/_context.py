@@ -13,12 +13,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import polars as pl
 
-from .._file_check import file_sha256
+from .._file_check import Sha256Child
+
+if TYPE_CHECKING:
+    from ._table import ReportTable
 
 BY_CHOICES = ("dataset", "none")
 POOLED = "all"
@@ -104,20 +107,50 @@ def file_digest(path: str | Path | None) -> str:
     """sha256 of the warehouse file (the footnote's pointer to exactly what was read); computed once per
     file version (_file_version) and kept in the process and in $TRAJSCOPE_CACHE, as hashing a 1M-trajectory
     warehouse (1.9 GB) takes seconds and a dashboard or a shell rebuilds reports of an unchanged file often."""
-    if path is None or not Path(path).exists():
-        return "unknown"
-    path = Path(path)
-    version = _file_version(path)
-    if version not in _DIGESTS:
-        digest = _cached_digest(path, version)
-        if digest is None:
-            digest = file_sha256(path)  # by a child: a read here could cost a connection of this process its lock
+    return str(PendingDigest(path))
+
+
+class PendingDigest:
+    """file_digest of a file, hashed (when no kept digest names its version) by a child process started now, so
+    a report's queries run meanwhile: at 1M the hash took 1.5 s of a 5.8 s first report. str() waits for it."""
+
+    def __init__(self, path: str | Path | None):
+        self._value: str | None = None
+        self._child: Sha256Child | None = None
+        if path is None or not Path(path).exists():
+            self._value = "unknown"
+            return
+        self._path = Path(path)
+        self._version = _file_version(self._path)
+        self._value = _DIGESTS.get(self._version) or _cached_digest(self._path, self._version)
+        if self._value is None:
+            self._child = Sha256Child(self._path)  # a child: a read here could cost a connection its lock
+
+    def __str__(self) -> str:
+        if self._value is None:
+            assert self._child is not None
+            digest, self._child = self._child.result(), None
             # Stored only if the file did not change while it was read, and not within the racy window: file
             # times tick coarsely, so a write just after an earlier one could leave the same version behind.
-            if _file_version(path) == version and time.time_ns() - version[-1] > RACY_WINDOW_NS:
-                _store_digest(path, version, digest)
-        _DIGESTS[version] = digest
-    return _DIGESTS[version]
+            if _file_version(self._path) == self._version and time.time_ns() - self._version[-1] > RACY_WINDOW_NS:
+                _store_digest(self._path, self._version, digest)
+            _DIGESTS[self._version] = self._value = digest
+        return self._value
+
+    def __del__(self) -> None:
+        if getattr(self, "_child", None) is not None:  # never read (the report failed): stop hashing
+            self._child.cancel()
+
+
+# Where a footnote names the warehouse's hash until with_warehouse_hash fills it in: the tables are built while
+# the hash is computed.
+HASH_MARK = "\ufffcwarehouse-sha256\ufffc"
+
+
+def with_warehouse_hash(tables: list[ReportTable], digest: str | PendingDigest) -> list[ReportTable]:
+    """The tables with HASH_MARK in their footnotes replaced by the warehouse's hash (waiting for it if pending)."""
+    short = str(digest)[:16]
+    return [t.with_footnote(t.footnote.replace(HASH_MARK, short)) if HASH_MARK in t.footnote else t for t in tables]
 
 
 def forget_digests(*paths: str | Path) -> None:
@@ -143,7 +176,7 @@ class ReportContext:
     con: duckdb.DuckDBPyConnection
     runs: list[RunInfo]
     by: str = "dataset"
-    warehouse_hash: str = "unknown"
+    warehouse_hash: str | PendingDigest = "unknown"  # read at the footnote, so the hash overlaps the queries
     version: str = "unknown"
     sweep: str | None = None
     human_labels: dict[tuple[str, str], bool] = field(default_factory=dict)  # (run_id, question_id) -> right
@@ -191,7 +224,7 @@ class ReportContext:
         seed_text = ", ".join(str(s) for s in seeds) if seeds else "none recorded"
         text = (
             f"n = {n:,} trajectories from {len(runs)} run(s); seeds: {seed_text}; "
-            f"trajscope {self.version}; warehouse sha256:{self.warehouse_hash[:16]}."
+            f"trajscope {self.version}; warehouse sha256:{HASH_MARK}."
         )
         return f"{extra} {text}".strip() if extra else text
 
@@ -219,7 +252,8 @@ def load_context(
             '(`trajscope sql "SELECT run_id FROM runs"` lists them)'
         )
     runs = [RunInfo(**{k: found[r][k] for k in RunInfo.__dataclass_fields__}) for r in dict.fromkeys(run_ids)]
-    return ReportContext(con, runs, by, file_digest(db_path), trajscope_version(), sweep, dict(human_labels or {}))
+    return ReportContext(con, runs, by, PendingDigest(db_path), trajscope_version(), sweep,
+                         dict(human_labels or {}))
 
 
 __all__ = [
@@ -228,7 +262,10 @@ __all__ = [
     "ReportContext",
     "ReportError",
     "RunInfo",
+    "HASH_MARK",
+    "PendingDigest",
     "file_digest",
+    "with_warehouse_hash",
     "frame",
     "load_context",
     "sql_file",
