@@ -9,7 +9,9 @@ the same file, every dashboard page's queries cold (the first run in a new proce
 three), and the `compare` and `report` commands end to end. Then it prints the ratios: ingest over
 read_json per N, and how each figure grew against N between successive sizes (1.00 = linear).
 --lake-of exports a warehouse to a lake (warehouse.lake) and times every page over the lake against
-the same pages over the file, in one run: Parquet bytes per trajectory and the lake / file ratio per page.
+the same pages over the file, in one run: Parquet bytes per trajectory and the lake / file ratio per page;
+then a writer of 2,000 new trajectories, and the new snapshot's catalog extended from the earlier one
+against the same built whole, every derived row compared.
 """
 from __future__ import annotations
 
@@ -157,6 +159,37 @@ print(json.dumps({"catalog": catalog, "seconds": time.perf_counter() - t0}))
 """
 
 
+# A writer of new runs into the lake, then the snapshot's catalog extended from the one before and built whole
+# (a fresh cache), and every derived row and question of the two compared.
+_EXTEND = r"""
+import json, os, sys, time
+from warehouse.lake import _catalog, ingest_into_lake, lake_catalog
+from warehouse._derived import DERIVED
+import duckdb
+lake, log, whole_cache = sys.argv[1:4]
+recomputed = []  # a whole recompute of a derived table: the extended build must do none
+real = _catalog.recompute_facts
+_catalog.recompute_facts = lambda con, d: (recomputed.append(d.table), real(con, d))
+t0 = time.perf_counter()
+ingest_into_lake(lake, [log], progress=False)
+t1 = time.perf_counter()
+extended = str(lake_catalog(lake))
+t2 = time.perf_counter()
+whole_recomputes_when_extending = len(recomputed)
+os.environ["TRAJSCOPE_CACHE"] = whole_cache
+whole = str(lake_catalog(lake))
+t3 = time.perf_counter()
+con = duckdb.connect(extended, read_only=True)
+con.execute("ATTACH ? AS whole (READ_ONLY)", [whole])
+differing = {}
+for table in [d.table for d in DERIVED] + ["questions"]:
+    differing[table] = sum(con.execute(f"SELECT count(*) FROM (SELECT * FROM {a}.{table} EXCEPT ALL "
+                                       f"SELECT * FROM {b}.{table})").fetchone()[0]
+                           for a, b in (("main", "whole.main"), ("whole.main", "main")))
+print(json.dumps({"write_s": t1 - t0, "extended_s": t2 - t1, "whole_s": t3 - t2, "differing": differing,
+                  "extended": whole_recomputes_when_extending == 0}))
+"""
+
 _COUNT = r"""
 import json, sys
 from warehouse import open_read
@@ -200,6 +233,26 @@ def lake_versus_file(db: Path, work: Path) -> None:
               f"({t['cold']:.3f} / {lk['cold']:.3f})")
     worst = max(over_lake.values(), key=lambda v: v["warm"])["warm"]
     print(f"ratio slowest page lake / file (warm) = {worst / max(v['warm'] for v in over_file.values()):.2f}")
+    extend_lake(lake, n, work)
+
+
+def extend_lake(lake: Path, n: int, work: Path) -> None:
+    """A writer of new runs (2,000 trajectories, or a tenth of a small lake), then its snapshot's catalog extended
+    from the one before against the same built whole, with every derived row compared."""
+    added = 2000 if n >= 20_000 else max(40, n // 10)
+    log = work / f"lake-extra-{added}.jsonl"
+    write_synthetic_log(log, added, seed=7, run_prefix="extra")  # seed 7: the same questions as bench's logs
+    whole_cache = work / "catalog-whole-cache"
+    shutil.rmtree(whole_cache, ignore_errors=True)
+    grown = _child(_EXTEND, str(lake), str(log), str(whole_cache))
+    log.unlink()
+    shutil.rmtree(whole_cache, ignore_errors=True)
+    same = not any(grown["differing"].values())
+    how = "extended from the earlier snapshot's" if grown["extended"] else "NOT extended (built whole)"
+    print(f"a writer of {added:,} trajectories: written in {grown['write_s']:.1f} s; the catalog {how} in "
+          f"{grown['extended_s']:.2f} s, built whole in {grown['whole_s']:.2f} s "
+          f"(ratio {grown['extended_s'] / grown['whole_s']:.2f}); every derived row and question equal: "
+          f"{'yes' if same else 'NO ' + json.dumps(grown['differing'])}")
 
 
 def _growth(small: float, large: float, n_small: int, n_large: int) -> str:

@@ -61,15 +61,16 @@ def synthetic_trajectory(rng: random.Random, run: dict, qid: int, n_chunks: int,
 
 
 def write_synthetic_log(path: str | Path, n_trajectories: int, seed: int = 0,
-                        n_conditions: int = len(CONDITIONS)) -> int:
-    """Write n_trajectories split over paired runs (same question ids per condition); returns steps."""
+                        n_conditions: int = len(CONDITIONS), run_prefix: str = "synthetic") -> int:
+    """Write n_trajectories split over paired runs `<run_prefix>-<condition>` (same question ids per condition);
+    returns steps."""
     rng = random.Random(seed)
     encoder = msgspec.json.Encoder()
     per_run = n_trajectories // n_conditions
     n_steps = 0
     with open(path, "wb") as out:
         for condition in CONDITIONS[:n_conditions]:
-            run = {"run_id": f"synthetic-{condition}", "source": "engine", "dataset": "synthetic",
+            run = {"run_id": f"{run_prefix}-{condition}", "source": "engine", "dataset": "synthetic",
                    "controller": "read_gate" if condition != "register" else "register",
                    "condition": condition, "model": "synthetic-model", "seed": seed}
             for qid in range(per_run):

@@ -49,7 +49,9 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
     "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",
                    r"^at N=400: slowest page \d+\.\d+ s cold", r"^ingest s\s+-?\d+\.\d\d$",
                    r"^page Evidence funnel \(warm\)\s+-?\d+\.\d\d$", r"^exported 400 trajectories in ",
-                   r"^page \(warm s\)\s+file\s+lake\s+lake/file", r"^ratio slowest page lake / file \(warm\) = \d"]),
+                   r"^page \(warm s\)\s+file\s+lake\s+lake/file", r"^ratio slowest page lake / file \(warm\) = \d",
+                   r"^a writer of 40 trajectories: .* the catalog extended from the earlier snapshot's in "
+                   r"\d+\.\d\d s, built whole in .* every derived row and question equal: yes$"]),
     "attribute_whowhen": ([], [r"^2 logs, model smollm2-135m-instruct, budget 1000",
                                r"^all-at-once: \d+ s wall", r"^\| method \|"]),
     "ray_matrix": ([], [r"^ratio ray / local wall time = \d+\.\d\d", r"^same trajectories .*: yes \(8 rows\)"]),
