@@ -125,6 +125,8 @@ class PendingDigest:
         self._value = _DIGESTS.get(self._version) or _cached_digest(self._path, self._version)
         if self._value is None:
             self._child = Sha256Child(self._path)  # a child: a read here could cost a connection its lock
+        else:
+            _DIGESTS[self._version] = self._value
 
     def __str__(self) -> str:
         if self._value is None:
