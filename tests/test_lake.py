@@ -2,94 +2,44 @@
 over the lake equal to the same view over one warehouse file holding the same logs."""
 from __future__ import annotations
 
+import contextlib
 import json
-import math
-import os
-import random
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
-import msgspec
 import pytest
 from click.testing import CliRunner
+from lake_support import (
+    check_dashboard_reads_a_commit_made_while_it_runs,
+    ingest_cli,
+    rows_of,
+    synthetic_log,
+    three_logs,
+)
 
-from bench.synthetic import synthetic_trajectory
 from trajscope.cli import main as cli
 from trajscope.format import RecordError
 from warehouse import load_views, open_readonly, run_read_query
 from warehouse.lake import LakeError, export_lake, ingest_into_lake, lake_catalog
 from warehouse.lake import _write as lake_write
 
-ROOT = Path(__file__).resolve().parents[1]
-# Set when the row is written, so it differs between any two loads of the same log.
-LOAD_TIME_COLUMNS = {"ingested_at", "applied_at", "loaded_at", "created_at"}
-
-
-def _log(path: Path, runs: list[str], n: int, seed: int, gold_shift: int = 0) -> Path:
-    """A canonical log of n questions per run; question ids and golds as in every other log of this seed."""
-    rng = random.Random(seed)
-    encoder = msgspec.json.Encoder()
-    with open(path, "wb") as out:
-        for k, run_id in enumerate(runs):
-            run = {"run_id": run_id, "source": "engine", "dataset": "synthetic", "controller": "read_gate",
-                   "condition": ("baseline", "read_gate", "context_injection", "register")[k % 4],
-                   "model": "synthetic-model", "seed": 0}
-            for qid in range(n):
-                record = synthetic_trajectory(rng, run, qid, n_chunks=500, seed=0)
-                if gold_shift:
-                    record["question"]["gold_answer"] += " (changed)"
-                out.write(encoder.encode(record) + b"\n")
-    return path
-
-
-def _ingest_cli(*args: str) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    return subprocess.Popen([sys.executable, "-m", "trajscope", "ingest", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _rows(db: Path, relation: str) -> list[tuple]:
-    """Every row of a view or table, load-time columns left out, floats to 10 significant digits, sorted."""
-    with open_readonly(db) as con:
-        cols = [c for c, in con.execute(f"SELECT column_name FROM (DESCRIBE {relation})").fetchall()
-                if c not in LOAD_TIME_COLUMNS]
-        quoted = ", ".join(f'"{c}"' for c in cols)
-        rows = con.execute(f"SELECT {quoted} FROM {relation}").fetchall()
-
-    def norm(value):
-        if isinstance(value, float):
-            return None if math.isnan(value) else float(f"{value:.10g}")
-        if isinstance(value, list):
-            return tuple(norm(v) for v in value)
-        if isinstance(value, dict):
-            return tuple(sorted((k, norm(v)) for k, v in value.items()))
-        return value
-
-    return sorted((tuple(norm(v) for v in row) for row in rows), key=repr)
-
 
 @pytest.fixture
 def logs(tmp_path: Path) -> dict[str, Path]:
-    return {
-        "a": _log(tmp_path / "a.jsonl", ["ra-base", "ra-gate"], 30, seed=1),
-        "b": _log(tmp_path / "b.jsonl", ["rb-base", "rb-gate"], 25, seed=2),
-        "c": _log(tmp_path / "c.jsonl", ["rc-base", "rc-inject", "rc-register"], 20, seed=3),
-    }
+    return three_logs(tmp_path)
 
 
 def test_every_view_over_a_lake_fed_by_two_processes_at_once_equals_one_warehouse(logs, tmp_path, monkeypatch):
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake, single, first = tmp_path / "lake", tmp_path / "single.duckdb", tmp_path / "a.duckdb"
     for db, files in ((first, [logs["a"]]), (single, [logs["a"], logs["b"], logs["c"]])):
-        proc = _ingest_cli(*map(str, files), "--db", str(db))
+        proc = ingest_cli(*map(str, files), "--db", str(db))
         assert proc.wait() == 0, proc.stderr.read()
     exported = export_lake(first, lake)
     assert sorted(exported.runs) == ["ra-base", "ra-gate"] and exported.rows["trajectories"] == 60
     assert _trajectory_count(lake_catalog(lake)) == 60  # so the catalog below extends this snapshot's
     # Two writers at once, each adding its own partitions; neither waits for the other.
-    procs = [_ingest_cli(str(logs[k]), "--lake", str(lake)) for k in ("b", "c")]
+    procs = [ingest_cli(str(logs[k]), "--lake", str(lake)) for k in ("b", "c")]
     for proc in procs:
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
@@ -103,13 +53,13 @@ def test_every_view_over_a_lake_fed_by_two_processes_at_once_equals_one_warehous
     assert len(names) > 40 and "trajectories" in tables
     compared = 0
     for relation in [*tables, *names]:
-        expected = _rows(single, relation)
-        assert _rows(catalog, relation) == expected, f"{relation}: the lake's rows differ from one warehouse's"
+        expected = rows_of(single, relation)
+        assert rows_of(catalog, relation) == expected, f"{relation}: the lake's rows differ from one warehouse's"
         compared += bool(expected)
     assert compared >= 20  # most views hold rows for these logs, so equality is not of empty sets
-    assert _rows(catalog, "trajectories")[0] and len(_rows(catalog, "trajectories")) == 60 + 50 + 60
+    assert rows_of(catalog, "trajectories")[0] and len(rows_of(catalog, "trajectories")) == 60 + 50 + 60
     # The questions every log shares are stored once, not once per writer.
-    assert len(_rows(catalog, "questions")) == 30
+    assert len(rows_of(catalog, "questions")) == 30
 
 
 def test_lake_refuses_a_run_it_holds_and_a_changed_gold_and_commits_nothing(logs, tmp_path, monkeypatch):
@@ -121,7 +71,7 @@ def test_lake_refuses_a_run_it_holds_and_a_changed_gold_and_commits_nothing(logs
     export_lake(db, lake)
     with pytest.raises(LakeError, match="'ra-base' is already in the lake"):
         ingest_into_lake(lake, [logs["a"]], progress=False)
-    changed = _log(tmp_path / "changed.jsonl", ["rz-base"], 5, seed=9, gold_shift=1)
+    changed = synthetic_log(tmp_path / "changed.jsonl", ["rz-base"], 5, seed=9, gold_shift=1)
     with pytest.raises(RecordError, match="conflicting gold_answer"):
         ingest_into_lake(lake, [changed], progress=False)
     assert len(list((lake / "_committed").iterdir())) == 1
@@ -205,8 +155,16 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
 
     ingest_paths(db, [logs["a"]], progress=False)
     export_lake(db, lake)
-    first = lake_catalog(lake)
-    assert lake_catalog_built(lake) and lake_catalog(lake) == first
+    entered: list[int] = []
+
+    @contextlib.contextmanager
+    def building():  # what the dashboard shows a spinner in
+        entered.append(1)
+        yield
+
+    first = lake_catalog(lake, building=building)
+    assert lake_catalog_built(lake) and lake_catalog(lake, building=building) == first
+    assert entered == [1]  # around the build only: a snapshot already built is opened without it
     with open_readonly(first) as con:
         stored = {t for t, in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
         funnel = con.execute("SELECT count(DISTINCT trajectory_id) FROM evidence_funnel_facts").fetchone()[0]
@@ -214,8 +172,8 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     # nearly every page); the other warehouse tables are views over the lake.
     assert {"evidence_funnel_facts", "trajectory_funnel_facts", "trajectory_signals", "questions"} <= stored
     assert "trajectories" not in stored and "chunks" not in stored and funnel == 60
-    assert _rows(first, "questions") == _rows(db, "questions")
-    assert _rows(first, "evidence_funnel_facts") == _rows(db, "evidence_funnel_facts")
+    assert rows_of(first, "questions") == rows_of(db, "questions")
+    assert rows_of(first, "evidence_funnel_facts") == rows_of(db, "evidence_funnel_facts")
 
     ingest_into_lake(lake, [logs["b"]], progress=False)
     assert not lake_catalog_built(lake)  # the commit made a new snapshot
@@ -224,8 +182,8 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     real_recompute = _catalog.recompute_facts
     monkeypatch.setattr(_catalog, "recompute_facts",
                         lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
-    second = lake_catalog(lake)
-    assert second != first and _trajectory_count(second) == 110
+    second = lake_catalog(lake, building=building)
+    assert second != first and _trajectory_count(second) == 110 and entered == [1, 1]
     assert recomputed == []  # it started from the first snapshot's rows and refreshed the new writer's
     with open_readonly(second) as con:
         assert con.execute("SELECT count(DISTINCT trajectory_id) FROM evidence_funnel_facts").fetchone()[0] == 110
@@ -235,7 +193,7 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
     assert len(recomputed) == 4 and whole != second
     for table in ("evidence_funnel_facts", "trajectory_funnel_facts", "judgment_score_facts", "trajectory_signals",
                   "derived_facts_state", "questions"):
-        assert _rows(second, table) == _rows(whole, table), table
+        assert rows_of(second, table) == rows_of(whole, table), table
     with open_readonly(second) as con:  # the extended questions: each key once, both logs' questions
         n, keys = con.execute("SELECT count(*), count(DISTINCT (dataset, question_id)) FROM questions").fetchone()
     assert n == keys == 30
@@ -278,29 +236,12 @@ def test_two_readers_of_a_new_snapshot_build_its_catalog_once(logs, tmp_path, mo
 
 
 def test_the_dashboard_over_a_lake_reads_a_commit_made_while_it_runs(logs, tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
     from app.access import load_config
 
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
-    lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
-    from warehouse import ingest_paths
-
-    ingest_paths(db, [logs["a"]], progress=False)
-    export_lake(db, lake)
-    monkeypatch.setenv("TRAJSCOPE_DB", str(tmp_path / "not-read.duckdb"))  # the lake's catalog replaces it
-    monkeypatch.setenv("TRAJSCOPE_APP_LAKE", str(lake))
+    lake = tmp_path / "lake"
+    check_dashboard_reads_a_commit_made_while_it_runs(lake, logs, tmp_path, monkeypatch)
     assert load_config().db_path == lake_catalog(lake)
-    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=120).run()
-    assert not at.exception, [e.message for e in at.exception]
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Runs"] == "2" and metrics["Trajectories"] == "60"
-    ingest_into_lake(lake, [logs["b"]], progress=False)
-    at.run()
-    assert not at.exception, [e.message for e in at.exception]
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Runs"] == "4" and metrics["Trajectories"] == "110"
-    assert not (tmp_path / "not-read.duckdb").exists()
 
 
 def test_a_corpus_a_later_writer_adds_refreshes_the_stored_trajectories_it_names(logs, tmp_path, monkeypatch):
@@ -327,11 +268,12 @@ def test_a_corpus_a_later_writer_adds_refreshes_the_stored_trajectories_it_names
                         lambda con, d: (recomputed.append(d.table), real_recompute(con, d)))
     second = lake_catalog(lake)
     assert recomputed == [] and _trajectory_count(second) == 60
-    assert _rows(second, "evidence_funnel_facts") != _rows(first, "evidence_funnel_facts")  # the titles changed them
+    # the titles changed them
+    assert rows_of(second, "evidence_funnel_facts") != rows_of(first, "evidence_funnel_facts")
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache-whole"))
     whole = lake_catalog(lake)
     for table in ("evidence_funnel_facts", "trajectory_funnel_facts", "judgment_score_facts", "trajectory_signals"):
-        assert _rows(second, table) == _rows(whole, table), table
+        assert rows_of(second, table) == rows_of(whole, table), table
     # A shared table the refresh does not follow makes the next snapshot compute every trajectory's facts.
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(_catalog, "_FOLLOWED_SHARED", ("questions",))

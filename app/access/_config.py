@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,26 +67,28 @@ def _number(name: str, default: float, cast: type) -> float:
     return value
 
 
-def served_lake() -> Path | None:
-    """The lake the dashboard serves ($TRAJSCOPE_APP_LAKE), else None."""
+def served_lake() -> Path | str | None:
+    """The lake the dashboard serves ($TRAJSCOPE_APP_LAKE: a folder, or an object storage URL), else None."""
     raw = os.environ.get(ENV_LAKE)
-    return Path(raw) if raw else None
+    if not raw:
+        return None
+    return raw if "://" in raw else Path(raw)
 
 
-def _db_path() -> Path:
+def _db_path(building: Callable[[], AbstractContextManager] | None) -> Path:
     lake = served_lake()
     if lake is None:
         return default_db_path()
     from warehouse.lake import lake_catalog
 
     # Re-resolved on every run: a writer's commit gives a new snapshot, whose catalog the next run builds and reads.
-    return lake_catalog(lake)
+    return lake_catalog(lake, building=building)
 
 
-def load_config() -> AppConfig:
-    """Settings from $TRAJSCOPE_DB (or the catalog of $TRAJSCOPE_APP_LAKE's latest snapshot) and $TRAJSCOPE_APP_*
-    (AppConfig's defaults otherwise)."""
-    d = AppConfig(db_path=_db_path())
+def load_config(building: Callable[[], AbstractContextManager] | None = None) -> AppConfig:
+    """Settings from $TRAJSCOPE_DB (or the catalog of $TRAJSCOPE_APP_LAKE's latest snapshot, built inside
+    `building()` when it is new) and $TRAJSCOPE_APP_* (AppConfig's defaults otherwise)."""
+    d = AppConfig(db_path=_db_path(building))
     return AppConfig(
         db_path=d.db_path,
         max_upload_mb=int(_number(ENV_MAX_UPLOAD_MB, d.max_upload_mb, int)),

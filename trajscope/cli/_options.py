@@ -16,21 +16,34 @@ db_option = click.option(
     help="Path of the DuckDB warehouse file.",
 )
 
+class LakeLocation(click.ParamType):
+    """A lake folder, or an object storage URL (s3://bucket/lake, gs://..., file://...) taken as written."""
+
+    name = "DIR|URL"
+
+    def __init__(self, exists: bool):
+        self.folder = click.Path(file_okay=False, exists=exists)
+
+    def convert(self, value, param, ctx):
+        if "://" in str(value):
+            return str(value)
+        return self.folder.convert(value, param, ctx)
+
+
 lake_option = click.option(
-    "--lake", "lake", type=click.Path(file_okay=False, exists=True), default=None,
-    help="Read this lake (trajscope lake) instead of --db: the same named views and sandbox, over its Parquet files.")
+    "--lake", "lake", type=LakeLocation(exists=True), default=None,
+    help="Read this lake (trajscope lake: a folder, or an object storage URL read through a local mirror) instead "
+         "of --db: the same named views and sandbox, over its Parquet files.")
 
 
 def lake_db(lake: str | None, db_path: str) -> str:
     """The warehouse file to read: --db, or the local catalog of --lake (built when out of date)."""
     if not lake:
         return db_path
-    from pathlib import Path
-
     from warehouse.lake import LakeError, lake_catalog
 
     try:
-        return str(lake_catalog(Path(lake)))
+        return str(lake_catalog(lake))
     except LakeError as exc:
         raise click.ClickException(str(exc)) from None
 

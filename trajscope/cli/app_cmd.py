@@ -15,6 +15,8 @@ import click
 
 from warehouse import default_db_path, upgrade_if_warehouse
 
+from ._options import LakeLocation
+
 # Seconds Streamlit gets to stop on SIGTERM / Ctrl-C before it is killed (a page may be mid-query).
 STOP_GRACE_S = 2.0
 
@@ -32,9 +34,10 @@ def _port_free(port: int) -> bool:
 @click.option("--db", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Warehouse file (default: $TRAJSCOPE_DB or ./trajscope.duckdb). It may not exist "
                    "yet: the dashboard then explains how to fill it, and its Upload page creates it.")
-@click.option("--lake", type=click.Path(file_okay=False, exists=True), default=None,
-              help="Serve this lake (trajscope lake) instead of --db: every page reads its latest snapshot "
-                   "(runs committed later appear at the next page load) through the same views and sandbox; "
+@click.option("--lake", type=LakeLocation(exists=True), default=None,
+              help="Serve this lake (trajscope lake: a folder or an object storage URL) instead of --db: every "
+                   "page reads its latest snapshot (runs committed later appear at the next page load) through "
+                   "the same views and sandbox; "
                    "the Upload page cannot write to it (use `trajscope ingest --lake`).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True,
               help="Port on 127.0.0.1.")
@@ -74,7 +77,7 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
     env = {
         **os.environ,
         "TRAJSCOPE_DB": str(db_path),
-        **({"TRAJSCOPE_APP_LAKE": str(Path(lake).resolve())} if lake else {}),
+        **({"TRAJSCOPE_APP_LAKE": lake if "://" in lake else str(Path(lake).resolve())} if lake else {}),
         "TRAJSCOPE_APP_MAX_UPLOAD_MB": str(max_upload_mb),
         "TRAJSCOPE_APP_SQL_TIMEOUT_S": str(sql_timeout),
         "TRAJSCOPE_APP_SQL_ROW_CAP": str(row_cap),

@@ -10,7 +10,7 @@ import click
 
 from trajscope.format import RecordError, terminal_text
 
-from ._options import db_option
+from ._options import LakeLocation, db_option
 
 # The folder of an ingest's converted logs (a full copy of each input), `<prefix><pid>-...` in the temp dir.
 INGEST_TMP_PREFIX = "trajscope-ingest-"
@@ -50,9 +50,10 @@ INGEST_TMP_PREFIX = "trajscope-ingest-"
 @click.option("--labels", "label_files", multiple=True, type=click.Path(exists=True), metavar="FILE|DIR",
               help="Human step labels to load after the logs (TRAIL annotations, Who&When records, per-step "
                    "+1/0/-1 maps, or one label per line; see docs/importers.md); repeatable.")
-@click.option("--lake", "lake", type=click.Path(file_okay=False), default=None,
-              help="Add the runs to this lake (trajscope lake) instead of --db: validated as for a warehouse, "
-                   "then written as this writer's own Parquet partitions, without a global lock.")
+@click.option("--lake", "lake", type=LakeLocation(exists=False), default=None,
+              help="Add the runs to this lake (trajscope lake: a folder or an object storage URL) instead of --db: "
+                   "validated as for a warehouse, then written as this writer's own Parquet partitions, without a "
+                   "global lock.")
 @click.option("--labels-run", default=None, metavar="RUN",
               help="Resolve --labels against this run's trajectories only (when a question is in several runs).")
 def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declares, run_id, progress, on_duplicate,
@@ -86,10 +87,10 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
     # The warehouse file first: a --db that is not one is refused before any log is converted.
     if lake:
-        from warehouse.lake import LakeError, check_lake
+        from warehouse.lake import LakeError, lake_location
 
         try:
-            check_lake(Path(lake))
+            lake_location(lake)
         except LakeError as exc:
             raise click.ClickException(str(exc)) from None
     else:

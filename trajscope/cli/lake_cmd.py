@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
-from ._options import db_option
+from ._options import LakeLocation, db_option
 
 
 @click.group("lake")
@@ -15,11 +14,15 @@ def command() -> None:
     rows made visible at once by its commit marker (DIR/_committed/WRITER). `trajscope ingest --lake DIR`
     adds runs from any machine without a global lock; `trajscope sql --lake DIR` and `trajscope app --lake
     DIR` read it through the same named views and the same sandbox as a warehouse file (docs/scaling.md).
+
+    DIR may be an object storage URL (s3://bucket/lake, gs://..., file://...; the store's fsspec package and its
+    usual credentials, e.g. AWS_* variables): writers upload under their own id and commit with a create-only
+    object, and readers read a local mirror of the committed writers' files in $TRAJSCOPE_CACHE.
     """
 
 
 @command.command("export")
-@click.argument("lake", type=click.Path(file_okay=False))
+@click.argument("lake", type=LakeLocation(exists=False))
 @db_option
 def export(lake, db_path) -> None:
     """Write the warehouse --db into the lake LAKE (created if needed) as one writer."""
@@ -33,13 +36,13 @@ def export(lake, db_path) -> None:
 
 
 @command.command("writers")
-@click.argument("lake", type=click.Path(file_okay=False, exists=True))
+@click.argument("lake", type=LakeLocation(exists=True))
 def writers(lake) -> None:
     """List the lake's committed writers: when, from which host, which runs and how many rows."""
-    from warehouse.lake import LakeError, check_lake
+    from warehouse.lake import LakeError, readable_lake
 
     try:
-        folder = check_lake(Path(lake))
+        folder = readable_lake(lake)
     except LakeError as exc:
         raise click.ClickException(str(exc)) from None
     for marker in sorted((folder / "_committed").iterdir()):

@@ -3,6 +3,7 @@ whose tables are views over those writers' Parquet files, with the shared tables
 tables computed once and the named views on top."""
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
@@ -10,16 +11,19 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 import duckdb
 
+from .._cache_dir import cache_dir
 from .._connection import open_warehouse
 from .._derived import DERIVED, UPSERT_KEYS, recompute_facts, refresh_facts, upsert_refresh_sql
 from .._file_lock import lake_of
 from .._schema import schema_stamp
-from ._layout import LAKE_FORMAT, LakeTable, check_lake, committed_writers, lake_tables
+from ._layout import LAKE_FORMAT, LakeTable, committed_writers, lake_tables
+from ._remote import readable_lake
 
 LAKE_SIDECAR_SUFFIX = ".lake"  # beside the catalog: the lake folder its views read (the sandbox allows it)
 _WRITERS_SUFFIX = ".writers"  # beside the catalog: its code key and writers, so a later snapshot can start from it
@@ -38,7 +42,7 @@ _SUPERSEDED_KEEP_S = 600.0
 
 
 def _cache_root() -> Path:
-    return Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope") / "lakes"
+    return cache_dir() / "lakes"
 
 
 def _lake_dir(lake: Path) -> Path:
@@ -211,25 +215,27 @@ def _remove_superseded(current: Path) -> None:
 
 
 def lake_catalog_built(lake: str | Path) -> bool:
-    """Whether the catalog of the lake's current snapshot is already on this machine (lake_catalog will not build)."""
-    lake = check_lake(Path(lake))
+    """Whether the catalog of the lake's current snapshot is already on this machine (lake_catalog will not build; a
+    URL's mirror is brought up to date first)."""
+    lake = readable_lake(lake)
     return _current(catalog_path(lake), lake)
 
 
-def lake_catalog(lake: str | Path) -> Path:
+def lake_catalog(lake: str | Path, *, building: Callable[[], AbstractContextManager] | None = None) -> Path:
     """The catalog file to open as a warehouse (`--db`) to read the lake as it is now; built when missing.
 
     It reads the writers committed when it was built: a writer that commits later makes a new snapshot, so
     the next call returns another file (built then, its derived tables computed once), and every page of one
-    snapshot sees the same rows.
+    snapshot sees the same rows. A lake at a URL is read through its local mirror (warehouse.lake._remote).
+    `building()` (a spinner, say) is entered around a build, when there is one.
     """
-    lake = check_lake(Path(lake))
+    lake = readable_lake(lake)
     writers = committed_writers(lake)
     path = catalog_path(lake, writers)
     if not _current(path, lake):
         path.parent.mkdir(parents=True, exist_ok=True)
         # One build per snapshot on this machine: a second reader waits for the first's file, not building it too.
-        with open(path.parent / ".build.lock", "a+") as lock:
+        with (building or contextlib.nullcontext)(), open(path.parent / ".build.lock", "a+") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 if not _current(path, lake):

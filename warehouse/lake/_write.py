@@ -31,13 +31,14 @@ from ._layout import (
     install_lake_views,
     lake_tables,
 )
+from ._remote import FILES_KEY, RemoteLake, is_lake_url, lake_location
 
 
 @dataclass
 class LakeWrite:
     """What one writer added to a lake: its id, its runs and the rows per table."""
 
-    lake: Path
+    lake: Path | str  # a folder, or an object storage URL
     writer: str
     runs: list[str] = field(default_factory=list)
     rows: dict[str, int] = field(default_factory=dict)
@@ -51,8 +52,11 @@ class LakeWrite:
                 f"({self.seconds:.1f}s)")
 
 
-def create_lake(lake: str | Path) -> Path:
-    """Make `lake` a trajscope lake (a folder with its marker); an existing lake is left as it is."""
+def create_lake(lake: str | Path) -> Path | RemoteLake:
+    """Make `lake` a trajscope lake (a folder, or an object storage URL, with its marker); an existing lake is left
+    as it is."""
+    if is_lake_url(lake):
+        return RemoteLake(str(lake)).create()
     lake = Path(lake).expanduser().resolve()
     if lake.exists() and not lake.is_dir():
         raise LakeError(f"{lake}: is a file, not a lake folder")
@@ -160,7 +164,7 @@ def _check_against_lake(con: duckdb.DuckDBPyConnection, existing: str) -> None:
 _QUESTION_FACTS = ("text", "gold_answer", "aliases", "question_type", "hop_count", "gold_chunk_ids", "gold_paragraphs")
 
 
-def _check_questions(con: duckdb.DuckDBPyConnection, existing: str, lake: Path) -> None:
+def _check_questions(con: duckdb.DuckDBPyConnection, existing: str, lake: Path | str) -> None:
     # As one warehouse refuses a log that restates a stored question with other facts, so does the lake.
     def fact(side: str, name: str) -> str:
         return f"list_sort(coalesce({side}.{name}, []))" if name in ("aliases", "gold_chunk_ids") else f"{side}.{name}"
@@ -184,45 +188,84 @@ def _has_rows(lake: Path) -> bool:
     return any((lake / COMMITTED).iterdir())
 
 
-def write_warehouse(con: duckdb.DuckDBPyConnection, lake: Path, ingest: IngestReport | None = None) -> LakeWrite:
-    """Add every run (and shared row) of the warehouse open on con to the lake, as one new writer."""
+def _commit_record(writer: str, runs: list[str], rows: dict[str, int]) -> dict:
+    return {"writer": writer, "runs": runs, "rows": rows, "host": socket.gethostname(), "pid": os.getpid(),
+            "schema_version": latest_schema_version(),
+            "committed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
+def write_warehouse(con: duckdb.DuckDBPyConnection, lake: str | Path | RemoteLake,
+                    ingest: IngestReport | None = None) -> LakeWrite:
+    """Add every run (and shared row) of the warehouse open on con to the lake (a folder or a URL), as one new
+    writer."""
     started = time.perf_counter()
-    lake = check_lake(lake)
+    target = lake if isinstance(lake, RemoteLake) else lake_location(lake)
+    # What the writer checks against: the folder itself, or a URL's local mirror of its committed writers.
+    local = target.mirror() if isinstance(target, RemoteLake) else target
     writer = uuid.uuid4().hex
-    result = LakeWrite(lake, writer, ingest=ingest)
+    result = LakeWrite(target.url if isinstance(target, RemoteLake) else target, writer, ingest=ingest)
     tables = lake_tables(con)
     existing = None
-    if _has_rows(lake):
+    if _has_rows(local):
         existing = "lake_existing"
-        install_lake_views(con, lake, tables, existing)
+        install_lake_views(con, local, tables, existing)
         _check_against_lake(con, existing)
-        _check_questions(con, existing, lake)
+        _check_questions(con, existing, result.lake)
     result.runs = [r[0] for r in con.execute("SELECT run_id FROM main.runs ORDER BY run_id").fetchall()]
-    claims: list[Path] = []
-    try:
-        for run_id in result.runs:
-            claims.append(_claim(lake, run_id, writer))
-        _schema_files(lake, con, tables, "main")
-        result.rows = _write_rows(lake, con, tables, writer, existing)
-        _publish(lake, writer)
-        commit = {"writer": writer, "runs": result.runs, "rows": result.rows, "host": socket.gethostname(),
-                  "pid": os.getpid(), "schema_version": latest_schema_version(),
-                  "committed_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        # The commit marker is the one atomic step: before it no reader sees any of this writer's rows.
-        _write_atomically(lake / COMMITTED / writer, json.dumps(commit).encode())
-    except BaseException:
-        _remove_writer(lake, writer, claims)
-        raise
+    if isinstance(target, RemoteLake):
+        _write_remote(con, target, tables, result, existing)
+    else:
+        _write_folder(con, target, tables, result, existing)
     result.seconds = time.perf_counter() - started
     return result
 
 
+def _write_folder(con: duckdb.DuckDBPyConnection, lake: Path, tables: list[LakeTable], result: LakeWrite,
+                  existing: str | None) -> None:
+    claims: list[Path] = []
+    try:
+        for run_id in result.runs:
+            claims.append(_claim(lake, run_id, result.writer))
+        _schema_files(lake, con, tables, "main")
+        result.rows = _write_rows(lake, con, tables, result.writer, existing)
+        _publish(lake, result.writer)
+        # The commit marker is the one atomic step: before it no reader sees any of this writer's rows.
+        _write_atomically(lake / COMMITTED / result.writer,
+                          json.dumps(_commit_record(result.writer, result.runs, result.rows)).encode())
+    except BaseException:
+        _remove_writer(lake, result.writer, claims)
+        raise
+
+
+def _write_remote(con: duckdb.DuckDBPyConnection, lake: RemoteLake, tables: list[LakeTable], result: LakeWrite,
+                  existing: str | None) -> None:
+    # The files are written locally as for a folder, then uploaded under this writer's id, where no reader looks
+    # until the commit marker names them.
+    sent: list[str] = []
+    try:
+        for run_id in result.runs:
+            sent.append(lake.claim(run_id, result.writer))
+        with tempfile.TemporaryDirectory(prefix="trajscope-lake-upload-") as tmp:
+            local = Path(tmp)
+            _schema_files(local, con, tables, "main")
+            result.rows = _write_rows(local, con, tables, result.writer, existing)
+            files: list[str] = []
+            try:
+                lake.upload(local, local / STAGING / result.writer, files)
+            finally:
+                sent.extend(files)
+            lake.commit(result.writer, {**_commit_record(result.writer, result.runs, result.rows), FILES_KEY: files})
+    except BaseException:
+        lake.remove(sent)
+        raise
+
+
 def export_lake(db_path: str | Path, lake: str | Path) -> LakeWrite:
     """Write a warehouse file into a lake (created if needed) as one writer: every run, every shared row."""
-    lake = create_lake(lake)
+    target = create_lake(lake)
     # A write open (the COPY writes files), which also brings an older warehouse's schema up to date.
     with open_warehouse(db_path) as con:
-        return write_warehouse(con, lake)
+        return write_warehouse(con, target)
 
 
 def ingest_into_lake(lake: str | Path, paths: Sequence[str | Path], **ingest_options) -> LakeWrite:
@@ -231,12 +274,12 @@ def ingest_into_lake(lake: str | Path, paths: Sequence[str | Path], **ingest_opt
     A log that states another gold for a question the lake holds is refused (GoldConflict), as one
     warehouse would refuse it; so is a run or trajectory id the lake already holds (LakeError).
     """
-    lake = check_lake(lake)
+    target = lake_location(lake)
     with tempfile.TemporaryDirectory(prefix="trajscope-lake-") as tmp:
         db = Path(tmp) / "writer.duckdb"
         report = ingest_paths(db, paths, **ingest_options)
         with open_warehouse(db) as con:
-            return write_warehouse(con, lake, ingest=report)
+            return write_warehouse(con, target, ingest=report)
 
 
 __all__ = ["LakeWrite", "create_lake", "export_lake", "ingest_into_lake", "write_warehouse"]

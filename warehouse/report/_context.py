@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 import polars as pl
 
+from .._cache_dir import cache_dir
 from .._file_check import Sha256Child
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def _file_version(path: Path) -> tuple:
 
 def _digest_cache(path: Path) -> Path:
     """$TRAJSCOPE_CACHE/file_digests/<sha256 of the resolved path>.json: the last digest computed of that file."""
-    root = Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope") / "file_digests"
+    root = cache_dir() / "file_digests"
     return root / f"{hashlib.sha256(str(path.resolve()).encode()).hexdigest()}.json"
 
 
