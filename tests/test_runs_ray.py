@@ -44,17 +44,19 @@ def write_matrix(path: Path, model: str, n: int) -> Path:
     return path
 
 
-def warehouse_rows(db: Path) -> dict[str, list[tuple]]:
-    """Every data table's rows without the columns that vary by construction, sorted."""
+def warehouse_rows(db: Path, like: dict[str, list[tuple]] | None = None) -> dict[str, list[tuple]]:
+    """Every data table's rows without the columns that vary by construction, sorted; with `like`, the relations
+    (tables or a lake catalog's views) of those names."""
     rows = {}
+    kinds = "('BASE TABLE')" if like is None else "('BASE TABLE', 'VIEW')"
     with duckdb.connect(str(db), read_only=True) as con:
         columns = con.execute(
             "SELECT c.table_name, list(c.column_name ORDER BY c.ordinal_position) FROM information_schema.columns c "
-            "JOIN information_schema.tables t USING (table_schema, table_name) WHERE t.table_type = 'BASE TABLE' "
+            f"JOIN information_schema.tables t USING (table_schema, table_name) WHERE t.table_type IN {kinds} "
             "AND c.column_name NOT LIKE '%\\_at' ESCAPE '\\' AND c.data_type NOT LIKE 'TIMESTAMP%' GROUP BY 1"
         ).fetchall()
         for table, names in columns:
-            if table not in BOOKKEEPING:
+            if table not in BOOKKEEPING and (like is None or table in like):
                 listed = ", ".join(f'"{c}"' for c in names if c not in VARYING)
                 rows[table] = con.execute(f"SELECT {listed} FROM {table} ORDER BY ALL").fetchall()
     return rows
@@ -225,3 +227,33 @@ def test_a_shard_that_fails_on_its_worker_is_reported_and_the_command_fails(one_
     assert len(failed) == 2 and all("missing.jsonl" in line for line in failed), result.output
     assert "2 shard(s) failed, 0 not ingested" in result.output
     assert not (tmp_path / "w.duckdb").exists()  # nothing finished, so nothing was ingested
+
+
+def test_a_matrix_on_ray_adds_each_run_to_a_lake_whole_and_a_rerun_adds_nothing(one_node_cluster, mock_llm, tmp_path,
+                                                                                 monkeypatch):
+    from warehouse.lake import lake_catalog
+
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    mock_llm.responder = search_then_final
+    matrix = write_matrix(tmp_path / "m.yaml", mock_llm.model_spec, 6)
+    local = CliRunner().invoke(main, ["run", "--matrix", str(matrix), "--db", str(tmp_path / "local.duckdb"),
+                                      "--out", str(tmp_path / "local"), "--no-progress"], catch_exceptions=False)
+    assert local.exit_code == 0, local.output
+    lake = tmp_path / "lake"
+    args = ["run", "--matrix", str(matrix), "--ray", one_node_cluster.address, "--shards", "2", "--lake", str(lake),
+            "--out", str(tmp_path / "shared"), "--no-progress"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    # One writer per run, each holding both of its shards: a lake adds a run whole, never a shard of one.
+    assert len([line for line in first.output.splitlines() if "added to" in line]) == 2, first.output
+    markers = [json.loads(p.read_text()) for p in (lake / "_committed").iterdir()]
+    assert sorted(len(m["runs"]) for m in markers) == [1, 1] and all(m["rows"]["trajectories"] == 6 for m in markers)
+    local_rows = warehouse_rows(tmp_path / "local.duckdb")
+    del local_rows["derived_facts_state"]  # a lake catalog's own bookkeeping: when it computed its derived tables
+    lake_rows = warehouse_rows(lake_catalog(lake), like=local_rows)
+    assert len(local_rows["trajectories"]) == 12 and len(local_rows["steps"]) > 12
+    for table, rows in local_rows.items():
+        assert lake_rows[table] == rows, table
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert again.output.count("already in the lake") == 2 and len(list((lake / "_committed").iterdir())) == 2

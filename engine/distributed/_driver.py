@@ -1,6 +1,9 @@
-"""The driver: Ray tasks per (run, shard), retried when a node dies, progress over all shards, ingest as each ends."""
+"""The driver: Ray tasks per (run, shard), retried when a node dies, progress over all shards, ingest as each ends
+(into a warehouse file), or as each run's last shard ends (into a lake, which adds runs whole)."""
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +33,8 @@ class RayMatrixResult:
     finished: list[ShardResult] = field(default_factory=list)
     failed: list[ShardFailure] = field(default_factory=list)
     ingested: int = 0
-    not_ingested: dict[str, str] = field(default_factory=dict)  # shard log -> why its ingest failed
+    not_ingested: dict[str, str] = field(default_factory=dict)  # shard log (a lake: run id) -> why its ingest failed
+    in_lake: dict[str, str] = field(default_factory=dict)  # run id -> the lake writer that added it, or that it held it
     retried: dict[str, int] = field(default_factory=dict)  # shard log -> attempts, where more than one
 
     def lines(self) -> list[str]:
@@ -49,6 +53,7 @@ class RayMatrixResult:
                 for log, n in sorted(self.retried.items())]
         out += [f"{f.task.log_name}: failed: {f.error}" for f in self.failed]
         out += [f"{log}: not ingested: {why}" for log, why in sorted(self.not_ingested.items())]
+        out += [f"{run_id}: {what}" for run_id, what in sorted(self.in_lake.items())]
         return out
 
 
@@ -82,9 +87,10 @@ class _LineWatch:
 def run_matrix_on_ray(
     specs: Sequence[RunSpec], *, address: str, shards: int = 4, storage: str | None = None,
     db_path: Path | None = None, max_retries: int = 3, progress: bool = True,
-    on_shard: Callable[[ShardResult], None] | None = None,
+    on_shard: Callable[[ShardResult], None] | None = None, lake: str | Path | None = None,
 ) -> RayMatrixResult:
-    """Run every (run, shard) as a Ray task on the cluster at `address`; ingest each shard's log as it ends."""
+    """Run every (run, shard) as a Ray task on the cluster at `address`; ingest each shard's log into db_path as it
+    ends, or with `lake` each run's shard logs together once its last shard has ended (a lake adds runs whole)."""
     try:
         import ray  # lazy: only `--ray` pays for it
     except ImportError:
@@ -92,6 +98,7 @@ def run_matrix_on_ray(
 
     plan = plan_matrix(specs, shards=shards, storage=storage)
     result = RayMatrixResult()
+    lake_runs = _LakeRuns(lake, plan.tasks, result) if lake is not None else None
     watch = _LineWatch(plan.tasks)
     ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     bar = tqdm(total=plan.total, desc="ray", unit="q", disable=not progress, dynamic_ncols=True, smoothing=0.1)
@@ -107,12 +114,17 @@ def run_matrix_on_ray(
                     shard = ray.get(ref)
                 except ray.exceptions.RayError as exc:
                     result.failed.append(ShardFailure(task, _last_line(exc)))
+                    if lake_runs is not None:
+                        lake_runs.shard_failed(task)
                     continue
                 result.finished.append(shard)
                 counted[task.log_name] = shard.n_skipped + shard.n_completed
                 if shard.attempt > 1:
                     result.retried[shard.log] = shard.attempt
-                _ingest(task, shard, db_path, result)
+                if lake_runs is not None:
+                    lake_runs.shard_ended(task, shard)
+                else:
+                    _ingest(task, shard, db_path, result)
                 if on_shard is not None:
                     on_shard(shard)
             for task in pending.values():
@@ -145,6 +157,50 @@ def _ingest(task: ShardTask, shard: ShardResult, db_path: Path | None, result: R
         result.not_ingested[shard.log] = f"{type(exc).__name__}: {_last_line(exc)}"
         return
     result.ingested += report.records
+
+
+class _LakeRuns:
+    """Adds each run to a lake as one writer once all of its shards have ended; a run with a failed shard waits for
+    a rerun, and one the lake already holds is left as it is (a lake never replaces a run)."""
+
+    def __init__(self, lake: str | Path, tasks: Sequence[ShardTask], result: RayMatrixResult):
+        from warehouse.lake import readable_lake
+
+        self.lake, self.result = lake, result
+        self.waiting: dict[str, list[ShardTask]] = {}
+        for task in tasks:
+            self.waiting.setdefault(task.run_id, []).append(task)
+        self.ended: dict[str, list[tuple[ShardTask, ShardResult]]] = {run_id: [] for run_id in self.waiting}
+        self.held = set()  # the runs the lake holds now: a rerun of a finished matrix adds nothing twice
+        for marker in sorted((readable_lake(lake) / "_committed").glob("[!.]*")):
+            with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+                self.held |= {str(r) for r in json.loads(marker.read_text())["runs"]}
+
+    def shard_failed(self, task: ShardTask) -> None:
+        self.result.not_ingested[task.run_id] = "a shard failed, so the run waits (a rerun resumes it, then adds it)"
+
+    def shard_ended(self, task: ShardTask, shard: ShardResult) -> None:
+        ended = self.ended[task.run_id]
+        ended.append((task, shard))
+        if len(ended) < len(self.waiting[task.run_id]) or task.run_id in self.result.not_ingested:
+            return
+        if task.run_id in self.held:
+            self.result.in_lake[task.run_id] = "already in the lake (a lake adds runs and never replaces one)"
+            return
+        from warehouse.lake import ingest_into_lake
+
+        with contextlib.ExitStack() as stack:
+            ordered = sorted((e for e in ended if e[1].n_selected), key=lambda e: e[0].log_name)
+            if not ordered:  # more shards than questions: nothing to add
+                return
+            paths = [stack.enter_context(SharedStorage(t.storage).readable(t.log_name)) for t, _ in ordered]
+            try:
+                written = ingest_into_lake(self.lake, paths, progress=False, source_names=[s.log for _, s in ordered])
+            except Exception as exc:  # noqa: BLE001 - the logs are the record; the rest of the matrix goes on
+                self.result.not_ingested[task.run_id] = f"{type(exc).__name__}: {_last_line(exc)}"
+                return
+        self.result.ingested += written.ingest.records if written.ingest else 0
+        self.result.in_lake[task.run_id] = f"added to {self.lake} as writer {written.writer}"
 
 
 def _last_line(exc: BaseException) -> str:

@@ -8,6 +8,8 @@ from typing import Any
 import click
 import yaml
 
+from ._options import LakeLocation
+
 
 def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
     params: dict[str, Any] = {}
@@ -71,6 +73,10 @@ def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
               help="With --ray: where the shard logs go, seen by every node and this one: a shared directory "
               "(resumes per trajectory) or an fsspec URL such as s3://bucket/runs (resumes from the last "
               "finished attempt). Default: --out, made absolute.")
+@click.option("--lake", "ray_lake", type=LakeLocation(exists=False), default=None, metavar="DIR|URL",
+              help="With --ray: add each run to this lake (trajscope lake: a folder or an object storage URL) as "
+              "one writer once its last shard has ended, instead of ingesting into --db. A rerun of a finished "
+              "matrix adds nothing twice.")
 @click.option("--ray-retries", type=click.IntRange(min=0), default=3, show_default=True,
               help="With --ray: times a shard is retried after its node or worker dies.")
 @click.option("--plan", is_flag=True,
@@ -138,6 +144,9 @@ def command(**options: Any) -> None:
             return
         if options["ray_storage"]:
             raise click.UsageError("--storage is for --ray runs (a local run logs to --out)")
+        if options["ray_lake"]:
+            raise click.UsageError("--lake is for --ray runs (a local run ingests into --db; `trajscope ingest "
+                                   "--lake` adds its log to a lake)")
         summaries = execute_matrix(specs, on_done=lambda s: click.echo(s.line()))
     except (RunSetupError, MatrixError, LogCorrupt, LocalModelError, ValueError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from None
@@ -151,12 +160,22 @@ def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
     from engine.distributed import run_matrix_on_ray
 
     db_paths = {spec.db_path for spec in specs}
-    if len(db_paths) > 1:
+    if len(db_paths) > 1 and not options["ray_lake"]:
         raise click.UsageError("--ray ingests into one warehouse: give the runs one db (or --db)")
+    if options["ray_lake"] and options["no_ingest"]:
+        raise click.UsageError("--lake adds the runs to a lake; --no-ingest adds them nowhere: give one")
+    if options["ray_lake"]:
+        from warehouse.lake import LakeError, create_lake
+
+        try:
+            create_lake(options["ray_lake"])  # before any shard runs: a location that cannot be a lake is refused
+        except LakeError as exc:
+            raise click.ClickException(str(exc)) from None
     try:
         result = run_matrix_on_ray(specs, address=options["ray_address"], shards=options["shards"],
                                    storage=options["ray_storage"], db_path=db_paths.pop(),
-                                   max_retries=options["ray_retries"], progress=not options["no_progress"])
+                                   max_retries=options["ray_retries"], progress=not options["no_progress"],
+                                   lake=options["ray_lake"])
     except ConnectionError as exc:  # ray.init: no cluster at that address
         raise click.ClickException(f"--ray {options['ray_address']}: {exc}") from None
     except ImportError as exc:  # the `distributed` extra is not installed
@@ -164,7 +183,8 @@ def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
     for line in result.lines():
         click.echo(line)
     if result.ingested:
-        click.echo(f"ingested {result.ingested} trajectories as their shards ended")
+        click.echo(f"ingested {result.ingested} trajectories as their " + ("runs" if options["ray_lake"] else "shards")
+                   + " ended")
     if result.failed or result.not_ingested:
         raise click.ClickException(f"{len(result.failed)} shard(s) failed, {len(result.not_ingested)} not ingested: "
                                    "run the same command again to resume them")
