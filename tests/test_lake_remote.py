@@ -185,3 +185,23 @@ def test_a_file_url_lake_skips_a_marker_still_being_written_and_equals_one_wareh
 
 def test_the_dashboard_over_an_s3_lake_reads_a_commit_made_while_it_runs(bucket, logs, tmp_path, monkeypatch):
     check_dashboard_reads_a_commit_made_while_it_runs(f"s3://{bucket}/lake", logs, tmp_path, monkeypatch)
+
+
+def test_a_commit_naming_a_file_outside_its_writers_places_is_refused_before_anything_is_written(logs, tmp_path,
+                                                                                                 monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    store = tmp_path / "store"
+    db = tmp_path / "a.duckdb"
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, f"file://{store}")
+    (tmp_path / "outside.parquet").write_bytes(b"not a lake's")
+    for named in ("../../outside.parquet", "trajectories/_dataset=x/_run=y/_writer=someone-else/part_1.parquet",
+                  "trajectories/_dataset=x/../_writer={writer}/part_1.parquet"):
+        writer = uuid.uuid4().hex
+        files = [named.format(writer=writer)]
+        (store / "_committed" / writer).write_text(json.dumps({"writer": writer, "runs": [], "files": files}))
+        with pytest.raises(LakeError, match="not one of its files in a lake's layout"):
+            lake_catalog(f"file://{store}")
+        (store / "_committed" / writer).unlink()
+        assert not list((tmp_path / "cache").rglob("outside.parquet"))
+    assert run_read_query(lake_catalog(f"file://{store}"), "SELECT count(*) AS n FROM trajectories").df["n"][0] == 60

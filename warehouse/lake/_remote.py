@@ -155,7 +155,12 @@ class RemoteLake:
 
     def _writer_files(self, writer: str, marker: dict) -> list[str]:
         if isinstance(marker.get(FILES_KEY), list):
-            return [str(f) for f in marker[FILES_KEY]]
+            files = [str(f) for f in marker[FILES_KEY]]
+            for rel in files:  # a marker names where the mirror writes: only this writer's places in the layout
+                if not _in_layout(rel, writer):
+                    raise LakeError(f"{self.url}: writer {writer}'s commit names {rel!r}, which is not one of its "
+                                    "files in a lake's layout; nothing of that writer was read")
+            return files
         # A writer that committed through a folder (a lake on a mount, read here by file:// URL) lists no files.
         found = [*self.fs.glob(self._at(f"*/_dataset=*/_run=*/_writer={writer}/*.parquet")),
                  *self.fs.glob(self._at(f"*/_dataset={SHARED}/_run={SHARED}/_writer={SHARED}/schema-*.parquet"))]
@@ -200,6 +205,18 @@ class RemoteLake:
                 shutil.rmtree(incoming, ignore_errors=True)
             _write_file(local / COMMITTED / writer, raw)  # last: the mirror's own commit of this writer
         return check_lake(local)
+
+
+def _in_layout(rel: str, writer: str) -> bool:
+    """Whether rel is TABLE/_dataset=D/_run=R/_writer=W/FILE.parquet for this writer (or a schema file), nothing
+    that could lead out of the lake's folder."""
+    parts = rel.split("/")
+    if len(parts) != 5 or "\\" in rel or any(p in ("", ".", "..") or p.startswith(".") for p in parts):
+        return False
+    table, dataset, run, owner, name = parts
+    schema = owner == f"_writer={SHARED}" and name.startswith("schema-")
+    return (table.replace("_", "").isalnum() and dataset.startswith("_dataset=") and run.startswith("_run=")
+            and (owner == f"_writer={writer}" or schema) and name.endswith(".parquet"))
 
 
 def _write_file(path: Path, data: bytes) -> None:
