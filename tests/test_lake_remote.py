@@ -205,3 +205,18 @@ def test_a_commit_naming_a_file_outside_its_writers_places_is_refused_before_any
         (store / "_committed" / writer).unlink()
         assert not list((tmp_path / "cache").rglob("outside.parquet"))
     assert run_read_query(lake_catalog(f"file://{store}"), "SELECT count(*) AS n FROM trajectories").df["n"][0] == 60
+
+
+def test_a_store_without_a_known_atomic_create_is_read_as_a_lake_but_never_written(logs, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
+    folder, db = tmp_path / "folder-lake", tmp_path / "a.duckdb"
+    ingest_paths(db, [logs["a"]], progress=False)
+    export_lake(db, folder)
+    memory = fsspec.filesystem("memory")  # fsspec's in-process store: its "xb" checks, then writes, in two steps
+    memory.put(str(folder), f"/{tmp_path.name}", recursive=True)
+    url = f"memory://{tmp_path.name}"
+    assert run_read_query(lake_catalog(url), "SELECT count(*) AS n FROM trajectories").df["n"][0] == 60
+    before = sorted(memory.find(f"/{tmp_path.name}"))
+    with pytest.raises(LakeError, match="needs a create-only write that the store makes atomic"):
+        ingest_into_lake(url, [logs["b"]], progress=False)
+    assert sorted(memory.find(f"/{tmp_path.name}")) == before

@@ -15,9 +15,9 @@ def command() -> None:
     adds runs from any machine without a global lock; `trajscope sql --lake DIR` and `trajscope app --lake
     DIR` read it through the same named views and the same sandbox as a warehouse file (docs/scaling.md).
 
-    DIR may be an object storage URL (s3://bucket/lake, gs://..., file://...; the store's fsspec package and its
-    usual credentials, e.g. AWS_* variables): writers upload under their own id and commit with a create-only
-    object, and readers read a local mirror of the committed writers' files in $TRAJSCOPE_CACHE.
+    DIR may be an object storage URL (s3://bucket/lake or file://...; any fsspec store to read; the store's fsspec
+    package and its usual credentials, e.g. AWS_* variables): writers upload under their own id and commit with a
+    create-only object, and readers read a local mirror of the committed writers' files in $TRAJSCOPE_CACHE.
     """
 
 

@@ -1,5 +1,6 @@
-"""A lake on object storage (an fsspec URL: s3://, gs://, az://, file://): writers upload their files under their own
-writer id and commit with one create-only object; readers read a local mirror of the committed writers' files.
+"""A lake on object storage (an fsspec URL: s3:// or file:// to write, any fsspec store to read): writers upload their
+files under their own writer id and commit with one create-only object; readers read a local mirror of the committed
+writers' files.
 
 Object stores have no rename and no mkdir, so the folder protocol's two atomic steps become one each: a run's claim
 and a writer's commit marker are created only if absent (S3's `If-None-Match: *`, fsspec's "xb" mode), and a writer's
@@ -20,6 +21,10 @@ from typing import Any
 from .._cache_dir import cache_dir
 from ._layout import CLAIMS, COMMITTED, LAKE_FORMAT, MARKER, SHARED, LakeError, check_lake
 
+# Stores whose create-only write ("xb") is atomic, checked by the store itself: a local or mounted filesystem (O_EXCL)
+# and S3 with its compatible servers (s3fs sends If-None-Match: *). fsspec leaves "xb" to each backend, checked up front
+# or at commit, atomic or not; on another store two writers could both claim a run, so it is read, never written.
+ATOMIC_CREATE_PROTOCOLS = frozenset({"file", "local", "s3", "s3a"})
 # What a writer's commit marker lists: every file it uploaded (its partitions and the schema files of its version),
 # so a mirror downloads them without listing the store.
 FILES_KEY = "files"
@@ -65,6 +70,11 @@ class RemoteLake:
 
     def _create_only(self, rel: str, data: bytes) -> bool:
         """Write `data` at rel unless something is there (False then): one atomic step, as a mkdir is on a disk."""
+        protocols = {self.fs.protocol} if isinstance(self.fs.protocol, str) else set(self.fs.protocol)
+        if not protocols & ATOMIC_CREATE_PROTOCOLS:
+            raise LakeError(f"{self.url}: writing a lake here needs a create-only write that the store makes atomic, "
+                            f"which trajscope knows of only for {', '.join(sorted(ATOMIC_CREATE_PROTOCOLS))}:// (this "
+                            "store can be read as a lake, not written); use one of those, or a mounted folder")
         path = self._at(rel)
         self.fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)  # a local filesystem needs the folder; S3 has none
         try:
@@ -237,4 +247,5 @@ def readable_lake(lake: str | Path) -> Path:
     return check_lake(Path(lake))
 
 
-__all__ = ["FILES_KEY", "RemoteLake", "is_lake_url", "lake_location", "readable_lake", "url_filesystem"]
+__all__ = ["ATOMIC_CREATE_PROTOCOLS", "FILES_KEY", "RemoteLake", "is_lake_url", "lake_location", "readable_lake",
+           "url_filesystem"]
