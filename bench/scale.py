@@ -1,6 +1,6 @@
 """Scale benchmark: ingest, warehouse size and every page's queries at growing N, ratios measured in one run.
 
-    .venv/bin/python bench/scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep-logs] [--tiny]
+    .venv/bin/python bench/scale.py [--sizes 10000,100000,1000000] [--workdir DIR] [--keep-logs] [--load-floor] [--tiny]
     .venv/bin/python bench/scale.py --lake-of WAREHOUSE [--workdir DIR]
 
 For each N (synthetic paired runs from bench/synthetic.py, ~9 steps per trajectory) it measures, each
@@ -8,6 +8,8 @@ in a fresh process: trajscope ingest (seconds, peak RSS, warehouse bytes), DuckD
 the same file, every dashboard page's queries cold (the first run in a new process) and warm (best of
 three), and the `compare` and `report` commands end to end. Then it prints the ratios: ingest over
 read_json per N, and how each figure grew against N between successive sizes (1.00 = linear).
+--load-floor also times the load's DuckDB statements alone (the log pre-split into the ingest's batches, no
+validation pass), so the ratio splits into what the Python pass and what DuckDB's own statements cost.
 --lake-of exports a warehouse to a lake (warehouse.lake) and times every page over the lake against
 the same pages over the file, in one run: Parquet bytes per trajectory and the lake / file ratio per page;
 then a writer of 2,000 new trajectories, and the new snapshot's catalog extended from the earlier one
@@ -58,6 +60,45 @@ rows = con.execute("SELECT count(*) FROM flat").fetchone()[0]
 con.close()
 print(json.dumps({"seconds": time.perf_counter() - t0, "rows": rows,
                   "peak_rss_mb": peak_rss_mb()}))
+"""
+
+# The load's DuckDB statements alone: the log cut into the ingest's batch files (its batch size) beforehand, then
+# the ingest's own _load_batch and commits into a new file, with no validation at all. An experiment on the
+# loader's internals, not a mode of trajscope: what the ingest would cost if its Python pass were free.
+_LOAD_FLOOR = r"""
+import itertools, json, os, sys, time
+from pathlib import Path
+import msgspec
+import warehouse._loader as loader
+from warehouse._connection import open_warehouse
+log, db, workdir = sys.argv[1:4]
+
+class _Id(msgspec.Struct):
+    trajectory_id: str
+
+decode = msgspec.json.Decoder(_Id).decode
+batches, lines, ids, size = [], [], [], 0
+with open(log, "rb") as fh:
+    for line in itertools.chain(fh, [None]):
+        if line is not None:
+            lines.append(line); ids.append(decode(line).trajectory_id); size += len(line)
+        if lines and (line is None or size >= loader._BATCH_BYTES):
+            path = Path(workdir) / f"batch-{len(batches):05d}.jsonl"
+            path.write_bytes(b"".join(lines))
+            batches.append((path, ids)); lines, ids, size = [], [], 0
+t0 = time.perf_counter()
+with open_warehouse(db, new_file=True) as con:
+    con.execute("BEGIN TRANSACTION")
+    con.execute(loader._named_sql("ingest_ids.sql"))
+    for seq, (path, batch_ids) in enumerate(batches):
+        batch = loader._Batch(path=path, ids=batch_ids, hashes=batch_ids, line_ids=batch_ids)
+        loader._load_batch(con, batch, Path(log), seq, False)
+        path.unlink()
+        con.execute("COMMIT"); con.execute("BEGIN TRANSACTION")
+    con.execute("DROP TABLE ingest_ids"); con.execute("COMMIT"); con.execute("CHECKPOINT")
+    seconds = time.perf_counter() - t0
+    loaded = con.execute("SELECT count(*) FROM trajectories").fetchone()[0]
+print(json.dumps({"seconds": seconds, "batches": len(batches), "trajectories": loaded}))
 """
 
 # Every page's queries in a new process: the first call is cold (nothing cached), the best of three warm.
@@ -111,7 +152,23 @@ def measure_queries(db: Path, row: dict) -> dict:
     return row
 
 
-def measure(n: int, work: Path, keep_log: bool) -> dict:
+def load_floor(log: Path, work: Path, row: dict) -> None:
+    """The load's DuckDB statements alone on the same log (no validation pass), against read_json."""
+    db, batches = work / f"floor-{row['n']}.duckdb", work / f"floor-batches-{row['n']}"
+    shutil.rmtree(batches, ignore_errors=True)
+    batches.mkdir()
+    try:
+        floor = _child(_LOAD_FLOOR, str(log), str(db), str(batches))
+    finally:
+        shutil.rmtree(batches, ignore_errors=True)
+        db.unlink(missing_ok=True)
+    assert floor["trajectories"] == row["n"], f"the load alone loaded {floor['trajectories']} of {row['n']}"
+    row["load_floor_s"] = floor["seconds"]
+    print(f"N={row['n']:,}: the load alone (no validation, {floor['batches']} batches) {floor['seconds']:.1f} s, "
+          f"ratio load alone / read_json = {floor['seconds'] / row['read_json_s']:.2f}", flush=True)
+
+
+def measure(n: int, work: Path, keep_log: bool, floor: bool = False) -> dict:
     """Every figure for one N; the log is removed afterwards unless keep_log (1M trajectories is ~10 GB)."""
     log, db, flat = work / f"synthetic-{n}.jsonl", work / f"wh-{n}.duckdb", work / f"flat-{n}.duckdb"
     for path in (db, flat, db.with_name(db.name + ".wal")):
@@ -134,6 +191,8 @@ def measure(n: int, work: Path, keep_log: bool) -> dict:
     assert flat_load["rows"] == n, f"read_json read {flat_load['rows']} of {n} records"
     row.update(read_json_s=flat_load["seconds"], read_json_rss_mb=flat_load["peak_rss_mb"])
     flat.unlink()
+    if floor:
+        load_floor(log, work, row)
     if not keep_log:
         log.unlink()
     print(f"N={n:,}: ingest {row['ingest_s']:.1f} s, read_json {row['read_json_s']:.1f} s", flush=True)
@@ -318,6 +377,9 @@ def main() -> None:
                         help="instead of the curve: pages, compare and report on these built synthetic warehouses")
     parser.add_argument("--lake-of", type=Path, default=None,
                         help="instead of the curve: export this warehouse to a lake and time the pages over both")
+    parser.add_argument("--load-floor", action="store_true",
+                        help="also time the load's DuckDB statements alone on each log (no validation pass): what "
+                             "the ingest would cost if its Python pass were free, against read_json")
     parser.add_argument("--tiny", action="store_true",
                         help=f"sizes {TINY_SIZES}: checks the script runs end to end, not speed")
     args = parser.parse_args()
@@ -335,7 +397,7 @@ def main() -> None:
                 with open(args.json, "a") as out:
                     out.write(json.dumps(row) + "\n")
         return
-    rows = [measure(n, work, args.keep_logs) for n in sizes]
+    rows = [measure(n, work, args.keep_logs, floor=args.load_floor or args.tiny) for n in sizes]
     report(rows)
     if args.tiny:  # the lake path end to end on the largest tiny warehouse
         lake_versus_file(work / f"wh-{sizes[-1]}.duckdb", work)

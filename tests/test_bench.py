@@ -47,6 +47,8 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
     "scan": ([], [r"^scan of 40 trajectories, mock latency 0.05 s", r"^\s+4\s+\d+\.\d\d\s.*\d+\.\d\d\s+\(",
                   r"^\s+8\s+\d+\.\d\d\s"]),
     "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",
+                   r"^N=400: the load alone \(no validation, 1 batches\) \d+\.\d s, ratio load alone / read_json = "
+                   r"\d+\.\d\d",
                    r"^at N=400: slowest page \d+\.\d+ s cold", r"^ingest s\s+-?\d+\.\d\d$",
                    r"^page Evidence funnel \(warm\)\s+-?\d+\.\d\d$", r"^exported 400 trajectories in ",
                    r"^page \(warm s\)\s+file\s+lake\s+lake/file", r"^ratio slowest page lake / file \(warm\) = \d",
