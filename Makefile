@@ -36,7 +36,7 @@ setup: $(STAMP)
 # (pulled in by sentence-transformers) would fetch a multi-GB CUDA build. Nothing compiles: the embedded
 # model runs on ik-llama-cpp-python's prebuilt wheel (BENCHMARKS.md: set-up with and without the
 # llama-cpp-python source build it replaced).
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	test -x $(BIN)/uv || $(BIN)/pip install --quiet uv==$(UV_VERSION)
 	rm -f $(DEPS_STAMP)
@@ -53,7 +53,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # The dashboard's dependencies alone (seconds from an empty cache: BENCHMARKS.md).
-$(APP_STAMP): pyproject.toml
+$(APP_STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	test -x $(BIN)/uv || $(BIN)/pip install --quiet uv==$(UV_VERSION)
 	$(UV) $$($(PROJECT_DEPS) $(APP_DEPS))

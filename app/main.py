@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.ui import app_config
+from trajscope.app.ui import app_config
 
 st.set_page_config(page_title="trajscope", page_icon=":material/troubleshoot:", layout="wide")
 

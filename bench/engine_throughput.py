@@ -25,12 +25,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.mock_process import start_mock  # noqa: E402
-from engine.controllers import get_controller  # noqa: E402
-from engine.environment import ToolEnvironment  # noqa: E402
-from engine.llm import resolve_model  # noqa: E402
-from engine.retrieval import build_retriever  # noqa: E402
-from engine.runs import RunInputs, RunSpec, execute_run_async  # noqa: E402
-from ingest.datasets import load_dataset  # noqa: E402
+from trajscope.engine.controllers import get_controller  # noqa: E402
+from trajscope.engine.environment import ToolEnvironment  # noqa: E402
+from trajscope.engine.llm import resolve_model  # noqa: E402
+from trajscope.engine.retrieval import build_retriever  # noqa: E402
+from trajscope.engine.runs import RunInputs, RunSpec, execute_run_async  # noqa: E402
+from trajscope.ingest.datasets import load_dataset  # noqa: E402
 
 CALLS_PER_EPISODE = 3
 

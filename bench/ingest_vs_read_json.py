@@ -22,7 +22,7 @@ from bench.process_memory import peak_rss_mb
 mode, log, db = sys.argv[1:4]
 t0 = time.perf_counter()
 if mode == "trajscope":
-    from warehouse import ingest_paths
+    from trajscope.warehouse import ingest_paths
     report = ingest_paths(db, [log], progress=False)
     extra = {"new": report.new}
 elif mode == "rejson":
@@ -33,7 +33,7 @@ elif mode == "rejson":
     con.close()
 elif mode == "query":
     import duckdb
-    from warehouse import open_read
+    from trajscope.warehouse import open_read
     times = {}
     with open_read(db) as con:
         for view in ("run_summary", "trajectory_facts", "trajectory_evidence"):

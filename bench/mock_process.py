@@ -18,8 +18,8 @@ def ready(process: subprocess.Popen[str]) -> tuple[subprocess.Popen[str], str]:
 
 
 def start_mock(latency: float, steps: int) -> tuple[subprocess.Popen[str], str]:
-    """`python -m engine.mock_llm`: `latency` seconds per call, `steps` model calls per episode."""
+    """`python -m trajscope.engine.mock_llm`: `latency` seconds per call, `steps` model calls per episode."""
     return ready(subprocess.Popen(
-        [sys.executable, "-m", "engine.mock_llm", "--latency", str(latency), "--steps", str(steps)],
+        [sys.executable, "-m", "trajscope.engine.mock_llm", "--latency", str(latency), "--steps", str(steps)],
         cwd=ROOT, stdout=subprocess.PIPE, text=True,
     ))

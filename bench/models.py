@@ -31,10 +31,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelServer  # noqa: E402
-from engine.runs import RunSpec, execute_run_async, model_config_for  # noqa: E402
+from trajscope.engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelServer  # noqa: E402
+from trajscope.engine.runs import RunSpec, execute_run_async, model_config_for  # noqa: E402
 from trajscope.format import ErrorStep, iter_trajectories  # noqa: E402
-from warehouse import open_read  # noqa: E402
+from trajscope.warehouse import open_read  # noqa: E402
 
 HOTPOT = ROOT.parent / "shared" / "data" / "hotpotqa" / "hotpotqa_distractor_dev_100.json"
 

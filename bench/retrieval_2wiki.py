@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.retrieval import (
+from trajscope.engine.retrieval import (
     DEFAULT_QUERY_THREADS,
     QUERY_BACKENDS,
     HybridRetriever,

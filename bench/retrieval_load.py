@@ -20,7 +20,7 @@ from pathlib import Path
 
 from retrieval_2wiki import load_2wiki, percentile_ms
 
-from engine.retrieval import (
+from trajscope.engine.retrieval import (
     DEFAULT_QUERY_THREADS,
     DenseRetriever,
     HybridRetriever,

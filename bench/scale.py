@@ -41,7 +41,7 @@ _INGEST = r"""
 import json, sys, time
 from bench.process_memory import peak_rss_mb
 log, db = sys.argv[1:3]
-from warehouse import ingest_paths
+from trajscope.warehouse import ingest_paths
 t0 = time.perf_counter()
 report = ingest_paths(db, [log], progress=False)
 print(json.dumps({"seconds": time.perf_counter() - t0, "new": report.new,
@@ -69,8 +69,8 @@ _LOAD_FLOOR = r"""
 import itertools, json, os, sys, time
 from pathlib import Path
 import msgspec
-import warehouse._loader as loader
-from warehouse._connection import open_warehouse
+import trajscope.warehouse._loader as loader
+from trajscope.warehouse._connection import open_warehouse
 log, db, workdir = sys.argv[1:4]
 
 class _Id(msgspec.Struct):
@@ -202,7 +202,7 @@ def measure(n: int, work: Path, keep_log: bool, floor: bool = False) -> dict:
 _EXPORT = r"""
 import json, sys, time
 from bench.process_memory import peak_rss_mb
-from warehouse.lake import export_lake
+from trajscope.warehouse.lake import export_lake
 t0 = time.perf_counter()
 result = export_lake(sys.argv[1], sys.argv[2])
 print(json.dumps({"seconds": time.perf_counter() - t0, "trajectories": result.rows.get("trajectories", 0),
@@ -211,7 +211,7 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "trajectories": result.ro
 
 _CATALOG = r"""
 import json, sys, time
-from warehouse.lake import lake_catalog
+from trajscope.warehouse.lake import lake_catalog
 t0 = time.perf_counter()
 catalog = str(lake_catalog(sys.argv[1]))
 print(json.dumps({"catalog": catalog, "seconds": time.perf_counter() - t0}))
@@ -222,8 +222,8 @@ print(json.dumps({"catalog": catalog, "seconds": time.perf_counter() - t0}))
 # (a fresh cache), and every derived row and question of the two compared.
 _EXTEND = r"""
 import json, os, sys, time
-from warehouse.lake import _catalog, ingest_into_lake, lake_catalog
-from warehouse._derived import DERIVED
+from trajscope.warehouse.lake import _catalog, ingest_into_lake, lake_catalog
+from trajscope.warehouse._derived import DERIVED
 import duckdb
 lake, log, whole_cache = sys.argv[1:4]
 recomputed = []  # a whole recompute of a derived table: the extended build must do none
@@ -251,7 +251,7 @@ print(json.dumps({"write_s": t1 - t0, "extended_s": t2 - t1, "whole_s": t3 - t2,
 
 _COUNT = r"""
 import json, sys
-from warehouse import open_read
+from trajscope.warehouse import open_read
 with open_read(sys.argv[1]) as reader:
     print(json.dumps({"n": reader.execute("SELECT count(*) FROM trajectories").fetchone()[0]}))
 """

@@ -26,14 +26,14 @@ sys.path.insert(0, str(ROOT))
 from synthetic import write_synthetic_log  # noqa: E402
 
 from bench.mock_process import ready  # noqa: E402
-from engine.llm import resolve_model  # noqa: E402
-from engine.scanners import scan  # noqa: E402
-from warehouse import ingest_paths  # noqa: E402
+from trajscope.engine.llm import resolve_model  # noqa: E402
+from trajscope.engine.scanners import scan  # noqa: E402
+from trajscope.warehouse import ingest_paths  # noqa: E402
 
 RUBRIC = "The agent read a gold passage and still answered wrong."
 _MOCK = """
 import json, signal, sys, threading
-from engine.mock_llm import MockLLMServer, reply_json
+from trajscope.engine.mock_llm import MockLLMServer, reply_json
 reply = lambda request: reply_json({"verdict": "no_match", "explanation": "benchmark", "cited_steps": ["0"]},
                                    tokens_in=600, tokens_out=20)
 server = MockLLMServer(reply, latency_s=float(sys.argv[1])).start()

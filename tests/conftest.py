@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine.mock_llm import MockLLMServer
+from trajscope.engine.mock_llm import MockLLMServer
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from trajscope.format import (
     SearchStep,
     Trajectory,
 )
-from warehouse.queries import FUNNEL_STAGES
+from trajscope.warehouse.queries import FUNNEL_STAGES
 
 DATASET = "wiki"
 H1, H2, DECOY, OTHER, FILLER = "wiki:1", "wiki:2", "wiki:3", "wiki:4", "wiki:5"

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 
 from bench.synthetic import synthetic_trajectory
-from warehouse import open_readonly
+from trajscope.warehouse import open_readonly
 
 ROOT = Path(__file__).resolve().parents[1]
 # Set when the row is written, so it differs between any two loads of the same log.
@@ -75,8 +75,8 @@ def check_dashboard_reads_a_commit_made_while_it_runs(lake: Path | str, logs: di
     """Serve `lake` (a folder or a URL) under AppTest; a commit made between two runs shows at the second."""
     from streamlit.testing.v1 import AppTest
 
-    from warehouse import ingest_paths
-    from warehouse.lake import export_lake, ingest_into_lake
+    from trajscope.warehouse import ingest_paths
+    from trajscope.warehouse.lake import export_lake, ingest_into_lake
 
     db = tmp_path / "a.duckdb"
     ingest_paths(db, [logs["a"]], progress=False)

@@ -6,7 +6,7 @@ import re
 import polars as pl
 import vl_convert as vlc
 
-from app.charts import failure_plane_chart
+from trajscope.app.charts import failure_plane_chart
 
 
 def _texts(svg: str) -> list[str]:
@@ -31,7 +31,7 @@ def test_failure_plane_joins_the_labels_of_runs_at_the_same_point_and_skips_runs
 
 
 def test_short_run_labels_add_detail_only_where_names_collide() -> None:
-    from app.charts import short_run_labels
+    from trajscope.app.charts import short_run_labels
 
     runs = pl.DataFrame({
         "run_id": ["demo-read_gate-baseline-9c2", "demo-read_gate-read_gate-da2", "hp-read_gate-baseline-1f0",

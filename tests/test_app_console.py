@@ -10,8 +10,8 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 
 from app_fixture_records import app_trajectories  # noqa: E402
 
-from app.console import ForbiddenStatement, QueryTimeout, check_statement, run_console_query  # noqa: E402
-from warehouse import ingest_trajectories  # noqa: E402
+from trajscope.app.console import ForbiddenStatement, QueryTimeout, check_statement, run_console_query  # noqa: E402
+from trajscope.warehouse import ingest_trajectories  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +70,7 @@ def test_a_file_path_in_from_is_refused_as_no_table_of_the_warehouse(db, tmp_pat
 def test_a_deep_link_fills_the_editor_but_does_not_run(db, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    import app.console._runner as runner
+    import trajscope.app.console._runner as runner
 
     calls = []
     monkeypatch.setattr(runner, "run_read_query", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(

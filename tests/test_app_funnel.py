@@ -7,7 +7,7 @@ import pytest
 from funnel_records import CHUNKS, DATASET, cases, correct_trajectory
 from streamlit.testing.v1 import AppTest
 
-from warehouse import ingest_trajectories, load_chunks
+from trajscope.warehouse import ingest_trajectories, load_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 

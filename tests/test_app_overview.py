@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 from app_fixture_records import app_trajectories  # noqa: E402
 
 from trajscope.format import GateRejectionStep  # noqa: E402
-from warehouse import ingest_trajectories, open_readonly  # noqa: E402
+from trajscope.warehouse import ingest_trajectories, open_readonly  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 AUDIT_FIXTURE = ROOT / "tests" / "fixtures" / "audit" / "external_records.jsonl"
@@ -21,7 +21,7 @@ AUDIT_FIXTURE = ROOT / "tests" / "fixtures" / "audit" / "external_records.jsonl"
 
 @pytest.fixture(scope="module")
 def warehouse_file(tmp_path_factory) -> Path:
-    from warehouse.audit import load_audit_files
+    from trajscope.warehouse.audit import load_audit_files
 
     db = tmp_path_factory.mktemp("overview") / "wh.duckdb"
     ingest_trajectories(db, app_trajectories())

@@ -15,7 +15,7 @@ from trajscope.format import (
     FinalStep,  # noqa: E402
     encode,  # noqa: E402
 )
-from warehouse import ingest_trajectories, open_readonly  # noqa: E402
+from trajscope.warehouse import ingest_trajectories, open_readonly  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 AUDIT_FIXTURE = ROOT / "tests" / "fixtures" / "audit" / "external_records.jsonl"
@@ -23,7 +23,7 @@ AUDIT_FIXTURE = ROOT / "tests" / "fixtures" / "audit" / "external_records.jsonl"
 
 @pytest.fixture(scope="module")
 def warehouse_file(tmp_path_factory) -> Path:
-    from warehouse.audit import load_audit_files
+    from trajscope.warehouse.audit import load_audit_files
 
     db = tmp_path_factory.mktemp("app") / "wh.duckdb"
     ingest_trajectories(db, app_trajectories())
@@ -144,7 +144,7 @@ def test_runs_show_each_runs_capability_profile_with_its_reasons(no_read_warehou
 def test_a_declared_capability_is_marked_as_declared():
     import duckdb
 
-    from app.queries import run_capabilities_sql
+    from trajscope.app.queries import run_capabilities_sql
 
     con = duckdb.connect()
     con.execute("CREATE TABLE run_capabilities AS SELECT 'r' AS run_id, true AS search_candidates, "
@@ -287,7 +287,7 @@ def test_export_previews_a_view_and_offers_every_format(warehouse_file, monkeypa
 
 
 def test_audit_page_shows_the_report_tables(warehouse_file, monkeypatch):
-    from warehouse.report import audit_tables, to_frame
+    from trajscope.warehouse.report import audit_tables, to_frame
 
     at = open_page(warehouse_file, "audit", monkeypatch)
     with open_readonly(warehouse_file) as con:

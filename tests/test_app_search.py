@@ -10,13 +10,13 @@ import pytest
 from fixtures.forensics.builders import final, read, search, trajectory
 from streamlit.testing.v1 import AppTest
 
-from app.jobs import ScanJob, read_scan_job, scan_job_path, scan_running, write_scan_job
-from engine.llm import resolve_model
-from engine.mock_llm import MockLLMServer, reply_json
-from engine.scanners import scan
+from trajscope.app.jobs import ScanJob, read_scan_job, scan_job_path, scan_running, write_scan_job
+from trajscope.engine.llm import resolve_model
+from trajscope.engine.mock_llm import MockLLMServer, reply_json
+from trajscope.engine.scanners import scan
 from trajscope.format import Run
-from warehouse import ingest_trajectories, open_readonly
-from warehouse.verdicts import ClusterRow, MemberRow, VerdictRow, store_clustering, store_verdicts
+from trajscope.warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse.verdicts import ClusterRow, MemberRow, VerdictRow, store_clustering, store_verdicts
 
 ROOT = Path(__file__).resolve().parents[1]
 RUBRIC = "The agent read a gold passage and still answered wrong."

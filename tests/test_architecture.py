@@ -2,15 +2,17 @@
 
 Each failure names the importing file and line. The rule, by top-level unit:
 
-    trajscope.format  -> nothing of ours (stdlib and third-party only)
-    ingest            -> trajscope.format
-    warehouse         -> trajscope.format
-    engine            -> trajscope.format, ingest, warehouse
-    app               -> trajscope.format, ingest, warehouse
-    trajscope.cli     -> everything (the top)
+    trajscope.format     -> nothing of ours (stdlib and third-party only)
+    trajscope.ingest     -> trajscope.format
+    trajscope.warehouse  -> trajscope.format
+    trajscope.engine     -> trajscope.format, ingest, warehouse
+    trajscope.app        -> trajscope.format, ingest, warehouse
+    trajscope.cli        -> everything (the top)
 
-and no cycle, neither between subpackages (engine.entities <-> engine.judges) nor between modules.
-A dynamic import (`importlib.import_module("warehouse.x")`, `__import__(...)`) counts as an import; a
+The stage folders sit at the repository's top level and import as `trajscope.<stage>` (setup.py maps them);
+an import of a bare stage name (`import engine`) fails here, since nothing installs it.
+No cycle, neither between subpackages (engine.entities <-> engine.judges) nor between modules.
+A dynamic import (`importlib.import_module("trajscope.warehouse.x")`, `__import__(...)`) counts as an import; a
 top-level folder (or root module) with Python code that is neither a layer nor OUTSIDE fails the suite,
 so a new package cannot sit beside the layers unchecked.
 """
@@ -23,19 +25,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = ("trajscope", "app", "engine", "warehouse", "ingest")
+# Top-level folders that install inside the namespace as trajscope.<folder> (setup.py).
+STAGES = frozenset({"app", "engine", "warehouse", "ingest"})
 # Python outside the layers: it may use every layer, and no layer may import it.
-OUTSIDE = {"tests": "the test suite", "bench": "benchmark scripts, run as programs"}
+OUTSIDE = {"tests": "the test suite", "bench": "benchmark scripts, run as programs",
+           "setup.py": "the build's map of the stage folders into the namespace"}
 # Folders that hold build or run outputs (.gitignore), never code of ours.
 NOT_CODE = frozenset({"build", "dist", "runs", "artifacts", "screenshots", "node_modules"})
 
 # unit -> the units it may import besides itself.
 ALLOWED: dict[str, set[str]] = {
     "trajscope.format": set(),
-    "ingest": {"trajscope.format"},
-    "warehouse": {"trajscope.format"},
-    "engine": {"trajscope.format", "ingest", "warehouse"},
-    "app": {"trajscope.format", "ingest", "warehouse"},
-    "trajscope.cli": {"trajscope.format", "ingest", "warehouse", "engine", "app", "trajscope"},
+    "trajscope.ingest": {"trajscope.format"},
+    "trajscope.warehouse": {"trajscope.format"},
+    "trajscope.engine": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse"},
+    "trajscope.app": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse"},
+    "trajscope.cli": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse", "trajscope.engine",
+                      "trajscope.app", "trajscope"},
     "trajscope": {"trajscope.cli", "trajscope.format"},  # trajscope/__init__.py and __main__.py
 }
 
@@ -59,6 +65,8 @@ def _module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
+    if parts and parts[0] in STAGES:
+        parts.insert(0, "trajscope")
     return ".".join(parts)
 
 
@@ -148,6 +156,7 @@ class _Collector(ast.NodeVisitor):
         self.outside = OUTSIDE_MODULES if outside is None else outside
         self.depth = 0  # function nesting
         self.found: list[Import] = []
+        self.stale: list[str] = []  # imports of a bare stage name
         self.tree: ast.AST | None = None
 
     def visit(self, node: ast.AST):
@@ -156,6 +165,10 @@ class _Collector(ast.NodeVisitor):
         return super().visit(node)
 
     def _add(self, name: str, line: int) -> None:
+        if name.split(".")[0] in STAGES:
+            self.stale.append(f"{self.path.relative_to(self.root)}:{line}: {name} is not installed; "
+                              f"import trajscope.{name}")
+            return
         target = _resolve(name, self.known, self.outside)
         if target is not None and target != self.module:
             self.found.append(Import(self.module, target, self.path, line, self.depth == 0, self.root))
@@ -231,23 +244,34 @@ def imports_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | 
     return found
 
 
+def stale_imports(root: Path, modules: dict[str, Path], outside: dict[str, Path]) -> list[str]:
+    """Imports of a bare stage name (`from engine import x`) anywhere in the tree, tests and bench included."""
+    found: list[str] = []
+    for module, path in {**modules, **outside}.items():
+        collector = _Collector(module, path, modules, root, outside)
+        collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        found.extend(collector.stale)
+    return found
+
+
 IMPORTS = imports_of(ROOT, MODULES)
 
 
 def unit_of(module: str) -> str:
-    """The layer a module belongs to: trajscope.format, trajscope.cli, or its top-level folder."""
+    """The layer a module belongs to: trajscope.<layer>, or its top-level folder (tests, bench)."""
     parts = module.split(".")
-    if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in ("format", "cli"):
+    if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in ("format", "cli", *STAGES):
         return f"trajscope.{parts[1]}"
     return parts[0]
 
 
 def subpackage_of(module: str) -> str:
-    """The first-level subpackage a module lives in (engine.judges); a module directly in a top package
-    (warehouse._connection) and a top package's __init__ (warehouse) are nodes of their own."""
+    """The first-level subpackage a module lives in (trajscope.engine.judges); a module directly in a layer
+    (trajscope.warehouse._connection) and a layer's __init__ (trajscope.warehouse) are nodes of their own."""
     parts = module.split(".")
-    if len(parts) >= 2 and ".".join(parts[:2]) in MODULES and _is_package(".".join(parts[:2])):
-        return ".".join(parts[:2])
+    depth = 3 if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in STAGES else 2
+    if len(parts) >= depth and ".".join(parts[:depth]) in MODULES and _is_package(".".join(parts[:depth])):
+        return ".".join(parts[:depth])
     return module
 
 
@@ -343,6 +367,11 @@ def test_dynamic_imports_of_the_real_tree_are_seen():
     assert {"trajscope.cli.audit_report_cmd", "trajscope.cli.ingest_cmd"} <= dynamic
 
 
+def test_no_import_of_a_bare_stage_name():
+    found = stale_imports(ROOT, MODULES, OUTSIDE_MODULES)
+    assert not found, "\n".join(found)
+
+
 def test_no_import_against_the_flow():
     bad = layer_violations(IMPORTS)
     assert not bad, "imports against the one-way flow (docs/architecture.md):\n" + "\n".join(bad)
@@ -371,35 +400,38 @@ def _fake(source: str, target: str, line: int = 1) -> Import:
 
 
 def test_checker_flags_a_warehouse_import_of_engine_with_its_line():
-    bad = layer_violations([_fake("warehouse._loader", "engine.judges", 7)])
-    assert bad == ["x.py:7: warehouse._loader imports engine.judges (warehouse may not import engine)"]
-    assert layer_violations([_fake("app.ui", "engine.runs")])
-    assert layer_violations([_fake("trajscope.format._codec", "ingest.datasets")])
-    assert not layer_violations([_fake("engine.runs", "warehouse"), _fake("app.upload", "ingest.importers")])
+    bad = layer_violations([_fake("trajscope.warehouse._loader", "trajscope.engine.judges", 7)])
+    assert bad == ["x.py:7: trajscope.warehouse._loader imports trajscope.engine.judges "
+                   "(trajscope.warehouse may not import trajscope.engine)"]
+    assert layer_violations([_fake("trajscope.app.ui", "trajscope.engine.runs")])
+    assert layer_violations([_fake("trajscope.format._codec", "trajscope.ingest.datasets")])
+    assert not layer_violations([_fake("trajscope.engine.runs", "trajscope.warehouse"),
+                                 _fake("trajscope.app.upload", "trajscope.ingest.importers")])
 
 
 def test_checker_finds_a_two_package_cycle_and_a_module_cycle():
-    cycle = [_fake("engine.entities._coverage", "engine.judges", 3), _fake("engine.judges._pass", "engine.entities", 9)]
+    cycle = [_fake("trajscope.engine.entities._coverage", "trajscope.engine.judges", 3),
+             _fake("trajscope.engine.judges._pass", "trajscope.engine.entities", 9)]
     (found,) = package_cycles(cycle)
-    assert "engine.entities, engine.judges" in found and "x.py:3" in found and "x.py:9" in found
+    assert "trajscope.engine.entities, trajscope.engine.judges" in found and "x.py:3" in found and "x.py:9" in found
     assert module_cycles([_fake("a.b", "a.c"), _fake("a.c", "a.d"), _fake("a.d", "a.b")])
     assert not module_cycles([_fake("a.b", "a.c"), _fake("a.c", "a.d")])
 
 
 def test_function_level_imports_are_seen():
-    source = "def f():\n    from engine.judges import token_f1\n"
-    collector = _Collector("warehouse.audit._loader", ROOT / "warehouse/audit/_loader.py")
+    source = "def f():\n    from trajscope.engine.judges import token_f1\n"
+    collector = _Collector("trajscope.warehouse.audit._loader", ROOT / "warehouse/audit/_loader.py")
     collector.visit(ast.parse(source))
     (imp,) = collector.found
-    assert imp.target == "engine.judges" and imp.line == 2 and not imp.module_level
+    assert imp.target == "trajscope.engine.judges" and imp.line == 2 and not imp.module_level
 
 
 def test_relative_imports_resolve_to_the_module_they_name():
     source = "from .._connection import open_warehouse\nfrom . import _bootstrap\nfrom .._loader import IngestReport\n"
-    collector = _Collector("warehouse.audit._loader", ROOT / "warehouse/audit/_loader.py")
+    collector = _Collector("trajscope.warehouse.audit._loader", ROOT / "warehouse/audit/_loader.py")
     collector.visit(ast.parse(source))
-    assert [i.target for i in collector.found] == ["warehouse._connection", "warehouse.audit._bootstrap",
-                                                   "warehouse._loader"]
+    assert [i.target for i in collector.found] == [
+        "trajscope.warehouse._connection", "trajscope.warehouse.audit._bootstrap", "trajscope.warehouse._loader"]
 
 
 # The checker on a small fake tree: a dynamic import against the flow and an unknown package are caught.
@@ -410,14 +442,15 @@ def _tree(root: Path, files: dict[str, str]) -> list[str]:
         (root / name).write_text(text)
     modules = _modules(root, [t for t in TOP_PACKAGES if (root / t).is_dir()])
     outside = _modules(root, [t for t in OUTSIDE if (root / t).is_dir()])
-    return layer_violations(imports_of(root, modules, outside)) + unknown_packages(root)
+    return (layer_violations(imports_of(root, modules, outside)) + unknown_packages(root)
+            + stale_imports(root, modules, outside))
 
 
 _CLEAN = {
     "trajscope/__init__.py": "", "trajscope/format/__init__.py": "", "ingest/__init__.py": "",
     "warehouse/__init__.py": "", "warehouse/_loader.py": "import importlib\n",
     "engine/__init__.py": "", "engine/judges.py": "", "app/__init__.py": "",
-    "tests/test_x.py": "import engine.judges\n", "bench/b.py": "import warehouse\n",
+    "tests/test_x.py": "import trajscope.engine.judges\n", "bench/b.py": "import trajscope.warehouse\n",
     "build/lib/engine/x.py": "", "docs/notes.md": "",
 }
 
@@ -428,38 +461,45 @@ def test_fake_tree_without_violations_passes(tmp_path):
 
 def test_checker_flags_import_module_of_a_higher_layer(tmp_path):
     found = _tree(tmp_path, {**_CLEAN, "warehouse/_loader.py":
-                             "import importlib\n\ndef f():\n    return importlib.import_module('engine.judges')\n"})
-    assert found == ["warehouse/_loader.py:4: warehouse._loader imports engine.judges "
-                     "(warehouse may not import engine)"]
+                             "import importlib\n\ndef f():\n"
+                             "    return importlib.import_module('trajscope.engine.judges')\n"})
+    assert found == ["warehouse/_loader.py:4: trajscope.warehouse._loader imports trajscope.engine.judges "
+                     "(trajscope.warehouse may not import trajscope.engine)"]
 
 
 def test_checker_flags_dunder_import_a_from_import_and_a_literal_bound_name(tmp_path):
     found = _tree(tmp_path, {**_CLEAN,
-                             "ingest/a.py": "m = __import__('warehouse._loader')\n",
-                             "ingest/b.py": "from importlib import import_module\nNAME = 'engine'\n"
+                             "ingest/a.py": "m = __import__('trajscope.warehouse._loader')\n",
+                             "ingest/b.py": "from importlib import import_module\nNAME = 'trajscope.engine'\n"
                                             "x = import_module(NAME)\n",
-                             "warehouse/c.py": "import importlib\nx = importlib.import_module('.judges', 'engine')\n"
+                             "warehouse/c.py": "import importlib\n"
+                                               "x = importlib.import_module('.judges', 'trajscope.engine')\n"
                                                "y = importlib.import_module('._loader', __package__)\n"})
-    assert sorted(found) == ["ingest/a.py:1: ingest.a imports warehouse._loader (ingest may not import warehouse)",
-                     "ingest/b.py:3: ingest.b imports engine (ingest may not import engine)",
-                     # relative to the package argument; `__package__` is the importing package (allowed)
-                     "warehouse/c.py:2: warehouse.c imports engine.judges (warehouse may not import engine)"]
+    assert sorted(found) == [
+        "ingest/a.py:1: trajscope.ingest.a imports trajscope.warehouse._loader "
+        "(trajscope.ingest may not import trajscope.warehouse)",
+        "ingest/b.py:3: trajscope.ingest.b imports trajscope.engine (trajscope.ingest may not import trajscope.engine)",
+        # relative to the package argument; `__package__` is the importing package (allowed)
+        "warehouse/c.py:2: trajscope.warehouse.c imports trajscope.engine.judges "
+        "(trajscope.warehouse may not import trajscope.engine)"]
 
 
 def test_checker_flags_a_computed_name_when_the_file_names_a_higher_module(tmp_path):
     found = _tree(tmp_path, {**_CLEAN, "ingest/plugins.py":
-                             "import importlib\nTABLE = {'j': ('engine.judges', 1)}\n"
+                             "import importlib\nTABLE = {'j': ('trajscope.engine.judges', 1)}\n"
                              "def load(k):\n    return importlib.import_module(TABLE[k][0])\n"})
-    assert found == ["ingest/plugins.py:2: ingest.plugins imports engine.judges (ingest may not import engine)"]
+    assert found == ["ingest/plugins.py:2: trajscope.ingest.plugins imports trajscope.engine.judges "
+                     "(trajscope.ingest may not import trajscope.engine)"]
 
 
 def test_checker_flags_a_layer_importing_tests_or_bench(tmp_path):
     found = _tree(tmp_path, {**_CLEAN, "engine/judges.py": "import importlib\nimportlib.import_module('bench.b')\n"})
-    assert found == ["engine/judges.py:2: engine.judges imports bench.b (engine may not import bench)"]
+    assert found == ["engine/judges.py:2: trajscope.engine.judges imports bench.b "
+                     "(trajscope.engine may not import bench)"]
 
 
 def test_checker_flags_an_unknown_top_level_package(tmp_path):
-    found = _tree(tmp_path, {**_CLEAN, "plugins/__init__.py": "", "plugins/x.py": "import engine\n",
+    found = _tree(tmp_path, {**_CLEAN, "plugins/__init__.py": "", "plugins/x.py": "import trajscope.engine\n",
                              "tool.py": "", "data/readme.txt": ""})
     assert found == [
         "plugins/: Python code in no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, "
@@ -467,3 +507,10 @@ def test_checker_flags_an_unknown_top_level_package(tmp_path):
         "tool.py: Python code in no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, "
         "or move it into a layer)",
     ]
+
+
+def test_checker_flags_a_bare_stage_import_in_code_and_tests(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN, "engine/judges.py": "from warehouse import x\n",
+                             "tests/test_y.py": "import app.ui as ui\n"})
+    assert sorted(found) == ["engine/judges.py:1: warehouse.x is not installed; import trajscope.warehouse.x",
+                             "tests/test_y.py:1: app.ui is not installed; import trajscope.app.ui"]

@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from trajscope.format import AuditRecord, ReaderOutput
-from warehouse import open_readonly
-from warehouse.audit import (
+from trajscope.warehouse import open_readonly
+from trajscope.warehouse.audit import (
     Estimate,
     alias_check,
     bucket_counts,
@@ -274,7 +274,7 @@ PARITY = [  # (gold, compiled context): the SQL flag must equal the engine's has
 
 
 def test_sql_presence_flags_agree_with_the_engine(tmp_path):
-    from engine.audit import has_answer
+    from trajscope.engine.audit import has_answer
 
     records = [
         AuditRecord(audit_id="p", question_id=f"p{i}", question="?", gold=gold,

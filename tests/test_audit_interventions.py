@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from engine.audit import (
+from trajscope.engine.audit import (
     MASK,
     PLACEBO_SEED,
     SENTINEL_PANEL,

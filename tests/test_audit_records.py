@@ -7,8 +7,8 @@ import msgspec
 import pytest
 from click.testing import CliRunner
 
-from engine.audit import AuditLog, AuditLogCorrupt, recover_audit_log
 from trajscope.cli import main
+from trajscope.engine.audit import AuditLog, AuditLogCorrupt, recover_audit_log
 from trajscope.format import (
     AuditRecord,
     ReaderOutput,
@@ -17,8 +17,8 @@ from trajscope.format import (
     encode_audit_record,
     read_audit_records,
 )
-from warehouse import open_readonly
-from warehouse.audit import load_audit_files, load_audit_records
+from trajscope.warehouse import open_readonly
+from trajscope.warehouse.audit import load_audit_files, load_audit_records
 
 FIXTURES = Path(__file__).parent / "fixtures" / "audit"
 BASE = '"audit_id": "a", "question_id": "q", "question": "Q?", "gold": "Paris"'

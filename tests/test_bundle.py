@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent / "fixtures" / "app"))
 from app_fixture_records import app_trajectories  # noqa: E402
 
 from trajscope.cli import main as cli  # noqa: E402
-from warehouse import ingest_trajectories  # noqa: E402
+from trajscope.warehouse import ingest_trajectories  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ def test_a_write_or_an_unknown_run_writes_nothing(db, tmp_path):
         result = CliRunner().invoke(cli, ["bundle", "--db", str(db), *args, "--out", str(out)])
         assert result.exit_code != 0, args
         assert not out.exists()
-    from warehouse import open_readonly
+    from trajscope.warehouse import open_readonly
 
     with open_readonly(db) as con:
         assert con.execute("SELECT count(*) FROM runs").fetchone()[0] == 3

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from test_controllers_support import CORPUS, QUESTION, RETRIEVER, kinds, mock_server, run_controller
 
-from engine.controllers import get_controller
-from engine.mock_llm import reply_json, reply_text, reply_tool_call
-from engine.prompts import load_prompt
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.mock_llm import reply_json, reply_text, reply_tool_call
+from trajscope.engine.prompts import load_prompt
 from trajscope.format import ContextInjectionStep, FinalStep, ForcedAnswerStep, ReadStep, SearchStep
 
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from test_controllers_support import CORPUS, RETRIEVER, environment_factory, mock_server
 
-from engine.controllers import get_controller
-from engine.mock_llm import reply_tool_call
-from engine.runs import RunInputs, RunSpec, execute_run
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.mock_llm import reply_tool_call
+from trajscope.engine.runs import RunInputs, RunSpec, execute_run
 from trajscope.format import Question, iter_trajectories
 
 
@@ -41,7 +41,7 @@ def test_read_gate_runs_under_the_orchestrator_and_is_logged_and_judged(tmp_path
 def test_engine_and_warehouse_count_reads_by_one_rule(tmp_path):
     # A read of an unknown chunk id returns no passage: neither the engine's counter nor the
     # warehouse's read_count counts it; the warehouse counts it as a failed read.
-    from warehouse import open_readonly
+    from trajscope.warehouse import open_readonly
 
     questions = [Question(question_id="q0", text="Who married the publisher of The North Star?",
                           gold_answer="Helen Pitts Douglass")]

@@ -1,8 +1,8 @@
 """Under the JSON protocol a read may only name chunk ids the agent has been shown."""
 import jsonschema
 
-from engine.controllers._actions import ActionSpace
-from engine.environment import tool_schemas
+from trajscope.engine.controllers._actions import ActionSpace
+from trajscope.engine.environment import tool_schemas
 
 
 def _read_branch(schema):
@@ -41,7 +41,7 @@ class _Call:
 
 def test_a_json_action_is_not_recorded_as_the_models_thought():
     # The JSON reply is the action itself (kept as the step's raw text); only a "thought" field is reasoning.
-    from engine.controllers import JsonActionProtocol
+    from trajscope.engine.controllers import JsonActionProtocol
 
     space = ActionSpace(tool_schemas("read_gate", "tools"))
     plain = JsonActionProtocol().parse(_Reply('{"action": "search", "arguments": {"query": "x"}}'), space, 1)
@@ -52,7 +52,7 @@ def test_a_json_action_is_not_recorded_as_the_models_thought():
 
 
 def test_text_beside_native_tool_calls_is_the_thought():
-    from engine.controllers import ToolCallProtocol
+    from trajscope.engine.controllers import ToolCallProtocol
 
     space = ActionSpace(tool_schemas("read_gate", "tools"))
     parsed = ToolCallProtocol().parse(_Reply("Look up the founder first.", [_Call("search", {"query": "x"})]), space, 1)

@@ -6,9 +6,16 @@ import json
 import pytest
 from test_controllers_support import QUESTION, kinds, mock_server, run_controller
 
-from engine.controllers import get_controller
-from engine.mock_llm import reply_error, reply_json, reply_malformed, reply_text, reply_tool_call, reply_tool_calls
-from engine.prompts import load_prompt
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.mock_llm import (
+    reply_error,
+    reply_json,
+    reply_malformed,
+    reply_text,
+    reply_tool_call,
+    reply_tool_calls,
+)
+from trajscope.engine.prompts import load_prompt
 from trajscope.format import (
     ContextInjectionStep,
     ErrorStep,

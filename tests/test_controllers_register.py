@@ -7,9 +7,9 @@ from typing import Any
 
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
 
-from engine.controllers import get_controller
-from engine.mock_llm import reply_json, reply_text
-from engine.prompts import load_prompt
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.mock_llm import reply_json, reply_text
+from trajscope.engine.prompts import load_prompt
 from trajscope.format import (
     BudgetNudgeStep,
     Chunk,

@@ -8,9 +8,9 @@ import pytest
 from test_controllers_register import R1, R2, RegisterModel
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, kinds, mock_server, run_controller
 
-from engine.controllers import get_controller
-from engine.mock_llm import reply_json, reply_malformed, reply_text, reply_tool_call
-from engine.prompts import load_prompt, render_prompt
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.mock_llm import reply_json, reply_malformed, reply_text, reply_tool_call
+from trajscope.engine.prompts import load_prompt, render_prompt
 from trajscope.format import BudgetNudgeStep, ErrorStep, FinalStep, ForcedAnswerStep, RegisterUpdateStep
 
 RESOLVE_R1 = {"updates": [{"id": "R1", "status": "resolved", "note": "Frederick Douglass published it",
@@ -201,7 +201,7 @@ AGENT_LABEL_CASES = {
 def test_execution_rag_taxonomy_labels_through_the_agent_variant(tmp_path, qid):
     from test_labels_from_controller_runs import _llm_judge_pass, _question
 
-    from warehouse import ingest_trajectories, open_warehouse
+    from trajscope.warehouse import ingest_trajectories, open_warehouse
 
     items, turns, updates, answer, expected, expected_items = AGENT_LABEL_CASES[qid]
     model = AgentModel([reply_tool_call(name, args) for name, args in turns], updates, items=items, answer=answer)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.controllers import (
+from trajscope.engine.controllers import (
     CONTROLLERS,
     EvidenceState,
     Proposal,
@@ -16,9 +16,9 @@ from engine.controllers import (
     select_active,
     snippet_only_gate,
 )
-from engine.controllers._history import ELIDED, fit_history
-from engine.entities import extract_regex_entities as extract_entities
-from engine.prompts import available_prompts, render_prompt
+from trajscope.engine.controllers._history import ELIDED, fit_history
+from trajscope.engine.entities import extract_regex_entities as extract_entities
+from trajscope.engine.prompts import available_prompts, render_prompt
 
 
 def test_registry_lists_every_controller_with_its_conditions():
@@ -143,7 +143,7 @@ def test_fit_history_elides_oldest_observations_first():
 def test_the_embedded_model_gets_a_history_limit_by_default():
     from types import SimpleNamespace
 
-    from engine.controllers._base import LOCAL_HISTORY_TOKENS, history_limit
+    from trajscope.engine.controllers._base import LOCAL_HISTORY_TOKENS, history_limit
 
     local = SimpleNamespace(model=SimpleNamespace(config=SimpleNamespace(local=True)))
     remote = SimpleNamespace(model=SimpleNamespace(config=SimpleNamespace(local=False)))
@@ -167,7 +167,7 @@ def test_no_prompt_offers_a_placeholder_value_a_small_model_could_copy():
     # SmolLM2 answered "<short answer>" when a prompt showed that placeholder inside a JSON example.
     import re
 
-    from engine.prompts import load_prompt
+    from trajscope.engine.prompts import load_prompt
 
     for name in available_prompts():
         assert not re.search(r'"(?:<[^>"]*>|\.\.\.)"', load_prompt(name)), name
@@ -175,14 +175,14 @@ def test_no_prompt_offers_a_placeholder_value_a_small_model_could_copy():
 
 def test_register_sub_questions_are_capped_for_the_embedded_model():
     # tests/test_llm_ik.py compiles every structured schema into a grammar llama.cpp's parser accepts.
-    from engine.controllers._register_episode import init_schema
+    from trajscope.engine.controllers._register_episode import init_schema
 
     assert init_schema(5)["properties"]["items"]["items"]["properties"]["sub_question"]["maxLength"] == 150
 
 
 def test_update_ids_are_normalised_and_enumerated():
-    from engine.controllers._register import parse_update
-    from engine.controllers._register_episode import update_schema
+    from trajscope.engine.controllers._register import parse_update
+    from trajscope.engine.controllers._register_episode import update_schema
 
     proposals, _, _ = parse_update({"updates": [{"id": "2", "status": "active"}, {"id": "r3"}, {"id": "X"}]})
     assert [p.item_id for p in proposals] == ["R2", "R3", "X"]
@@ -191,8 +191,8 @@ def test_update_ids_are_normalised_and_enumerated():
 
 
 def test_a_model_error_is_recognised_by_its_type_not_its_class_name():
-    from engine.controllers._base import describe_error
-    from engine.llm import ModelError
+    from trajscope.engine.controllers._base import describe_error
+    from trajscope.engine.llm import ModelError
 
     class ModelError2(ModelError):
         pass

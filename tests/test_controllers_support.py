@@ -10,11 +10,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from engine.environment import ToolEnvironment
-from engine.llm import ChatModel, ModelConfig
-from engine.mock_llm import MockLLMServer
-from engine.retrieval import Hit, make_snippet
-from engine.runs import EpisodeResources
+from trajscope.engine.environment import ToolEnvironment
+from trajscope.engine.llm import ChatModel, ModelConfig
+from trajscope.engine.mock_llm import MockLLMServer
+from trajscope.engine.retrieval import Hit, make_snippet
+from trajscope.engine.runs import EpisodeResources
 from trajscope.format import Chunk, ModelSettings, Question, Run, Trajectory
 
 CHUNKS = [

@@ -2,7 +2,7 @@
 import pytest
 from foundation_records import fixture_trajectories
 
-from warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse import ingest_trajectories, open_readonly
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +85,8 @@ def test_trajectory_evidence(db):
 
 
 def test_latest_judgment_wins(tmp_path):
-    from warehouse import open_warehouse
-    from warehouse._derived import refresh_verdict_facts
+    from trajscope.warehouse import open_warehouse
+    from trajscope.warehouse._derived import refresh_verdict_facts
 
     db = tmp_path / "w.duckdb"
     ingest_trajectories(db, fixture_trajectories()[:1])

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.datasets import DatasetError, load_dataset, read_dataset, sample_dataset, write_dataset
+from trajscope.ingest.datasets import DatasetError, load_dataset, read_dataset, sample_dataset, write_dataset
 
 FIX = Path(__file__).parent / "fixtures" / "datasets"
 

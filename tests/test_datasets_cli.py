@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.datasets import OFFICIAL_SOURCES, FetchError, OfficialSource, fetch_source, load_dataset
 from trajscope.cli import main
+from trajscope.ingest.datasets import OFFICIAL_SOURCES, FetchError, OfficialSource, fetch_source, load_dataset
 
 FIX = Path(__file__).parent / "fixtures" / "datasets"
 

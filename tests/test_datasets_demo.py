@@ -4,11 +4,11 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from ingest.datasets import read_dataset, write_dataset
-from ingest.demo import DEMO_DIR, SNIPPET_CHARS, load_demo
-from ingest.demo.build_demo import build_dataset
 from trajscope.format import Candidate, FinalStep, Passage, ReadStep, Run, SearchStep, Trajectory
-from warehouse import ingest_trajectories, load_chunks, open_readonly
+from trajscope.ingest.datasets import read_dataset, write_dataset
+from trajscope.ingest.demo import DEMO_DIR, SNIPPET_CHARS, load_demo
+from trajscope.ingest.demo.build_demo import build_dataset
+from trajscope.warehouse import ingest_trajectories, load_chunks, open_readonly
 
 
 def test_demo_shape_and_integrity() -> None:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.datasets import DatasetError, fingerprint, load_dataset, resolve_source
 from trajscope.format import Chunk, GoldHop, Question
+from trajscope.ingest.datasets import DatasetError, fingerprint, load_dataset, resolve_source
 
 FIX = Path(__file__).parent / "fixtures" / "datasets"
 

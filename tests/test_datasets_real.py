@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.datasets import load_dataset, sample_dataset
+from trajscope.ingest.datasets import load_dataset, sample_dataset
 
 DATA = Path("../shared/data")
 HOTPOT = DATA / "hotpotqa" / "hotpotqa_distractor_dev_100.json"

@@ -8,9 +8,9 @@ import msgspec
 import pytest
 from funnel_records import CHUNKS, DATASET, DECOY, H1, H2, OTHER, _read, _search, _traj, question
 
-from ingest.datasets import load_dataset
 from trajscope.format import Candidate, FinalStep, Question, SearchStep, Trajectory
-from warehouse import ingest_trajectories, load_chunks, load_questions, open_readonly
+from trajscope.ingest.datasets import load_dataset
+from trajscope.warehouse import ingest_trajectories, load_chunks, load_questions, open_readonly
 
 FIX = Path(__file__).parent / "fixtures" / "datasets"
 

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.audit import AuditSpec, questions_by_b1_stratum, raw_context
-from engine.retrieval import build_retriever
-from ingest.datasets import load_dataset
+from trajscope.engine.audit import AuditSpec, questions_by_b1_stratum, raw_context
+from trajscope.engine.retrieval import build_retriever
+from trajscope.ingest.datasets import load_dataset
 
 
 @pytest.fixture(scope="module")

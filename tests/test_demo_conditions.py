@@ -5,12 +5,12 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from engine.mock_llm import reply_tool_call
-from engine.runs import select_questions
-from ingest.datasets import load_dataset
 from trajscope.cli import main
 from trajscope.cli.demo_cmd import DEFAULT_CONDITIONS, _conditions
+from trajscope.engine.mock_llm import reply_tool_call
+from trajscope.engine.runs import select_questions
 from trajscope.format import iter_trajectories
+from trajscope.ingest.datasets import load_dataset
 
 
 def test_conditions_parse_with_and_without_a_subset():

@@ -6,8 +6,8 @@ from collections import Counter
 
 from click.testing import CliRunner
 
-from engine.mock_llm import reply_tool_call
 from trajscope.cli import main
+from trajscope.engine.mock_llm import reply_tool_call
 from trajscope.format import GateRejectionStep, iter_trajectories
 
 

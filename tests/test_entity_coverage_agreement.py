@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 from fixtures.forensics.builders import final, llm, read, search, trajectory
 
-from engine.controllers import EvidenceState, low_evidence_gate
-from engine.entities import extract_regex_entities, question_coverage
-from engine.judge_pass import judge_run
+from trajscope.engine.controllers import EvidenceState, low_evidence_gate
+from trajscope.engine.entities import extract_regex_entities, question_coverage
+from trajscope.engine.judge_pass import judge_run
 from trajscope.format import LOW_EVIDENCE_THRESHOLD, Run
-from warehouse import ingest_trajectories, open_warehouse
+from trajscope.warehouse import ingest_trajectories, open_warehouse
 
 # (case id, question, read passages, entities the regex extractor must find, low-evidence?)
 TRICKY = [

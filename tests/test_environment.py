@@ -9,8 +9,8 @@ import jsonschema
 import numpy as np
 import pytest
 
-from engine.environment import ToolEnvironment, estimate_tokens, normalised_query
-from engine.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
+from trajscope.engine.environment import ToolEnvironment, estimate_tokens, normalised_query
+from trajscope.engine.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
 from trajscope.format import (
     Chunk,
     ContextInjectionStep,

@@ -9,7 +9,6 @@ from click.testing import CliRunner
 from funnel_records import CHUNKS, DATASET, DECOY, H1, H2, cases, correct_trajectory, reason_mismatches
 from scipy.stats import binomtest
 
-from ingest.datasets import load_dataset
 from trajscope.cli import main as cli
 from trajscope.format import (
     Candidate,
@@ -24,8 +23,9 @@ from trajscope.format import (
     SearchStep,
     Trajectory,
 )
-from warehouse import ingest_trajectories, load_chunks, open_readonly
-from warehouse.queries import FUNNEL_STAGES, compare_funnels
+from trajscope.ingest.datasets import load_dataset
+from trajscope.warehouse import ingest_trajectories, load_chunks, open_readonly
+from trajscope.warehouse.queries import FUNNEL_STAGES, compare_funnels
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 from funnel_records import CHUNKS, DATASET, H1, H2, cases, correct_trajectory, reason_mismatches
 
 from bench.synthetic import write_synthetic_log
-from ingest.datasets import load_dataset
 from trajscope.cli import main as cli
 from trajscope.format import (
     Candidate,
@@ -27,10 +26,18 @@ from trajscope.format import (
     SearchStep,
     Trajectory,
 )
-from warehouse import ingest_paths, ingest_trajectories, load_chunks, load_questions, open_readonly, open_warehouse
-from warehouse._derived import funnel_facts_hash
-from warehouse.queries import FUNNEL_STAGES
-from warehouse.read._upgrade import upgrade_if_warehouse
+from trajscope.ingest.datasets import load_dataset
+from trajscope.warehouse import (
+    ingest_paths,
+    ingest_trajectories,
+    load_chunks,
+    load_questions,
+    open_readonly,
+    open_warehouse,
+)
+from trajscope.warehouse._derived import funnel_facts_hash
+from trajscope.warehouse.queries import FUNNEL_STAGES
+from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = Path(__file__).parent / "fixtures" / "funnel" / "evidence_funnel_per_query.sql"
@@ -250,7 +257,7 @@ def test_question_and_corpus_upserts_recompute_the_facts_they_change(tmp_path):
 
 
 def test_facts_of_another_definition_are_recomputed_on_the_next_open(tmp_path, monkeypatch):
-    monkeypatch.setattr("warehouse._derived._RECOMPUTE_SLICE", 3)  # several slices, as at scale
+    monkeypatch.setattr("trajscope.warehouse._derived._RECOMPUTE_SLICE", 3)  # several slices, as at scale
     db = tmp_path / "w.duckdb"
     load_chunks(db, CHUNKS, DATASET)
     ingest_trajectories(db, [t for t, *_ in cases().values()])
@@ -290,7 +297,7 @@ def test_migration_fills_the_facts_of_an_existing_warehouse(tmp_path):
 
 def test_a_log_with_changed_gold_loaded_in_several_batches_keeps_every_batch_current(tmp_path, monkeypatch):
     # Small batches: the second ingest's batches each restate questions the other batches' trajectories ask.
-    monkeypatch.setattr("warehouse._loader._BATCH_BYTES", 40_000)
+    monkeypatch.setattr("trajscope.warehouse._loader._BATCH_BYTES", 40_000)
     log = tmp_path / "s.jsonl"
     db = tmp_path / "w.duckdb"
     write_synthetic_log(log, 120, seed=1)

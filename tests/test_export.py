@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from foundation_records import fixture_trajectories
 
 from trajscope.cli import main
-from warehouse import ingest_trajectories
-from warehouse.export import export_table, to_latex, to_markdown
+from trajscope.warehouse import ingest_trajectories
+from trajscope.warehouse.export import export_table, to_latex, to_markdown
 
 DF = pl.DataFrame({"run": ["a_1", "b&c"], "acc": [0.5, 0.125], "n": [3, 4], "tags": [["x", "y"], []]})
 

@@ -21,18 +21,18 @@ from openinference.semconv.trace import (
 from test_controllers_register import R1, R2, RegisterModel, route_by_item
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, mock_server, run_controller
 
-from engine.controllers import CONTROLLERS, get_controller
-from engine.judge_pass import judge_run
-from engine.judges import LLMJudge
-from engine.llm import ChatModel, ModelConfig
-from engine.mock_llm import MockLLMServer, reply_json, reply_text, reply_tool_call
-from ingest.exporters import EXPORT_FORMATS, JUDGE_SCORERS
-from ingest.importers import SCORER_JUDGES
 from trajscope.cli import main as cli
+from trajscope.engine.controllers import CONTROLLERS, get_controller
+from trajscope.engine.judge_pass import judge_run
+from trajscope.engine.judges import LLMJudge
+from trajscope.engine.llm import ChatModel, ModelConfig
+from trajscope.engine.mock_llm import MockLLMServer, reply_json, reply_text, reply_tool_call
 from trajscope.format import EXPORT_KEY, Question, RecordError, step_kind
-from warehouse import ingest_trajectories, open_readonly
-from warehouse._reconstruct import read_trajectory
-from warehouse.export import exported_trajectories, trajectory_labels
+from trajscope.ingest.exporters import EXPORT_FORMATS, JUDGE_SCORERS
+from trajscope.ingest.importers import SCORER_JUDGES
+from trajscope.warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse._reconstruct import read_trajectory
+from trajscope.warehouse.export import exported_trajectories, trajectory_labels
 
 GOLDS = ["c1", "c2"]
 FORMATS = list(EXPORT_FORMATS)
@@ -316,7 +316,7 @@ def test_a_damaged_attachment_is_an_error_naming_its_field(source, tmp_path):
     attached["trajectory"]["steps"][0]["kind"] = "teleport"
     doc["extra"][EXPORT_KEY] = json.dumps(attached)
     path.write_text(json.dumps(doc) + "\n", encoding="utf-8")
-    from ingest.importers import import_file
+    from trajscope.ingest.importers import import_file
 
     with pytest.raises(RecordError) as caught:
         list(import_file(path, format="atif"))

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.importers import TRAIL_CATEGORIES, normalise_trail_category
 from trajscope.cli import main as cli
-from warehouse import open_readonly
+from trajscope.ingest.importers import TRAIL_CATEGORIES, normalise_trail_category
+from trajscope.warehouse import open_readonly
 
 LOGS = Path("../shared/data/external_logs")
 WHO = LOGS / "who_and_when" / "algorithm_generated"

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from trajscope.cli import main as cli
-from warehouse import open_readonly
+from trajscope.warehouse import open_readonly
 
 LOGS = Path("../shared/data/external_logs")
 AUTOACT = LOGS / "autoact" / "hard.jsonl"
@@ -244,7 +244,7 @@ EXPECTED_PROFILES = {
 
 @pytest.mark.parametrize("name", sorted(EXPECTED_PROFILES))
 def test_each_log_carries_the_right_capability_profile(tmp_path, name):
-    from ingest.importers import ImportOptions, convert_file
+    from trajscope.ingest.importers import ImportOptions, convert_file
 
     path = {"autoact": AUTOACT, "fireact": FIREACT, "inspect": INSPECT, "swe": SWE, "phoenix": PHOENIX,
             "otel": OTEL}[name]

@@ -12,7 +12,7 @@ from funnel_records import question as fixture_question
 
 from bench.synthetic import write_synthetic_log
 from trajscope.format import FinalStep
-from warehouse import ingest_paths, ingest_trajectories, load_chunks, open_readonly
+from trajscope.warehouse import ingest_paths, ingest_trajectories, load_chunks, open_readonly
 
 BEFORE = Path(__file__).parent / "fixtures" / "funnel" / "first_decisive_error_before.sql"
 

@@ -8,11 +8,11 @@ import msgspec
 import pytest
 from test_controllers_support import CORPUS, RETRIEVER, environment_factory, mock_server
 
-from engine.controllers import get_controller
-from engine.forks import ForkError, comparable, fork_many, parse_intervention
-from engine.mock_llm import reply_tool_call
-from engine.prompts import render_prompt
-from engine.runs import RunInputs, RunSpec, execute_run
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.forks import ForkError, comparable, fork_many, parse_intervention
+from trajscope.engine.mock_llm import reply_tool_call
+from trajscope.engine.prompts import render_prompt
+from trajscope.engine.runs import RunInputs, RunSpec, execute_run
 from trajscope.format import (
     FinalStep,
     GateRejectionStep,

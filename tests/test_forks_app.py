@@ -11,9 +11,9 @@ from test_controllers_support import mock_server
 from test_forks import fork, run_parent, stopping_register_agent
 from test_forks_warehouse import QUESTIONS, agent
 
-from app.replay import fork_command
-from engine.forks import INTERVENTIONS
+from trajscope.app.replay import fork_command
 from trajscope.cli import main as cli
+from trajscope.engine.forks import INTERVENTIONS
 from trajscope.format import FORK_INTERVENTIONS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,12 +6,12 @@ from click.testing import CliRunner
 from test_controllers_support import CORPUS, mock_server
 from test_forks import run_parent
 
-import engine.forks._run as fork_run
-from engine.forks import placebo_chunk
-from engine.mock_llm import reply_tool_call
+import trajscope.engine.forks._run as fork_run
 from trajscope.cli import main as cli
+from trajscope.engine.forks import placebo_chunk
+from trajscope.engine.mock_llm import reply_tool_call
 from trajscope.format import Question, SearchStep, iter_trajectories
-from warehouse import open_readonly
+from trajscope.warehouse import open_readonly
 
 GOLD = ["c1", "c2"]
 QUESTIONS = [Question(question_id=f"q{i}", text=f"Who married the publisher of The North Star? (case {i})",

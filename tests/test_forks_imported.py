@@ -8,10 +8,10 @@ from click.testing import CliRunner
 from test_controllers_support import CORPUS, RETRIEVER, mock_server
 from test_forks import inputs_for
 
-from engine.controllers import get_controller
-from engine.forks import ImportedSetup, fork_many, imported_reason, load_parent
-from engine.mock_llm import reply_tool_call
 from trajscope.cli import main as cli
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.forks import ImportedSetup, fork_many, imported_reason, load_parent
+from trajscope.engine.mock_llm import reply_tool_call
 from trajscope.format import (
     Candidate,
     FinalStep,
@@ -24,7 +24,7 @@ from trajscope.format import (
     Trajectory,
     iter_trajectories,
 )
-from warehouse import open_readonly
+from trajscope.warehouse import open_readonly
 
 PHOENIX = Path(__file__).resolve().parents[2] / "shared" / "data" / "external_logs" / "phoenix_openinference" \
     / "openinference_spans.jsonl"

@@ -9,15 +9,15 @@ import duckdb
 from click.testing import CliRunner
 from kill_support import kill_after_lines
 
-from engine.forks import fork_run_id
-from engine.mock_llm import reply_tool_call
-from engine.runs import RunSpec, execute_run
 from trajscope.cli import main as cli
+from trajscope.engine.forks import fork_run_id
+from trajscope.engine.mock_llm import reply_tool_call
+from trajscope.engine.runs import RunSpec, execute_run
 from trajscope.format import iter_trajectories
 
 N = 12
 CHILD = """
-from engine.forks import fork_many, load_log
+from trajscope.engine.forks import fork_many, load_log
 fork_many(load_log({log!r}), "first_read", "inject_gold", out_dir={out!r}, cache_path={cache!r}, db_path={db!r},
           concurrency=2)
 """

@@ -2,9 +2,9 @@
 MuSiQue paragraphs match by 40-character fingerprint first, title as fallback."""
 from __future__ import annotations
 
-from ingest.datasets import FINGERPRINT_CHARS, GoldMatcher, GoldRef
-from ingest.datasets._matching import GoldMatch
 from trajscope.format import Chunk
+from trajscope.ingest.datasets import FINGERPRINT_CHARS, GoldMatcher, GoldRef
+from trajscope.ingest.datasets._matching import GoldMatch
 
 CHUNKS = [
     # The corpus's only "Dunmere" passage is an older revision; the quoted paragraph is the other chunk's text.
@@ -40,9 +40,9 @@ def test_unmatched_paragraphs_stay_in_the_hop_level_recall_denominator(tmp_path)
     import msgspec
     from fixtures.forensics.builders import final, read, search, trajectory
 
-    from ingest.datasets import load_dataset
     from trajscope.format import Run
-    from warehouse import ingest_trajectories, open_warehouse
+    from trajscope.ingest.datasets import load_dataset
+    from trajscope.warehouse import ingest_trajectories, open_warehouse
 
     ds = load_dataset(Path(__file__).parent / "fixtures" / "datasets" / "hipporag" / "tiny.json")
     q2 = next(q for q in ds.questions if q.question_id == "tiny/q2.json")

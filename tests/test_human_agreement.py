@@ -17,8 +17,8 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from trajscope.cli import main as cli
-from warehouse import open_readonly
-from warehouse.queries import human_agreement, poisson_binomial_range
+from trajscope.warehouse import open_readonly
+from trajscope.warehouse.queries import human_agreement, poisson_binomial_range
 
 LABELS = Path("tests/fixtures/labels")
 LOGS = Path("../shared/data/external_logs")
@@ -102,7 +102,7 @@ def test_a_method_is_paired_against_the_rules_by_mcnemar_on_finding_the_humans_s
     from funnel_records import CHUNKS, DATASET, cases
     from statsmodels.stats.contingency_tables import mcnemar
 
-    from warehouse import ingest_trajectories, load_chunks
+    from trajscope.warehouse import ingest_trajectories, load_chunks
 
     db = tmp_path / "w.duckdb"
     records = {n: t for n, (t, *_) in cases().items() if t.run.run_id == "funnel"}

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from ingest.importers import ImportOptions, convert_file, import_file
 from trajscope.cli import main
 from trajscope.format import ErrorStep, FinalStep, HumanLabel, Question, Run, ToolStep, Trajectory, to_builtins
-from warehouse import open_readonly
+from trajscope.ingest.importers import ImportOptions, convert_file, import_file
+from trajscope.warehouse import open_readonly
 
 F = Path("tests/fixtures/importers")
 WHO = F / "who_when_dir"

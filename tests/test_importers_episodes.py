@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import ImportOptions, convert_file, detect_format, import_file, text_question_id
 from trajscope.format import (
     ErrorStep,
     FinalStep,
@@ -22,6 +21,7 @@ from trajscope.format import (
     iter_trajectories,
     to_builtins,
 )
+from trajscope.ingest.importers import ImportOptions, convert_file, detect_format, import_file, text_question_id
 
 F = Path("tests/fixtures/importers")
 TRIALS = F / "react_trials.txt"

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.importers import FORMATS, convert_file, detect_format, import_file, text_question_id
 from trajscope.cli import main as cli
 from trajscope.format import (
     Candidate,
@@ -24,7 +23,8 @@ from trajscope.format import (
     Trajectory,
     to_builtins,
 )
-from warehouse import open_readonly
+from trajscope.ingest.importers import FORMATS, convert_file, detect_format, import_file, text_question_id
+from trajscope.warehouse import open_readonly
 
 F = Path("tests/fixtures/importers")
 CHAT = F / "openai_chat.jsonl"
@@ -106,7 +106,7 @@ def test_openai_chat_tool_map_overrides_the_name_rules(tmp_path):
     ("submit_final_answer", "final"), ("answer_question", "final"), ("calculator", None), ("python", None),
 ])
 def test_chat_default_name_rules(name, action):
-    from ingest.importers._chat import name_rule
+    from trajscope.ingest.importers._chat import name_rule
 
     assert name_rule(name) == action
 
@@ -124,7 +124,7 @@ def test_openai_chat_in_one_command_prints_its_import_report(tmp_path):
 # --- item 5: entity coverage on passage text, never its JSON encoding ---------------------------------
 
 def test_entity_coverage_is_the_same_for_compact_json_spaced_json_and_plain_text():
-    from engine.entities import EXTRACTORS, entity_coverage, passage_haystack
+    from trajscope.engine.entities import EXTRACTORS, entity_coverage, passage_haystack
 
     question = "In which year was the lighthouse of Brenn built by Ida Kessler?"
     doc = {"chunk_id": "c07", "title": "Brenn", "text": "Brenn is a fishing town; Ida Kessler built its lighthouse."}
@@ -204,8 +204,8 @@ def test_a_trace_without_any_captured_text_imports_in_one_command_and_says_what_
 
 def test_no_answer_text_is_not_judged_and_says_so(tmp_path):
     """Item 6: without the answer text, judge gives no EM / F1 / Contain 0; correctness says why."""
-    from engine.judge_pass import judge_run
-    from warehouse import open_readonly
+    from trajscope.engine.judge_pass import judge_run
+    from trajscope.warehouse import open_readonly
 
     db = tmp_path / "w.duckdb"
     result = CliRunner().invoke(cli, ["ingest", str(_otel_without_content(tmp_path)), "--db", str(db)])
@@ -222,7 +222,7 @@ def test_no_answer_text_is_not_judged_and_says_so(tmp_path):
 
 
 def test_a_budget_trajectory_without_an_answer_is_still_scored_zero(tmp_path):
-    from engine.judge_pass import JudgeInput, answer_missing
+    from trajscope.engine.judge_pass import JudgeInput, answer_missing
 
     item = JudgeInput("t", "h", "q?", "Oder", [], None, [], [], [], [], end_reason="budget")
     assert not answer_missing(item)
@@ -272,8 +272,8 @@ def test_fewshot_prompt_field_in_a_react_jsonl():
 
 
 def test_examples_in_every_episode_of_a_text_log_are_dropped_and_the_real_episodes_kept():
-    from ingest.importers import TextPatterns
-    from ingest.importers._episodes import split_episodes
+    from trajscope.ingest.importers import TextPatterns
+    from trajscope.ingest.importers._episodes import split_episodes
 
     block = ("Question: example A?\nAction 1: Finish[a]\nQuestion: example B?\nAction 1: Finish[b]\n"
              "(END OF EXAMPLES)\n")
@@ -285,7 +285,7 @@ def test_examples_in_every_episode_of_a_text_log_are_dropped_and_the_real_episod
 # --- item 4: mapping candidates given as title strings -----------------------------------------------
 
 def test_mapping_candidates_as_title_strings_make_gold_retrieval_measurable(tmp_path):
-    from warehouse import open_readonly
+    from trajscope.warehouse import open_readonly
 
     log, mapping = F / "titles_pipeline.jsonl", F / "titles_pipeline.yaml"
     t1, t2 = import_file(log, mapping=mapping)
@@ -429,7 +429,7 @@ def test_notebook_in_one_command_prints_its_import_report(tmp_path):
 
 
 def test_the_same_transcript_as_plain_text_gives_the_same_records(tmp_path):
-    from ingest.importers._notebook import _text
+    from trajscope.ingest.importers._notebook import _text
 
     nb = json.loads((F / "react_fever.ipynb").read_text())
     text = "".join(_text(o.get("text")) for o in nb["cells"][1]["outputs"] if o.get("name") == "stdout")
@@ -458,8 +458,8 @@ def test_new_readers_state_the_nesting_limit(tmp_path):
 # --- item 10: the source's own scorer verdict is kept beside trajscope's normalised EM -------------------
 
 def test_a_source_scorer_verdict_is_kept_and_a_normalised_em_that_disagrees_is_shown(tmp_path):
-    from engine.judge_pass import judge_run
-    from warehouse import open_readonly
+    from trajscope.engine.judge_pass import judge_run
+    from trajscope.warehouse import open_readonly
 
     log = F / "inspect_ctf_flags.json"
     db = tmp_path / "w.duckdb"
@@ -508,7 +508,7 @@ def test_corpus_matches_title_passages_everywhere_in_the_trajectory(tmp_path):
 
 
 def _options(**kw):
-    from ingest.importers import ImportOptions
+    from trajscope.ingest.importers import ImportOptions
 
     return ImportOptions(**kw)
 

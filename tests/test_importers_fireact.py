@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import detect_format, import_file
 from trajscope.format import FinalStep, SearchStep
+from trajscope.ingest.importers import detect_format, import_file
 
 FIREACT = Path("../shared/data/external_logs/fireact")
 LOG = FIREACT / "hotpotqa_dev_0_500_ft_gpt-3.5-turbo-0613_princeton-nlp__7woQRsdi_0.0_2023-09-21-16-19-51.json"

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import FORMATS, detect_format, import_file, text_question_id
 from trajscope.format import (
     Candidate,
     FinalStep,
@@ -26,6 +25,7 @@ from trajscope.format import (
     step_kind,
     to_builtins,
 )
+from trajscope.ingest.importers import FORMATS, detect_format, import_file, text_question_id
 
 F = Path("tests/fixtures/importers")
 
@@ -251,7 +251,7 @@ def test_otel_genai_otlp_with_tool_map_override():
 
 
 def test_tool_map_file(tmp_path):
-    from ingest.importers import load_tool_map
+    from trajscope.ingest.importers import load_tool_map
 
     (tmp_path / "tools.yaml").write_text("calculator: search\n")
     assert load_tool_map(tmp_path / "tools.yaml") == {"calculator": "search"}

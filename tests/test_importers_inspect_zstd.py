@@ -9,10 +9,10 @@ from pathlib import Path
 import inspect_ai.log as inspect_log  # the test extra (pyproject.toml) installs it
 import pytest
 
-from ingest.importers import ImportOptions, convert_file
-from ingest.importers._archive import MAX_EXPANSION
 from trajscope.format import RecordError
-from warehouse import ingest_paths, open_readonly
+from trajscope.ingest.importers import ImportOptions, convert_file
+from trajscope.ingest.importers._archive import MAX_EXPANSION
+from trajscope.warehouse import ingest_paths, open_readonly
 
 ZSTD = 93  # the zip method number of Zstandard
 

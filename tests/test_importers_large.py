@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import import_file
 from trajscope.format import RecordError
+from trajscope.ingest.importers import import_file
 
 MB = 1024 * 1024
 F = Path("tests/fixtures/importers")
@@ -65,7 +65,7 @@ def test_200mb_json_document_streams_record_by_record(tmp_path):
 
 
 def test_a_single_huge_line_is_refused_without_reading_it_whole(tmp_path, monkeypatch):
-    from ingest.importers import _json_stream
+    from trajscope.ingest.importers import _json_stream
 
     monkeypatch.setattr(_json_stream, "MAX_RECORD_BYTES", 8 * MB)
     path = tmp_path / "one_line.jsonl"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import FORMATS, import_file
 from trajscope.format import RecordError
+from trajscope.ingest.importers import FORMATS, import_file
 
 F = Path("tests/fixtures/importers")
 

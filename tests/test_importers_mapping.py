@@ -5,7 +5,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.importers import ImportOptions, convert_file, import_file
 from trajscope.format import (
     Candidate,
     ErrorStep,
@@ -18,6 +17,7 @@ from trajscope.format import (
     Trajectory,
     to_builtins,
 )
+from trajscope.ingest.importers import ImportOptions, convert_file, import_file
 
 F = Path("tests/fixtures/importers")
 PIPELINE, PIPELINE_MAP = F / "pipeline_per_question.json", F / "pipeline_per_question.yaml"

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from app.upload import ingest_upload, prepare_upload
-from ingest.importers import (
+from trajscope.app.upload import ingest_upload, prepare_upload
+from trajscope.cli import main as cli
+from trajscope.format import Capabilities, RecordError, encode, iter_trajectories
+from trajscope.ingest.importers import (
     NO_READ,
     ImportOptions,
     RunTally,
@@ -19,9 +21,7 @@ from ingest.importers import (
     infer_capabilities,
     parse_declarations,
 )
-from trajscope.cli import main as cli
-from trajscope.format import Capabilities, RecordError, encode, iter_trajectories
-from warehouse import open_readonly
+from trajscope.warehouse import open_readonly
 
 F = Path("tests/fixtures/importers")
 

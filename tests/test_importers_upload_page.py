@@ -5,7 +5,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from warehouse import open_readonly
+from trajscope.warehouse import open_readonly
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIALS = ROOT / "tests" / "fixtures" / "importers" / "react_trials.txt"
@@ -88,7 +88,7 @@ def test_upload_page_keeps_runs_apart_that_disagree_on_a_gold_when_asked(tmp_pat
     from foundation_records import fixture_trajectories
 
     from trajscope.format import encode
-    from warehouse import ingest_trajectories
+    from trajscope.warehouse import ingest_trajectories
 
     db, at = _open_upload_page(tmp_path, monkeypatch)
     stored = fixture_trajectories()[0]

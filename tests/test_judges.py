@@ -1,7 +1,7 @@
 """Lexical judges and the abstention detector against hand-worked SQuAD cases."""
 import pytest
 
-from engine.judges import (
+from trajscope.engine.judges import (
     contain_match,
     exact_match,
     is_abstention,

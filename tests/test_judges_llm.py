@@ -4,8 +4,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from engine.judges import EquivalenceItem, LLMJudge
-from engine.llm import Completion, parse_json_object
+from trajscope.engine.judges import EquivalenceItem, LLMJudge
+from trajscope.engine.llm import Completion, parse_json_object
 
 
 @dataclass

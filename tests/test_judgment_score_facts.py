@@ -12,9 +12,9 @@ from msgspec.structs import replace
 
 from trajscope.cli import main as cli
 from trajscope.format import Judgment
-from warehouse import ingest_trajectories, open_readonly, open_warehouse
-from warehouse._derived import SCORES, facts_hash
-from warehouse.read._upgrade import upgrade_if_warehouse
+from trajscope.warehouse import ingest_trajectories, open_readonly, open_warehouse
+from trajscope.warehouse._derived import SCORES, facts_hash
+from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
 REFERENCE = Path(__file__).parent / "fixtures" / "scores" / "judgment_scores_per_query.sql"
 COLUMNS = "trajectory_id, em, f1, contain, llm"
@@ -80,7 +80,7 @@ def test_a_reingested_record_replaces_its_stored_verdicts(db):
 
 
 def test_facts_of_another_definition_are_recomputed_on_the_next_open(db, monkeypatch):
-    monkeypatch.setattr("warehouse._derived._RECOMPUTE_SLICE", 2)  # several slices, as at scale
+    monkeypatch.setattr("trajscope.warehouse._derived._RECOMPUTE_SLICE", 2)  # several slices, as at scale
     with open_warehouse(db) as con:  # as older code would have left them: other numbers, another hash
         con.execute("UPDATE judgment_score_facts SET em = 7")
         con.execute("UPDATE derived_facts_state SET definition_hash = 'old' WHERE name = 'judgment_score_facts'")

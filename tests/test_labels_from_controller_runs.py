@@ -8,13 +8,13 @@ import pytest
 from test_controllers_register import R1, R2, RegisterModel, route_by_item
 from test_controllers_support import CORPUS, QUESTION, RoutedRetriever, mock_server, run_controller
 
-from engine.controllers import get_controller
-from engine.judge_pass import judge_run
-from engine.judges import LLMJudge
-from engine.llm import ChatModel, ModelConfig
-from engine.mock_llm import MockLLMServer, reply_json, reply_text, reply_tool_call
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.judge_pass import judge_run
+from trajscope.engine.judges import LLMJudge
+from trajscope.engine.llm import ChatModel, ModelConfig
+from trajscope.engine.mock_llm import MockLLMServer, reply_json, reply_text, reply_tool_call
 from trajscope.format import Chunk, Question
-from warehouse import ingest_trajectories, open_warehouse
+from trajscope.warehouse import ingest_trajectories, open_warehouse
 
 GOLDS = ["c1", "c2"]  # The North Star published by Douglass; Douglass married Helen Pitts
 

@@ -19,9 +19,9 @@ from lake_support import (
 
 from trajscope.cli import main as cli
 from trajscope.format import RecordError
-from warehouse import load_views, open_readonly, run_read_query
-from warehouse.lake import LakeError, export_lake, ingest_into_lake, lake_catalog
-from warehouse.lake import _write as lake_write
+from trajscope.warehouse import load_views, open_readonly, run_read_query
+from trajscope.warehouse.lake import LakeError, export_lake, ingest_into_lake, lake_catalog
+from trajscope.warehouse.lake import _write as lake_write
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_every_view_over_a_lake_fed_by_two_processes_at_once_equals_one_warehous
 def test_lake_refuses_a_run_it_holds_and_a_changed_gold_and_commits_nothing(logs, tmp_path, monkeypatch):
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
-    from warehouse import ingest_paths
+    from trajscope.warehouse import ingest_paths
 
     ingest_paths(db, [logs["a"]], progress=False)
     export_lake(db, lake)
@@ -82,7 +82,7 @@ def test_lake_refuses_a_run_it_holds_and_a_changed_gold_and_commits_nothing(logs
 def test_a_writer_that_fails_before_its_commit_leaves_no_visible_row_and_frees_its_runs(logs, tmp_path, monkeypatch):
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
-    from warehouse import ingest_paths
+    from trajscope.warehouse import ingest_paths
 
     ingest_paths(db, [logs["a"]], progress=False)
     export_lake(db, lake)
@@ -125,8 +125,8 @@ def test_sql_over_a_lake_is_sandboxed_and_reads_through_the_named_views(logs, tm
             refused.output
     # The catalog's connection can read the lake's files and nothing outside it, even through DuckDB itself.
     catalog = lake_catalog(lake)
-    from warehouse.read import DEFAULT_LIMITS
-    from warehouse.read._open import connect_sandboxed
+    from trajscope.warehouse.read import DEFAULT_LIMITS
+    from trajscope.warehouse.read._open import connect_sandboxed
 
     con = connect_sandboxed(catalog, DEFAULT_LIMITS, tmp_path / "spill")
     try:
@@ -150,8 +150,8 @@ def test_a_catalog_reads_one_snapshot_with_its_derived_tables_stored_and_a_commi
         logs, tmp_path, monkeypatch):
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
-    from warehouse import ingest_paths
-    from warehouse.lake import _catalog, lake_catalog_built
+    from trajscope.warehouse import ingest_paths
+    from trajscope.warehouse.lake import _catalog, lake_catalog_built
 
     ingest_paths(db, [logs["a"]], progress=False)
     export_lake(db, lake)
@@ -209,11 +209,11 @@ def test_two_readers_of_a_new_snapshot_build_its_catalog_once(logs, tmp_path, mo
     import threading
     import time
 
-    from warehouse.lake import _catalog
+    from trajscope.warehouse.lake import _catalog
 
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake, db = tmp_path / "lake", tmp_path / "a.duckdb"
-    from warehouse import ingest_paths
+    from trajscope.warehouse import ingest_paths
 
     ingest_paths(db, [logs["a"]], progress=False)
     export_lake(db, lake)
@@ -236,7 +236,7 @@ def test_two_readers_of_a_new_snapshot_build_its_catalog_once(logs, tmp_path, mo
 
 
 def test_the_dashboard_over_a_lake_reads_a_commit_made_while_it_runs(logs, tmp_path, monkeypatch):
-    from app.access import load_config
+    from trajscope.app.access import load_config
 
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake = tmp_path / "lake"
@@ -246,8 +246,8 @@ def test_the_dashboard_over_a_lake_reads_a_commit_made_while_it_runs(logs, tmp_p
 
 def test_a_corpus_a_later_writer_adds_refreshes_the_stored_trajectories_it_names(logs, tmp_path, monkeypatch):
     from trajscope.format import Chunk
-    from warehouse import ingest_paths, load_chunks
-    from warehouse.lake import _catalog, write_warehouse
+    from trajscope.warehouse import ingest_paths, load_chunks
+    from trajscope.warehouse.lake import _catalog, write_warehouse
 
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     lake, db, corpus = tmp_path / "lake", tmp_path / "a.duckdb", tmp_path / "corpus.duckdb"
@@ -258,7 +258,7 @@ def test_a_corpus_a_later_writer_adds_refreshes_the_stored_trajectories_it_names
         golds = [c for c, in con.execute("SELECT DISTINCT chunk_id FROM gold_evidence_facts").fetchall()]
     # A writer of no run, only passages: the titles of gold passages the stored trajectories already name.
     load_chunks(corpus, [Chunk(chunk_id=c, text=f"river mill {c}", title=f"Title {c}") for c in golds], "synthetic")
-    from warehouse import open_warehouse
+    from trajscope.warehouse import open_warehouse
 
     with open_warehouse(corpus) as con:
         write_warehouse(con, lake)

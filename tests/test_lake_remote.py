@@ -20,8 +20,8 @@ from lake_support import (
 from moto.server import ThreadedMotoServer
 
 from trajscope.cli import main as cli
-from warehouse import ingest_paths, load_views, open_readonly, run_read_query
-from warehouse.lake import LakeError, RemoteLake, export_lake, ingest_into_lake, lake_catalog, readable_lake
+from trajscope.warehouse import ingest_paths, load_views, open_readonly, run_read_query
+from trajscope.warehouse.lake import LakeError, RemoteLake, export_lake, ingest_into_lake, lake_catalog, readable_lake
 
 REGION = "eu-west-1"
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from engine.llm import ChatModel, ModelConfig, ModelError, ResponseCache, load_price_table, resolve_model
-from engine.mock_llm import (
+from trajscope.engine.llm import ChatModel, ModelConfig, ModelError, ResponseCache, load_price_table, resolve_model
+from trajscope.engine.mock_llm import (
     MockLLMServer,
     reply_error,
     reply_invalid_body,

@@ -8,14 +8,14 @@ import urllib.request
 import jsonschema
 import pytest
 
-from engine.controllers import ActionSpace
-from engine.controllers._actions import ANSWER_SCHEMA
-from engine.controllers._register_episode import init_schema, update_schema
-from engine.environment import tool_schemas
-from engine.llm import LOCAL_MODEL_NAME, LocalModelServer, find_local_gguf
-from engine.llm._chat_prompt import ChatPrompter
-from engine.llm._gbnf import literal, schema_to_gbnf
-from engine.llm._ik_runtime import IkRuntime
+from trajscope.engine.controllers import ActionSpace
+from trajscope.engine.controllers._actions import ANSWER_SCHEMA
+from trajscope.engine.controllers._register_episode import init_schema, update_schema
+from trajscope.engine.environment import tool_schemas
+from trajscope.engine.llm import LOCAL_MODEL_NAME, LocalModelServer, find_local_gguf
+from trajscope.engine.llm._chat_prompt import ChatPrompter
+from trajscope.engine.llm._gbnf import literal, schema_to_gbnf
+from trajscope.engine.llm._ik_runtime import IkRuntime
 
 MESSAGES = [{"role": "system", "content": "Reply with one JSON object."},
             {"role": "user", "content": "Question: In which city was Ada Lovelace born?"}]
@@ -131,11 +131,11 @@ def test_a_prompt_evaluated_in_chunks_gives_the_logits_of_one_token_at_a_time(ru
 
 
 def test_every_schema_trajscope_sends_compiles_to_a_grammar_llama_cpp_parses(runtime):
-    from engine.judges import VERDICT_SCHEMA
-    from engine.llm._ik_runtime import IkRuntimeError
-    from engine.scanners._attribute import JUDGE_SCHEMA
-    from engine.scanners._cluster import ASSIGN_SCHEMA, _themes_schema
-    from engine.scanners._rubric import RUBRIC_SCHEMA
+    from trajscope.engine.judges import VERDICT_SCHEMA
+    from trajscope.engine.llm._ik_runtime import IkRuntimeError
+    from trajscope.engine.scanners._attribute import JUDGE_SCHEMA
+    from trajscope.engine.scanners._cluster import ASSIGN_SCHEMA, _themes_schema
+    from trajscope.engine.scanners._rubric import RUBRIC_SCHEMA
 
     schemas = [ActionSpace(tool_schemas(t, "tools")).json_schema(ids) for t in ("read_gate", "arag")
                for ids in ((), ("demo:1", 'odd "id"'))]

@@ -5,9 +5,16 @@ import json
 
 import pytest
 
-from engine.llm import LOCAL_MODEL_NAME, LOCAL_MODELS, LocalModelError, LocalModelServer, find_local_gguf, resolve_model
-from engine.llm._chat_prompt import gemma3_prompt
-from engine.runs import RunSpec, execute_run
+from trajscope.engine.llm import (
+    LOCAL_MODEL_NAME,
+    LOCAL_MODELS,
+    LocalModelError,
+    LocalModelServer,
+    find_local_gguf,
+    resolve_model,
+)
+from trajscope.engine.llm._chat_prompt import gemma3_prompt
+from trajscope.engine.runs import RunSpec, execute_run
 from trajscope.format import ErrorStep, iter_trajectories
 
 
@@ -41,7 +48,8 @@ def test_local_specs_name_an_embedded_model_or_fail_clearly():
 
 
 @pytest.mark.parametrize("runtime, module",
-                         [("ik", "engine.llm._ik_server"), ("llama-cpp", "engine.llm._llama_server")])
+                         [("ik", "trajscope.engine.llm._ik_server"),
+                          ("llama-cpp", "trajscope.engine.llm._llama_server")])
 def test_server_command_names_the_model_and_its_chat_format(tmp_path, runtime, module):
     fake = tmp_path / "m.gguf"
     smol = LocalModelServer(fake, runtime=runtime).command()
@@ -55,7 +63,7 @@ def test_server_command_names_the_model_and_its_chat_format(tmp_path, runtime, m
 
 
 def test_the_runtime_is_chosen_by_setting_else_the_installed_wheel(monkeypatch):
-    from engine.llm import local_runtime
+    from trajscope.engine.llm import local_runtime
 
     monkeypatch.delenv("TRAJSCOPE_LOCAL_RUNTIME", raising=False)
     assert local_runtime() == "ik"  # the prebuilt wheel the project installs

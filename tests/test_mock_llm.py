@@ -7,8 +7,8 @@ import urllib.request
 
 import pytest
 
-from engine.mock_llm import MockLLMServer, reply_error, reply_json, reply_tool_calls
-from engine.mock_llm.__main__ import scripted_agent
+from trajscope.engine.mock_llm import MockLLMServer, reply_error, reply_json, reply_tool_calls
+from trajscope.engine.mock_llm.__main__ import scripted_agent
 
 
 def post(server: MockLLMServer, body: dict, path: str = "/chat/completions") -> tuple[int, dict]:
@@ -66,7 +66,7 @@ def test_scripted_agent_plays_fixed_length_episodes():
 
     def name_after(turns: int) -> str:
         messages = [{"role": "assistant", "content": None}] * turns
-        from engine.mock_llm import RecordedRequest
+        from trajscope.engine.mock_llm import RecordedRequest
 
         reply = respond(RecordedRequest("POST", "/v1/chat/completions", {}, {"messages": messages}))
         return reply.body["choices"][0]["message"]["tool_calls"][0]["function"]["name"]

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-import engine.runs._inputs as inputs_module
-from engine.retrieval import DEFAULT_QUERY_THREADS, query_threads_for_load
-from engine.runs import RunSpec
+import trajscope.engine.runs._inputs as inputs_module
+from trajscope.engine.retrieval import DEFAULT_QUERY_THREADS, query_threads_for_load
+from trajscope.engine.runs import RunSpec
 
 
 @pytest.fixture(autouse=True)

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.importers import ImportOptions, convert_file, import_file
 from trajscope.cli import main
 from trajscope.format import Chunk, Question
-from warehouse import load_chunks, open_readonly
+from trajscope.ingest.importers import ImportOptions, convert_file, import_file
+from trajscope.warehouse import load_chunks, open_readonly
 
 F = Path("tests/fixtures/questions_gold")
 
@@ -83,7 +83,7 @@ def test_ingest_into_a_warehouse_without_a_corpus_keeps_titles(tmp_path, corpus)
 
 
 def test_the_upload_page_matches_titles_to_the_corpus_the_warehouse_holds(tmp_path):
-    from app.upload import discard_upload, prepare_upload
+    from trajscope.app.upload import discard_upload, prepare_upload
 
     db = tmp_path / "wh.duckdb"
     load_chunks(db, [Chunk(chunk_id="m1", text="Velm is a town.", title="Velm"),

@@ -10,10 +10,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-import warehouse.read._reader as reader_module
+import trajscope.warehouse.read._reader as reader_module
 from trajscope.cli import main
-from warehouse import QueryTimeout, ReadLimits, ingest_trajectories, open_read
-from warehouse.read import DEFAULTS, PROFILES, Reader, profile_limits
+from trajscope.warehouse import QueryTimeout, ReadLimits, ingest_trajectories, open_read
+from trajscope.warehouse.read import DEFAULTS, PROFILES, Reader, profile_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("app", "engine", "ingest", "trajscope", "warehouse", "bench")
@@ -67,7 +67,7 @@ def raw_uses(path: Path, tree: ast.AST) -> list[str]:
                 found.append(f"{rel}:{node.lineno}: calls {name}()")
         elif isinstance(node, ast.ImportFrom) and node.module:
             module = node.module
-            if module.startswith("warehouse.read._") or (module == "warehouse.read" and any(
+            if module.startswith("trajscope.warehouse.read._") or (module == "trajscope.warehouse.read" and any(
                     a.name.startswith("_") for a in node.names)):
                 found.append(f"{rel}:{node.lineno}: imports the read path's private {module}")
         elif isinstance(node, ast.Attribute) and node.attr == "_con":
@@ -115,7 +115,7 @@ def test_the_limit_defaults_live_in_one_table():
     for i, profile in enumerate(PROFILES):
         assert profile_limits(profile) == ReadLimits(**{k: v[i] for k, v in DEFAULTS.items()})
     assert ReadLimits() == profile_limits("command")
-    from app.access import AppConfig
+    from trajscope.app.access import AppConfig
 
     config = AppConfig(db_path=Path("w.duckdb"))
     assert config.console_limits() == profile_limits("console")

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from fixtures.report.audit import build
 
 from trajscope.cli import main
-from warehouse import open_readonly
-from warehouse.audit import load_audit_records, paired_bootstrap
-from warehouse.report import build_report
+from trajscope.warehouse import open_readonly
+from trajscope.warehouse.audit import load_audit_records, paired_bootstrap
+from trajscope.warehouse.report import build_report
 
 TOL = 1e-9
 

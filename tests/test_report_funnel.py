@@ -27,9 +27,9 @@ from trajscope.format import (
     SearchStep,
     Trajectory,
 )
-from warehouse import ingest_trajectories, load_chunks, open_readonly
-from warehouse.queries import compare_funnels
-from warehouse.report import build_report
+from trajscope.warehouse import ingest_trajectories, load_chunks, open_readonly
+from trajscope.warehouse.queries import compare_funnels
+from trajscope.warehouse.report import build_report
 
 DATASET = "fx"
 N = 12

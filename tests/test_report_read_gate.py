@@ -14,12 +14,12 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, Table2x2, mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from engine.judge_pass import judge_run
 from trajscope.cli import main
+from trajscope.engine.judge_pass import judge_run
 from trajscope.format import ReadStep
-from warehouse import ingest_trajectories, open_readonly
-from warehouse.report import Interval, WithDelta, build_report, report_figures
-from warehouse.stats import cluster_bootstrap_delta, paired_bootstrap_delta
+from trajscope.warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse.report import Interval, WithDelta, build_report, report_figures
+from trajscope.warehouse.stats import cluster_bootstrap_delta, paired_bootstrap_delta
 
 TOL = 1e-9
 ALL_RUNS = [run_id(*spec[:4]) for spec in RUNS]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from engine.retrieval import BM25Retriever, indexed_text, make_snippet, okapi_idf, tokenize
+from trajscope.engine.retrieval import BM25Retriever, indexed_text, make_snippet, okapi_idf, tokenize
 from trajscope.format import Chunk
 
 FIXTURE = Path("tests/fixtures/retrieval/corpus.json")
@@ -135,8 +135,8 @@ def test_rank_gives_the_rows_and_scores_behind_search() -> None:
 # Prints every demo question's top-10 hits with the exact bits of each score, and the vocabulary's token ids.
 _SCORES_IN_A_FRESH_PROCESS = """
 import json, tempfile
-from engine.retrieval import build_retriever
-from ingest.datasets import load_dataset
+from trajscope.engine.retrieval import build_retriever
+from trajscope.ingest.datasets import load_dataset
 ds = load_dataset("demo")
 r = build_retriever(ds.chunks, kind="bm25", cache_dir=tempfile.mkdtemp())  # built here, not loaded
 hits = [[(h.chunk_id, h.score.hex()) for h in r.search(q.text, 10)] for q in ds.questions]

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.retrieval import (
+from trajscope.engine.retrieval import (
     BM25Retriever,
     DenseRetriever,
     HybridRetriever,

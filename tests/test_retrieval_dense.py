@@ -7,7 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, make_snippet, reciprocal_rank_fusion
+from trajscope.engine.retrieval import (
+    BM25Retriever,
+    DenseRetriever,
+    HybridRetriever,
+    make_snippet,
+    reciprocal_rank_fusion,
+)
 from trajscope.format import Chunk
 
 FIXTURE = Path("tests/fixtures/retrieval/corpus.json")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.retrieval import reciprocal_rank_fusion
+from trajscope.engine.retrieval import reciprocal_rank_fusion
 
 
 def test_rrf_scores_match_hand_computation() -> None:

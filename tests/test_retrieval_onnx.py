@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import engine.retrieval._query_encoder as query_encoder_module
-from engine.retrieval import (
+import trajscope.engine.retrieval._query_encoder as query_encoder_module
+from trajscope.engine.retrieval import (
     MIN_COSINE,
     BM25Retriever,
     DenseRetriever,

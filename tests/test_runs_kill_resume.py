@@ -7,7 +7,7 @@ import duckdb
 from kill_support import kill_after_lines
 from test_runs_support import answer_from_question, inputs
 
-from engine.runs import RunSpec, execute_run
+from trajscope.engine.runs import RunSpec, execute_run
 from trajscope.format import encode, iter_trajectories
 
 N = 40
@@ -15,7 +15,7 @@ CHILD = """
 import sys
 sys.path.insert(0, {tests!r})
 from test_runs_support import inputs
-from engine.runs import RunSpec, execute_run
+from trajscope.engine.runs import RunSpec, execute_run
 spec = RunSpec(**{spec!r})
 execute_run(spec, inputs({n}))
 """

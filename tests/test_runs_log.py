@@ -5,7 +5,7 @@ import asyncio
 
 import pytest
 
-from engine.runs import LogCorrupt, TrajectoryLog, recover_log
+from trajscope.engine.runs import LogCorrupt, TrajectoryLog, recover_log
 from trajscope.format import Question, Run, Trajectory, encode, iter_trajectories
 
 

@@ -5,8 +5,8 @@ import duckdb
 import pytest
 from test_runs_support import answer_from_question, inputs
 
-from engine.mock_llm import reply_error
-from engine.runs import RunSetupError, RunSpec, execute_run, select_questions
+from trajscope.engine.mock_llm import reply_error
+from trajscope.engine.runs import RunSetupError, RunSpec, execute_run, select_questions
 from trajscope.format import iter_trajectories
 
 
@@ -41,10 +41,10 @@ def test_controller_exceptions_and_model_errors_become_error_trajectories(mock_l
 
     mock_llm.responder = responder
     spec = spec_for(mock_llm, tmp_path)
-    from engine.llm import resolve_model
+    from trajscope.engine.llm import resolve_model
 
     config = resolve_model(spec.model, backoff_base_s=0.01, backoff_max_s=0.02)
-    from engine.runs import execute_run as run
+    from trajscope.engine.runs import execute_run as run
 
     summary = run(spec, inputs(6, boom=(1,)), model_config=config)
     by_id = {t.question.question_id: t for t in logged(summary)}
@@ -86,7 +86,7 @@ def test_key_never_reaches_log_cache_or_warehouse(mock_llm, tmp_path, monkeypatc
     secret = "sk-live-DO-NOT-LOG-91c3"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     mock_llm.responder = answer_from_question
-    from engine.llm import resolve_model
+    from trajscope.engine.llm import resolve_model
 
     spec = spec_for(mock_llm, tmp_path, cache=True, cache_path=tmp_path / "cache.sqlite", db_path=tmp_path / "w.duckdb")
     config = resolve_model("gpt-4o-mini", base_url=mock_llm.base_url)
@@ -116,8 +116,8 @@ def test_run_id_is_deterministic_and_selection_is_paired():
 
 
 def test_a_busy_warehouse_never_stops_the_run_and_is_retried(mock_llm, tmp_path, monkeypatch):
-    import engine.runs._warehouse_sink as sink_module
-    from warehouse import ingest_log_slice, open_readonly
+    import trajscope.engine.runs._warehouse_sink as sink_module
+    from trajscope.warehouse import ingest_log_slice, open_readonly
 
     mock_llm.responder = answer_from_question
     calls: list[int] = []
@@ -145,7 +145,7 @@ def test_a_busy_warehouse_never_stops_the_run_and_is_retried(mock_llm, tmp_path,
 
 
 def test_the_sink_loads_the_bytes_the_log_wrote(mock_llm, tmp_path):
-    from warehouse import open_readonly
+    from trajscope.warehouse import open_readonly
 
     mock_llm.responder = answer_from_question
     db = tmp_path / "w.duckdb"

@@ -14,10 +14,10 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from engine.distributed import PlanError, SharedStorage, plan_matrix, run_shard
-from engine.mock_llm import reply_tool_call
-from engine.runs import RunSpec, Shard, load_matrix
 from trajscope.cli import main
+from trajscope.engine.distributed import PlanError, SharedStorage, plan_matrix, run_shard
+from trajscope.engine.mock_llm import reply_tool_call
+from trajscope.engine.runs import RunSpec, Shard, load_matrix
 from trajscope.format import iter_trajectories
 
 REPO = Path(__file__).resolve().parent.parent
@@ -231,7 +231,7 @@ def test_a_shard_that_fails_on_its_worker_is_reported_and_the_command_fails(one_
 
 def test_a_matrix_on_ray_adds_each_run_to_a_lake_whole_and_a_rerun_adds_nothing(one_node_cluster, mock_llm, tmp_path,
                                                                                  monkeypatch):
-    from warehouse.lake import lake_catalog
+    from trajscope.warehouse.lake import lake_catalog
 
     monkeypatch.setenv("TRAJSCOPE_CACHE", str(tmp_path / "cache"))
     mock_llm.responder = search_then_final

@@ -1,7 +1,7 @@
 """Helpers for the run tests (no tests here): a tiny one-call controller and a synthetic question set."""
 from __future__ import annotations
 
-from engine.runs import RunInputs
+from trajscope.engine.runs import RunInputs
 from trajscope.format import FinalStep, Question, Trajectory, make_trajectory_id
 
 

@@ -12,14 +12,14 @@ from fixtures.forensics.builders import final, read, search, trajectory
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
-from engine.llm import resolve_model
-from engine.mock_llm import MockLLMServer, reply_json
-from engine.scanners import scan
 from trajscope.cli import main as cli
+from trajscope.engine.llm import resolve_model
+from trajscope.engine.mock_llm import MockLLMServer, reply_json
+from trajscope.engine.scanners import scan
 from trajscope.format import Run
-from warehouse import ingest_trajectories, open_read
-from warehouse.queries import ALWAYS_MATCH, rubric_agreement
-from warehouse.verdicts import label_verdict
+from trajscope.warehouse import ingest_trajectories, open_read
+from trajscope.warehouse.queries import ALWAYS_MATCH, rubric_agreement
+from trajscope.warehouse.verdicts import label_verdict
 
 RUBRIC = "The agent read a gold passage and still answered wrong."
 N = 20

@@ -8,12 +8,12 @@ import pytest
 from click.testing import CliRunner
 from fixtures.forensics.builders import final, trajectory
 
-from engine.llm import resolve_model
-from engine.mock_llm import MockLLMServer, reply_json, reply_text
-from engine.scanners import attribute
 from trajscope.cli import main
+from trajscope.engine.llm import resolve_model
+from trajscope.engine.mock_llm import MockLLMServer, reply_json, reply_text
+from trajscope.engine.scanners import attribute
 from trajscope.format import Run, ToolStep
-from warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse import ingest_trajectories, open_readonly
 
 N, STEPS = 20, 6
 HUMAN = {i: (i * 7) % STEPS for i in range(N)}  # the people's decisive step of task i (0-based step index)

@@ -8,11 +8,11 @@ import pytest
 from fixtures.forensics.builders import final, read, search, trajectory
 from sklearn.metrics import adjusted_rand_score
 
-from engine.llm import resolve_model
-from engine.mock_llm import MockLLMServer, reply_json, reply_text
-from engine.scanners import cluster
+from trajscope.engine.llm import resolve_model
+from trajscope.engine.mock_llm import MockLLMServer, reply_json, reply_text
+from trajscope.engine.scanners import cluster
 from trajscope.format import ErrorStep, ForcedAnswerStep, Run, SearchStep, ToolStep
-from warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse import ingest_trajectories, open_readonly
 
 PER_CLUSTER = 8
 ARI_BOUND = 0.8  # three behaviours whose action texts share little vocabulary: k-means should nearly separate them

@@ -9,13 +9,21 @@ from click.testing import CliRunner
 from fixtures.forensics.builders import final, read, search, trajectory
 from statsmodels.stats.contingency_tables import mcnemar
 
-from engine.llm import ResponseCache, resolve_model
-from engine.mock_llm import MockLLMServer, reply_json, reply_text
-from engine.scanners import GOLD_MARK, StepView, TrajectoryView, read_views, render_trajectory, scan, slice_sql
 from trajscope.cli import main
+from trajscope.engine.llm import ResponseCache, resolve_model
+from trajscope.engine.mock_llm import MockLLMServer, reply_json, reply_text
+from trajscope.engine.scanners import (
+    GOLD_MARK,
+    StepView,
+    TrajectoryView,
+    read_views,
+    render_trajectory,
+    scan,
+    slice_sql,
+)
 from trajscope.format import Run
-from warehouse import ingest_trajectories, open_readonly
-from warehouse.verdicts import VerdictRow, rubric_hash, store_verdicts
+from trajscope.warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse.verdicts import VerdictRow, rubric_hash, store_verdicts
 
 RUBRIC = "The agent read a gold passage and still answered wrong."
 N = 12

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from warehouse import pid_alive, remove_stale_batch_dirs
-from warehouse._stale_dirs import sweep_dead_process_dirs
-from warehouse.read import sweep_stale
+from trajscope.warehouse import pid_alive, remove_stale_batch_dirs
+from trajscope.warehouse._stale_dirs import sweep_dead_process_dirs
+from trajscope.warehouse.read import sweep_stale
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,8 +34,8 @@ def test_only_a_dead_processs_folders_are_swept(tmp_path):
 
 
 def test_the_loader_and_the_read_path_sweep_their_own_prefix(tmp_path, monkeypatch):
-    from warehouse._loader import _BATCH_DIR_PREFIX
-    from warehouse.read._tempdir import PREFIX
+    from trajscope.warehouse._loader import _BATCH_DIR_PREFIX
+    from trajscope.warehouse.read._tempdir import PREFIX
 
     dead = _dead_pid()
     batch, spill = tmp_path / f"{_BATCH_DIR_PREFIX}{dead}-1", tmp_path / f"{PREFIX}{dead}-2"

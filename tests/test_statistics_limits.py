@@ -10,11 +10,11 @@ import re
 import pytest
 from click.testing import CliRunner
 
-import warehouse
+import trajscope.warehouse as warehouse
 from bench.synthetic import write_synthetic_log
 from trajscope.cli import main
 from trajscope.cli._options import statistics_limits
-from warehouse import ReadLimits, ingest_paths
+from trajscope.warehouse import ReadLimits, ingest_paths
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from fixtures.forensics.builders import final, inject, llm, read, register_event, register_step, search, trajectory
 
-from engine.judge_pass import judge_run
+from trajscope.engine.judge_pass import judge_run
 from trajscope.format import ForcedAnswerStep, Run
-from warehouse import ingest_trajectories, open_warehouse
+from trajscope.warehouse import ingest_trajectories, open_warehouse
 
 SD_Q = "Where was Scott Derrickson born?"
 G1 = ("hp-g1", "Scott Derrickson (born July 16, 1966) is an American director. He was born in Denver, Colorado.")
@@ -258,7 +258,7 @@ def test_hop_breakdown_evidence_recall(db):
 def test_extractor_kappa_equals_sklearn_on_the_stored_labels(db):
     from sklearn.metrics import cohen_kappa_score
 
-    from warehouse.queries import extractor_agreement
+    from trajscope.warehouse.queries import extractor_agreement
 
     with open_warehouse(db) as con:
         result = extractor_agreement(con)

@@ -12,11 +12,11 @@ from foundation_records import fixture_trajectories
 from msgspec.structs import replace
 from test_taxonomy import _erag_branches, _no_read_action_cases, _priority_cases, _read_gate_branches
 
-from engine.judge_pass import judge_run
+from trajscope.engine.judge_pass import judge_run
 from trajscope.format import Question, Run
-from warehouse import ingest_trajectories, load_questions, open_readonly, open_warehouse
-from warehouse._derived import SIGNALS, facts_hash
-from warehouse.read._upgrade import upgrade_if_warehouse
+from trajscope.warehouse import ingest_trajectories, load_questions, open_readonly, open_warehouse
+from trajscope.warehouse._derived import SIGNALS, facts_hash
+from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
 REFERENCE = Path(__file__).parent / "fixtures" / "signals"
 # Dependencies first: a reference view reads the references before it, never the stored signals.
@@ -114,7 +114,7 @@ def test_a_question_upsert_updates_the_signals_of_its_trajectories(db):
 
 def test_signals_of_another_definition_are_recomputed_on_the_next_open(db, monkeypatch):
     _judge_all(db)
-    monkeypatch.setattr("warehouse._derived._RECOMPUTE_SLICE", 3)  # several slices, as at scale
+    monkeypatch.setattr("trajscope.warehouse._derived._RECOMPUTE_SLICE", 3)  # several slices, as at scale
     with open_warehouse(db) as con:  # as older code would have left them: other numbers, another hash
         con.execute("UPDATE trajectory_signals SET read_count = 99, correct = NULL")
         con.execute("UPDATE derived_facts_state SET definition_hash = 'old' WHERE name = 'trajectory_signals'")
@@ -139,7 +139,7 @@ def test_migration_fills_the_signals_of_an_existing_warehouse(db):
 
 
 def test_the_hash_covers_the_views_the_signals_read():
-    from warehouse._derived import _views_read
+    from trajscope.warehouse._derived import _views_read
 
     load = (Path(__file__).parents[1] / "warehouse" / "load" / "trajectory_signals.sql").read_text()
     # register_item_resolution is read by the load SQL; trajectory_forensics is only named in its comments.
@@ -148,7 +148,7 @@ def test_the_hash_covers_the_views_the_signals_read():
 
 
 def test_a_refresh_reaches_every_later_derived_table_that_reads_it(monkeypatch):
-    from warehouse import _derived
+    from trajscope.warehouse import _derived
 
     assert _derived._derived_read(_derived.SIGNALS) == {"judgment_score_facts"}  # through judgment_scores
     assert _derived._derived_read(_derived.WALK) == {"evidence_funnel_facts"}

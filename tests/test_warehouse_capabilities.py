@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 from fixtures.forensics.builders import final, read, search, trajectory
 
-from engine.judge_pass import judge_run
+from trajscope.engine.judge_pass import judge_run
 from trajscope.format import Capabilities, ErrorStep, ForcedAnswerStep, Judgment, Run
-from warehouse import ingest_trajectories, open_readonly
+from trajscope.warehouse import ingest_trajectories, open_readonly
 
 Q = "Where was Scott Derrickson born?"
 G1 = ("hp-g1", "Scott Derrickson was born in Denver, Colorado.")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from foundation_records import fixture_trajectories
 
 from trajscope.cli import main as cli
-from warehouse import ingest_trajectories, load_views, open_readonly, upgrade_if_warehouse
+from trajscope.warehouse import ingest_trajectories, load_views, open_readonly, upgrade_if_warehouse
 
 ROOT = Path(__file__).resolve().parents[1]
 

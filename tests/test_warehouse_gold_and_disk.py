@@ -12,7 +12,7 @@ import pytest
 from fixtures.forensics.builders import final, read, search, trajectory
 
 from trajscope.format import RecordError, Run, write_jsonl
-from warehouse import GoldConflict, _loader, ingest_paths, open_readonly, remove_stale_batch_dirs
+from trajscope.warehouse import GoldConflict, _loader, ingest_paths, open_readonly, remove_stale_batch_dirs
 
 BLOCK = 256 * 1024  # DuckDB's block size
 
@@ -102,7 +102,7 @@ def test_the_full_conflict_check_runs_only_for_keys_the_cheap_pass_finds(tmp_pat
 
 def test_a_stored_question_no_trajectory_uses_is_a_candidate_but_no_conflict(tmp_path, monkeypatch):
     from trajscope.format import Question
-    from warehouse import load_questions
+    from trajscope.warehouse import load_questions
 
     db = tmp_path / "w.duckdb"
     ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver", qids=("q1",))])
@@ -123,7 +123,7 @@ def test_per_run_questions_keep_disagreeing_runs_apart(tmp_path):
     assert golds == [("hotpot/run:run_b", "q1", "Boulder"), ("hotpot/run:run_b", "q2", "Boulder"),
                      ("run:run_a", "q1", "Denver"), ("run:run_a", "q2", "Denver")]
     with open_readonly(db) as con:
-        from warehouse import read_trajectory
+        from trajscope.warehouse import read_trajectory
 
         assert read_trajectory(con, "run_b::q1").question.dataset == "hotpot"  # the record is unchanged
         assert read_trajectory(con, "run_a::q1").question.gold_answer == "Denver"
@@ -162,8 +162,8 @@ def test_a_failed_ingest_leaves_the_warehouse_files_bytes(tmp_path, monkeypatch)
 def test_a_rolled_back_large_load_writes_nothing_into_the_file(tmp_path, settings):
     # Large enough that DuckDB's defaults write whole row groups into the file before the commit; the
     # writer's settings keep them out of it until the commit, so a rollback leaves the bytes.
-    from warehouse import open_warehouse
-    from warehouse._connection import WRITE_CONFIG
+    from trajscope.warehouse import open_warehouse
+    from trajscope.warehouse._connection import WRITE_CONFIG
 
     db = tmp_path / "w.duckdb"
     ingest_paths(db, [_log(tmp_path / "a.jsonl", "run_a", "Denver")])

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from foundation_records import fixture_trajectories
 
-import warehouse
+import trajscope.warehouse as warehouse
 from trajscope.format import FinalStep, RecordError, encode, write_jsonl
-from warehouse import _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
+from trajscope.warehouse import _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
 
 TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events", "judgments")
 

@@ -8,8 +8,15 @@ import pytest
 from foundation_records import fixture_trajectories
 
 from trajscope.format import RecordError, encode, write_jsonl
-from warehouse import NoRoomForIngest, _loader, ingest_paths, ingest_trajectories, open_readonly, read_trajectory
-from warehouse._disk_room import room_needed
+from trajscope.warehouse import (
+    NoRoomForIngest,
+    _loader,
+    ingest_paths,
+    ingest_trajectories,
+    open_readonly,
+    read_trajectory,
+)
+from trajscope.warehouse._disk_room import room_needed
 
 TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events", "judgments")
 
@@ -139,7 +146,7 @@ def test_an_open_that_meets_the_copy_taking_the_name_opens_the_name_again(tmp_pa
     # let it go. It must not write into the replaced file, where its rows would be lost.
     import duckdb
 
-    from warehouse import _file_lock, open_warehouse
+    from trajscope.warehouse import _file_lock, open_warehouse
 
     db = _existing(tmp_path / "w.duckdb")
     copy = tmp_path / "copy.duckdb"

@@ -8,8 +8,8 @@ import sys
 import duckdb
 from foundation_records import fixture_trajectories
 
-from warehouse import file_sha256, ingest_trajectories, open_readonly, open_warehouse
-from warehouse.report._context import file_digest, forget_digests
+from trajscope.warehouse import file_sha256, ingest_trajectories, open_readonly, open_warehouse
+from trajscope.warehouse.report._context import file_digest, forget_digests
 
 WRITER = ("import duckdb, sys\ntry:\n    duckdb.connect(sys.argv[1]).close()\n    print('writer got in')\n"
           "except duckdb.Error:\n    print('writer refused')\n")
@@ -60,7 +60,7 @@ def test_hashing_the_file_keeps_the_lock(tmp_path):
 
 def test_a_new_file_at_a_known_inode_still_gets_its_header_checked(tmp_path):
     # The header is skipped for a file this process has connected to; a file that reuses its inode number is not it.
-    from warehouse import WarehouseFileError, _file_lock
+    from trajscope.warehouse import WarehouseFileError, _file_lock
 
     db = _warehouse(tmp_path)
     with open_readonly(db):

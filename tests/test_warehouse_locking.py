@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from foundation_records import fixture_trajectories
 
-from warehouse import WarehouseBusy, ingest_trajectories, open_readonly
+from trajscope.warehouse import WarehouseBusy, ingest_trajectories, open_readonly
 
 HOLD = textwrap.dedent("""
     import sys, time, duckdb
@@ -62,9 +62,9 @@ def test_a_lock_held_past_the_timeout_is_a_clear_error(tmp_path):
 def test_a_long_export_filter_is_stopped_at_its_time_limit_so_an_ingest_gets_the_file(tmp_path):
     import threading
 
-    from app.console import QueryTimeout, run_export_query
+    from trajscope.app.console import QueryTimeout, run_export_query
     from trajscope.format import write_jsonl
-    from warehouse import ReadLimits
+    from trajscope.warehouse import ReadLimits
 
     db, log = tmp_path / "w.duckdb", tmp_path / "more.jsonl"
     ingest_trajectories(db, fixture_trajectories()[:1])
@@ -101,7 +101,7 @@ def test_a_long_export_filter_is_stopped_at_its_time_limit_so_an_ingest_gets_the
 
 def test_no_connection_draws_duckdbs_progress_bar_on_stdout(tmp_path):
     # The bar would corrupt a CSV or JSON that `trajscope sql` / `export` writes to stdout.
-    from warehouse import ForbiddenStatement, open_read, open_warehouse
+    from trajscope.warehouse import ForbiddenStatement, open_read, open_warehouse
 
     db = tmp_path / "w.duckdb"
     with open_warehouse(db) as con:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from engine.judge_pass import judge_run
 from trajscope.cli import main as cli
-from warehouse import open_readonly
+from trajscope.engine.judge_pass import judge_run
+from trajscope.warehouse import open_readonly
 
 ROOT = Path(__file__).resolve().parents[1]
 LOGS = ROOT.parent / "shared" / "data" / "external_logs"

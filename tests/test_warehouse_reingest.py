@@ -6,7 +6,7 @@ import pytest
 from foundation_records import fixture_trajectories
 
 from trajscope.format import KEY_MARKERS, RecordError, encode, redact_bytes, redaction_prefilter
-from warehouse import _loader, ingest_paths, open_readonly
+from trajscope.warehouse import _loader, ingest_paths, open_readonly
 
 
 def write_lines(path, trajectories):
@@ -121,7 +121,7 @@ def test_a_non_ascii_key_has_no_prefilter():
 
 def test_a_batch_mixing_stored_and_new_lines_stages_only_the_new_ones(tmp_path):
     # A live log's slice is read without the stored-line skip, so its batch holds both kinds.
-    from warehouse import ingest_log_slice
+    from trajscope.warehouse import ingest_log_slice
 
     db, trajs = tmp_path / "w.duckdb", fixture_trajectories()
     ingest_paths(db, [write_lines(tmp_path / "a.jsonl", trajs[:2])])

@@ -26,7 +26,7 @@ def _sql_list(values: tuple[str, ...]) -> str:
 @functools.cache
 def definitions_sql() -> str:
     """warehouse/definitions/measures.sql with each constant written in."""
-    template = (resources.files("warehouse") / "definitions" / "measures.sql").read_text()
+    template = (resources.files("trajscope.warehouse") / "definitions" / "measures.sql").read_text()
     return Template(template).substitute(
         low_evidence_threshold=repr(float(LOW_EVIDENCE_THRESHOLD)),
         correct_at=repr(float(CORRECT_AT)),

@@ -42,7 +42,7 @@ FUNNEL_FACTS = FUNNEL.table
 
 @functools.cache
 def _load_file(name: str) -> str:
-    return (resources.files("warehouse") / "load" / name).read_text()
+    return (resources.files("trajscope.warehouse") / "load" / name).read_text()
 
 
 # The key of each upserted table whose rows can change stored trajectories' facts: warehouse/load/

@@ -465,7 +465,7 @@ def _keep_last_occurrences(batch: _Batch, latest: dict[str, tuple[int, str]]) ->
 @functools.cache
 def _load_sql() -> tuple[tuple[str, str], ...]:
     """The numbered load statements of warehouse/load/, in order: (file name, SQL)."""
-    folder = resources.files("warehouse") / "load"
+    folder = resources.files("trajscope.warehouse") / "load"
     found = sorted((e.name, e.read_text()) for e in folder.iterdir()
                    if e.name.endswith(".sql") and e.name[:2].isdigit())
     return tuple(found)
@@ -473,7 +473,7 @@ def _load_sql() -> tuple[tuple[str, str], ...]:
 
 @functools.cache
 def _named_sql(name: str) -> str:
-    return (resources.files("warehouse") / "load" / name).read_text()
+    return (resources.files("trajscope.warehouse") / "load" / name).read_text()
 
 
 @functools.cache

@@ -19,7 +19,7 @@ _MIGRATION_RE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
 @functools.cache
 def _migrations() -> tuple[tuple[int, str, str], ...]:
     # Package files: read once per process, not on every open of the warehouse.
-    folder = resources.files("warehouse") / "migrations"
+    folder = resources.files("trajscope.warehouse") / "migrations"
     found = []
     for entry in folder.iterdir():
         m = _MIGRATION_RE.match(entry.name)

@@ -18,7 +18,7 @@ class ViewDef:
 
 def load_views() -> list[ViewDef]:
     """Every view file, name from the file name, description from its first `--` line."""
-    folder = resources.files("warehouse") / "views"
+    folder = resources.files("trajscope.warehouse") / "views"
     views = []
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if not entry.name.endswith(".sql"):

@@ -7,7 +7,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse import CONSOLE_LIMITS, PAGE_LIMITS, ReadLimits, default_db_path
+from trajscope.warehouse import CONSOLE_LIMITS, PAGE_LIMITS, ReadLimits, default_db_path
 
 ENV_MAX_UPLOAD_MB = "TRAJSCOPE_APP_MAX_UPLOAD_MB"
 ENV_SQL_TIMEOUT_S = "TRAJSCOPE_APP_SQL_TIMEOUT_S"
@@ -79,7 +79,7 @@ def _db_path(building: Callable[[], AbstractContextManager] | None) -> Path:
     lake = served_lake()
     if lake is None:
         return default_db_path()
-    from warehouse.lake import lake_catalog
+    from trajscope.warehouse.lake import lake_catalog
 
     # Re-resolved on every run: a writer's commit gives a new snapshot, whose catalog the next run builds and reads.
     return lake_catalog(lake, building=building)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
-from warehouse import NotAWarehouse, ReadLimits, open_read
-from warehouse.read import to_polars
-from warehouse.read import write_lock as warehouse_write_lock
+from trajscope.warehouse import NotAWarehouse, ReadLimits, open_read
+from trajscope.warehouse.read import to_polars
+from trajscope.warehouse.read import write_lock as warehouse_write_lock
 
 from ._config import load_config
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import polars as pl
 
-from app.access import sql_literal
-from app.charts import chart_to_svg, failure_plane_chart, grouped_bar_chart
-from app.queries import (
+from trajscope.app.access import sql_literal
+from trajscope.app.charts import chart_to_svg, failure_plane_chart, grouped_bar_chart
+from trajscope.app.queries import (
     replay_candidates_sql,
     replay_header_sql,
     replay_judgments_sql,
@@ -19,8 +19,8 @@ from app.queries import (
     replay_steps_sql,
 )
 from trajscope.format import GATE_EXTRACTOR
-from warehouse import DEFAULT_LIMITS, ReadLimits, file_sha256, open_read, run_read_query
-from warehouse.read import to_polars
+from trajscope.warehouse import DEFAULT_LIMITS, ReadLimits, file_sha256, open_read, run_read_query
+from trajscope.warehouse.read import to_polars
 
 MAX_REPLAYS = 60  # a bundle is for a reviewer: beyond this many trajectories, name the rest without replays
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from app.access import chartable
-from warehouse import CONSOLE_LIMITS, ReadLimits, run_read_query
+from trajscope.app.access import chartable
+from trajscope.warehouse import CONSOLE_LIMITS, ReadLimits, run_read_query
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,19 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
-from app.access import read_connection
-from app.charts import interval_chart
-from app.ui import app_config, fetch, figure_downloads, fill_warehouse_help, page_header, show_error, table_exports
-from warehouse import WarehouseBusy
-from warehouse.report import audit_tables, to_frame
+from trajscope.app.access import read_connection
+from trajscope.app.charts import interval_chart
+from trajscope.app.ui import (
+    app_config,
+    fetch,
+    figure_downloads,
+    fill_warehouse_help,
+    page_header,
+    show_error,
+    table_exports,
+)
+from trajscope.warehouse import WarehouseBusy
+from trajscope.warehouse.report import audit_tables, to_frame
 
 page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
             "rewritten context? Remove vs placebo on the 1→1 stratum, insertion on 0→0, and the "

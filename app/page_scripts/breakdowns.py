@@ -4,14 +4,14 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from app.charts import grouped_bar_chart, short_run_labels, stacked_share_chart
-from app.queries import (
+from trajscope.app.charts import grouped_bar_chart, short_run_labels, stacked_share_chart
+from trajscope.app.queries import (
     failure_breakdown_sql,
     hop_breakdown_sql,
     run_choices_sql,
     type_breakdown_sql,
 )
-from app.ui import (
+from trajscope.app.ui import (
     fetch,
     figure_panel,
     not_available,

@@ -5,9 +5,9 @@ import duckdb
 import polars as pl
 import streamlit as st
 
-from app.access import read_connection
-from app.queries import run_choices_sql, transition_questions_sql
-from app.ui import (
+from trajscope.app.access import read_connection
+from trajscope.app.queries import run_choices_sql, transition_questions_sql
+from trajscope.app.ui import (
     app_config,
     fetch,
     page_header,
@@ -21,8 +21,8 @@ from app.ui import (
     url_value,
     warehouse_stamp,
 )
-from warehouse import WarehouseBusy
-from warehouse.queries import (
+from trajscope.warehouse import WarehouseBusy
+from trajscope.warehouse.queries import (
     DEFAULT_COMPARE_METRIC,
     METRICS,
     STRATA,
@@ -31,7 +31,7 @@ from warehouse.queries import (
     comparison_frame,
     post_read_odds_ratio,
 )
-from warehouse.stats import UnpairedComparison
+from trajscope.warehouse.stats import UnpairedComparison
 
 page_header("Compare", "Two runs on the same question ids: accuracy delta with a bootstrap CI, exact "
             "McNemar, the transition table, per-stratum statistics and the read-exposure-stratified "

@@ -5,8 +5,8 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from app.console import run_export_query
-from app.ui import (
+from trajscope.app.console import run_export_query
+from trajscope.app.ui import (
     app_config,
     figure_downloads,
     page_header,
@@ -18,7 +18,7 @@ from app.ui import (
     url_value,
     warehouse_stamp,
 )
-from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
+from trajscope.warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
 # Measures a paper figure usually plots, best first; settings columns (temperature, top_k) vary least.
 _MEASURES = ("accuracy", "em", "contain_acc", "llm_acc", "f1", "p_disc", "p_post", "hop_evidence_recall",

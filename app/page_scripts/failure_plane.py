@@ -4,10 +4,10 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from app.access import read_connection
-from app.charts import failure_plane_chart
-from app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
-from app.ui import (
+from trajscope.app.access import read_connection
+from trajscope.app.charts import failure_plane_chart
+from trajscope.app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
+from trajscope.app.ui import (
     app_config,
     fetch,
     figure_panel,
@@ -24,7 +24,7 @@ from app.ui import (
     warehouse_stamp,
 )
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
-from warehouse.queries import (
+from trajscope.warehouse.queries import (
     CI_METHODS,
     LABELLED_RUNS_SQL,
     extractor_agreement,

@@ -7,15 +7,15 @@ import duckdb
 import polars as pl
 import streamlit as st
 
-from app.access import read_connection
-from app.charts import funnel_chart, short_run_labels, stacked_share_chart, stage_change_chart
-from app.queries import (
+from trajscope.app.access import read_connection
+from trajscope.app.charts import funnel_chart, short_run_labels, stacked_share_chart, stage_change_chart
+from trajscope.app.queries import (
     decisive_error_summary_sql,
     failure_breakdown_sql,
     funnel_summary_sql,
     run_choices_sql,
 )
-from app.ui import (
+from trajscope.app.ui import (
     app_config,
     fetch,
     figure_panel,
@@ -29,8 +29,8 @@ from app.ui import (
     table_panel,
     warehouse_stamp,
 )
-from warehouse import WarehouseBusy
-from warehouse.queries import FUNNEL_STAGES, QueryError, compare_funnels
+from trajscope.warehouse import WarehouseBusy
+from trajscope.warehouse.queries import FUNNEL_STAGES, QueryError, compare_funnels
 
 page_header("Evidence funnel", "For every gold passage: was it asked for, retrieved, shown in the top-k, read, "
             "used? Per run and per hop; two runs paired stage by stage (McNemar); and each wrong answer's "

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.progress import arrived_sql, build_running, read_progress
-from app.queries import (
+from trajscope.app.progress import arrived_sql, build_running, read_progress
+from trajscope.app.queries import (
     overview_contents_sql,
     overview_gate_rejections_sql,
     overview_pairs_sql,
     overview_plane_moves_sql,
 )
-from app.ui import app_config, fetch_many, page_header, require_warehouse
+from trajscope.app.ui import app_config, fetch_many, page_header, require_warehouse
 
 page_header("Overview", "What this warehouse holds, and three findings to open first: the gate at work "
             "in a replay, a movement on the failure plane, and a paired test of two conditions.")

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.access import RELATIONS_SQL
-from app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
-from app.replay import load_trajectory, pick_verdict, render_fork_command, render_forks, render_trajectory
-from app.ui import fetch, page_header, require_warehouse, set_url, url_value
+from trajscope.app.access import RELATIONS_SQL
+from trajscope.app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
+from trajscope.app.replay import load_trajectory, pick_verdict, render_fork_command, render_forks, render_trajectory
+from trajscope.app.ui import fetch, page_header, require_warehouse, set_url, url_value
 
 
 def human_labels_present() -> bool:

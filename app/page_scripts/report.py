@@ -9,8 +9,8 @@ import polars as pl
 import streamlit as st
 import vl_convert
 
-from app.access import read_connection
-from app.ui import (
+from trajscope.app.access import read_connection
+from trajscope.app.ui import (
     app_config,
     fetch,
     fill_warehouse_help,
@@ -21,8 +21,8 @@ from app.ui import (
     url_list,
     url_value,
 )
-from warehouse import WarehouseBusy
-from warehouse.report import (
+from trajscope.warehouse import WarehouseBusy
+from trajscope.warehouse.report import (
     PAPERS,
     ReportError,
     ReportTable,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.queries import (
+from trajscope.app.queries import (
     CAPABILITIES,
     RunFilters,
     run_capabilities_sql,
@@ -12,7 +12,7 @@ from app.queries import (
     runs_sql,
     schema_columns_sql,
 )
-from app.ui import (
+from trajscope.app.ui import (
     fetch,
     page_header,
     require_warehouse,

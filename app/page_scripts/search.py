@@ -7,14 +7,20 @@ from pathlib import Path
 import altair as alt
 import streamlit as st
 
-from app.access import read_connection
-from app.jobs import ScanJob, launch_scan, read_scan_job, remove_scan_files, scan_command, scan_running
-from app.queries import cluster_sizes_sql, rubric_choices_sql, run_choices_sql, verdict_steps_sql, verdicts_sql
-from app.ui import app_config, fetch, page_header, require_warehouse, show_error, table_panel
-from warehouse import WarehouseBusy
-from warehouse.queries import QueryError, compare_runs, comparison_frame, rubric_agreement
-from warehouse.stats import UnpairedComparison
-from warehouse.verdicts import LABELS, label_verdict, slice_sql
+from trajscope.app.access import read_connection
+from trajscope.app.jobs import ScanJob, launch_scan, read_scan_job, remove_scan_files, scan_command, scan_running
+from trajscope.app.queries import (
+    cluster_sizes_sql,
+    rubric_choices_sql,
+    run_choices_sql,
+    verdict_steps_sql,
+    verdicts_sql,
+)
+from trajscope.app.ui import app_config, fetch, page_header, require_warehouse, show_error, table_panel
+from trajscope.warehouse import WarehouseBusy
+from trajscope.warehouse.queries import QueryError, compare_runs, comparison_frame, rubric_agreement
+from trajscope.warehouse.stats import UnpairedComparison
+from trajscope.warehouse.verdicts import LABELS, label_verdict, slice_sql
 
 page_header("Search", "Rubric search over trajectories with a language model: write a rubric, choose runs and a "
             "slice, and run the scan (in its own process: the page shows its progress and never waits on the "

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.console import run_console_query
-from app.queries import schema_columns_sql, schema_relations_sql
-from app.ui import (
+from trajscope.app.console import run_console_query
+from trajscope.app.queries import schema_columns_sql, schema_relations_sql
+from trajscope.app.ui import (
     app_config,
     fetch,
     page_header,

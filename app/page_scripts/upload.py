@@ -5,11 +5,11 @@ import hashlib
 
 import streamlit as st
 
-from app.ui import app_config, page_header, show_error
-from app.upload import discard_upload, ingest_upload, prepare_upload, sweep_stale_uploads
-from ingest.importers import FORMATS, profile_line
+from trajscope.app.ui import app_config, page_header, show_error
+from trajscope.app.upload import discard_upload, ingest_upload, prepare_upload, sweep_stale_uploads
 from trajscope.format import CAPABILITY_NAMES, RecordError
-from warehouse import NoRoomForIngest, WarehouseBusy
+from trajscope.ingest.importers import FORMATS, profile_line
+from trajscope.warehouse import NoRoomForIngest, WarehouseBusy
 
 page_header("Upload", "Drag and drop a trajectory log: canonical trajscope JSONL or an external format. "
             "It is converted, reported and previewed before anything is written.")

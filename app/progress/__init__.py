@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from warehouse import pid_alive
+from trajscope.warehouse import pid_alive
 
 STAGES = ("setup", "preparing", "runs", "judging", "audit", "done", "failed")
 
@@ -67,7 +67,7 @@ def read_progress(db_path: Path) -> BuildProgress | None:
 
 def arrived_sql(run_ids: list[str]) -> str:
     """Per planned run: trajectories in the warehouse, and how many of them are judged."""
-    from app.access import sql_literal
+    from trajscope.app.access import sql_literal
 
     runs = ", ".join(sql_literal(r) for r in run_ids) or "NULL"
     return f"""SELECT t.run_id, count(*) AS arrived, count(c.correct) AS judged

@@ -1,7 +1,7 @@
 """Breakdowns page: failure causes of both taxonomies by hop count and question type; recall by hop."""
 from __future__ import annotations
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 
 def _runs_clause(run_ids: list[str]) -> str:

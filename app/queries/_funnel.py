@@ -1,7 +1,7 @@
 """Evidence funnel page and the Replay funnel: SQL over evidence_funnel* and first_decisive_error* views."""
 from __future__ import annotations
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 
 def _runs_clause(run_ids: list[str]) -> str:

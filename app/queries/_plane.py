@@ -1,7 +1,7 @@
 """Failure plane page: P_disc against P_post per run, and the failures behind one point."""
 from __future__ import annotations
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 from ._runs import REPLAY_LINK
 

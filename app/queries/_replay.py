@@ -1,7 +1,7 @@
 """Trajectory replay page: one trajectory's question, steps, candidates, reads, register and verdicts."""
 from __future__ import annotations
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 
 def _tid(trajectory_id: str) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 from ._where import where_in
 

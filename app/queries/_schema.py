@@ -1,7 +1,7 @@
 """Schema browser: the warehouse's views and tables with the descriptions stored as COMMENT ON."""
 from __future__ import annotations
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 
 def schema_relations_sql() -> str:

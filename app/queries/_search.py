@@ -1,7 +1,7 @@
 """Search page: stored rubric verdicts, cited steps, clusters (the scans themselves run from the CLI)."""
 from __future__ import annotations
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 from ._runs import REPLAY_LINK
 from ._where import where_in

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from app.access import sql_literal
+from trajscope.app.access import sql_literal
 
 
 def where_in(filters: Mapping[str, Sequence[str]], *, prefix: str = "") -> str:

@@ -8,8 +8,8 @@ import shlex
 import polars as pl
 import streamlit as st
 
-from app.access import sql_literal
-from app.ui import fetch, sql_expander
+from trajscope.app.access import sql_literal
+from trajscope.app.ui import fetch, sql_expander
 from trajscope.format import FORK_INTERVENTIONS, fork_step_refusal
 
 from ._render import load_trajectory, render_trajectory

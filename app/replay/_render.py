@@ -7,8 +7,8 @@ import pandas as pd
 import polars as pl
 import streamlit as st
 
-from app.access import QueryResult
-from app.queries import (
+from trajscope.app.access import QueryResult
+from trajscope.app.queries import (
     replay_candidates_sql,
     replay_decisive_sql,
     replay_evidence_sql,
@@ -21,7 +21,7 @@ from app.queries import (
     replay_register_sql,
     replay_steps_sql,
 )
-from app.ui import fetch_many, sql_expander
+from trajscope.app.ui import fetch_many, sql_expander
 
 _GOLD_STYLE = "background-color: rgba(255, 196, 0, 0.28)"
 _KIND_ICON = {

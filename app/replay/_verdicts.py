@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.queries import trajectory_verdicts_sql
-from app.ui import fetch, set_url
+from trajscope.app.queries import trajectory_verdicts_sql
+from trajscope.app.ui import fetch, set_url
 
 
 def _link(step: int) -> str:

@@ -6,8 +6,8 @@ from pathlib import Path
 import duckdb
 import streamlit as st
 
-from app.access import QueryResult, WarehouseState, run_queries, warehouse_state
-from warehouse import LimitExceeded, NotAWarehouse, ReadRefused, WarehouseBusy, WarehouseMissing
+from trajscope.app.access import QueryResult, WarehouseState, run_queries, warehouse_state
+from trajscope.warehouse import LimitExceeded, NotAWarehouse, ReadRefused, WarehouseBusy, WarehouseMissing
 
 from ._layout import app_config
 from ._notices import fill_warehouse_help, show_error

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.access import AppConfig, load_config, served_lake
+from trajscope.app.access import AppConfig, load_config, served_lake
 
 
 def app_config() -> AppConfig:

@@ -6,8 +6,8 @@ from typing import TypeVar
 
 import streamlit as st
 
-from app.access import AppConfig
-from warehouse import ForbiddenStatement, LimitExceeded, ReadRefused, WarehouseBusy, WarehouseMissing
+from trajscope.app.access import AppConfig
+from trajscope.warehouse import ForbiddenStatement, LimitExceeded, ReadRefused, WarehouseBusy, WarehouseMissing
 
 T = TypeVar("T")
 

@@ -7,9 +7,9 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from app.access import QueryResult
-from app.charts import chart_to_png, chart_to_svg
-from warehouse.export import to_csv, to_latex, to_markdown, to_parquet
+from trajscope.app.access import QueryResult
+from trajscope.app.charts import chart_to_png, chart_to_svg
+from trajscope.warehouse.export import to_csv, to_latex, to_markdown, to_parquet
 
 _TABLE_FORMATS = (
     ("CSV", "csv", "text/csv", to_csv),

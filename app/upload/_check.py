@@ -18,11 +18,11 @@ from pathlib import Path
 
 import polars as pl
 
-from app.access import write_lock
-from ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
+from trajscope.app.access import write_lock
 from trajscope.format import Chunk, RecordError, Trajectory, decode_trajectory
-from warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs, validate_log
-from warehouse.queries import corpus_titles
+from trajscope.ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
+from trajscope.warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs, validate_log
+from trajscope.warehouse.queries import corpus_titles
 
 CANONICAL = "canonical"
 SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file

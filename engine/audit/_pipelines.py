@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.llm import ChatModel, ModelError
-from engine.prompts import render_prompt
+from trajscope.engine.llm import ChatModel, ModelError
+from trajscope.engine.prompts import render_prompt
 from trajscope.format import Chunk, ModelCall
 
 # Verification modes of B4 (paper appendix 10): the baseline name each one produces.

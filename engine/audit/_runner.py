@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
+from trajscope.engine.llm import (
+    ChatModel,
+    LocalModelServer,
+    ModelConfig,
+    ResponseCache,
+    default_cache_path,
+    resolve_model,
+)
 from trajscope.format import BLIND_SUFFIX, RAW_BASELINE, AuditRecord, Chunk, Question, ReaderOutput, token_f1
 
 from ._interventions import (
@@ -117,7 +124,7 @@ class _PassageSource:
         if ids:
             return [self._chunks[i] for i in ids if i in self._chunks]
         if self._retriever is None:
-            from engine.retrieval import build_retriever
+            from trajscope.engine.retrieval import build_retriever
 
             self._retriever = build_retriever(list(self._chunks.values()), kind=self._spec.retriever,  # type: ignore[arg-type]
                                               top_k=self._spec.top_k)
@@ -276,7 +283,7 @@ async def _open_models(spec: AuditSpec, configs: Mapping[str, ModelConfig] | Non
 
 
 def _load_dataset(spec: AuditSpec) -> AuditDataset:
-    from ingest.datasets import load_dataset
+    from trajscope.ingest.datasets import load_dataset
 
     return load_dataset(spec.dataset)  # type: ignore[return-value]
 
@@ -284,7 +291,7 @@ def _load_dataset(spec: AuditSpec) -> AuditDataset:
 async def run_audit_async(spec: AuditSpec, dataset: AuditDataset | None = None, *,
                           model_configs: Mapping[str, ModelConfig] | None = None) -> AuditSummary:
     """Run (or resume) one audit cell; every selected question ends up once, complete, in the log."""
-    from engine.runs import select_questions
+    from trajscope.engine.runs import select_questions
 
     started = time.perf_counter()
     dataset = dataset or await asyncio.to_thread(_load_dataset, spec)
@@ -326,7 +333,7 @@ async def run_audit_async(spec: AuditSpec, dataset: AuditDataset | None = None, 
         elapsed_s=time.perf_counter() - started, truncated_bytes=state.truncated_bytes,
     )
     if spec.db_path is not None:
-        from warehouse.audit import load_audit_files
+        from trajscope.warehouse.audit import load_audit_files
 
         report = await asyncio.to_thread(load_audit_files, spec.db_path, [log_path])
         summary.load_summary = report.summary()

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.prompts import load_prompt
+from trajscope.engine.prompts import load_prompt
 
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from engine.llm import ModelError
+from trajscope.engine.llm import ModelError
 from trajscope.format import Question, Trajectory
 
 from ._actions import ActionProtocol, make_protocol
@@ -12,7 +12,7 @@ from ._context import EpisodeContext
 from ._recorder import TrajectoryRecorder
 
 if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
-    from engine.environment import ToolEnvironment
+    from trajscope.engine.environment import ToolEnvironment
 
 EpisodeResult = tuple[str | None, str, str | None]  # final answer, end_reason, error
 

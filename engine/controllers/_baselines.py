@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.prompts import render_prompt
+from trajscope.engine.prompts import render_prompt
 from trajscope.format import Candidate, ContextInjectionStep, FinalStep, Passage, Question, SearchStep
 
 from ._base import ControllerBase, EpisodeResult, decoding_overrides, resolve_protocol

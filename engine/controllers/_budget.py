@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.environment import estimate_tokens
+from trajscope.engine.environment import estimate_tokens
 
 # Written into each trajectory's metadata, so a report can check that compared arms ran under one rule.
 CONTEXT_BUDGET_RULE = "cumulative_prompt_tokens"

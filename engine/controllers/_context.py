@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from trajscope.format import Chunk, Run
 
 if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
-    from engine.environment import ToolEnvironment
-    from engine.llm import ChatModel
-    from engine.retrieval import Retriever
+    from trajscope.engine.environment import ToolEnvironment
+    from trajscope.engine.llm import ChatModel
+    from trajscope.engine.retrieval import Retriever
 
 
 class EpisodeContext(Protocol):

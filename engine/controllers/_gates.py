@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from engine.entities import LOW_EVIDENCE_THRESHOLD, mentions, passage_haystack, question_coverage
-from engine.prompts import render_prompt
+from trajscope.engine.entities import LOW_EVIDENCE_THRESHOLD, mentions, passage_haystack, question_coverage
+from trajscope.engine.prompts import render_prompt
 
 
 @dataclass(frozen=True)

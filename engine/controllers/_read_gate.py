@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.prompts import load_prompt, render_prompt
+from trajscope.engine.prompts import load_prompt, render_prompt
 from trajscope.format import Question
 
 from ._actions import ActionSpace

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from engine.prompts import render_prompt
+from trajscope.engine.prompts import render_prompt
 from trajscope.format import BudgetNudgeStep, ReadStep, RegisterUpdateStep, SearchStep, StepBase
 
 from ._actions import Action, ActionSpace

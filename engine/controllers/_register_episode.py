@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.prompts import load_prompt, render_prompt
+from trajscope.engine.prompts import load_prompt, render_prompt
 from trajscope.format import (
     Chunk,
     FinalStep,

@@ -5,7 +5,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.prompts import render_prompt
+from trajscope.engine.prompts import render_prompt
 from trajscope.format import (
     Chunk,
     ErrorStep,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from engine.runs import RunSpec
+from trajscope.engine.runs import RunSpec
 
 from ._plan import plan_matrix
 from ._storage import SharedStorage
@@ -147,7 +147,7 @@ def run_matrix_on_ray(
 def _ingest(task: ShardTask, shard: ShardResult, db_path: Path | None, result: RayMatrixResult) -> None:
     if db_path is None or not shard.n_selected:
         return
-    from warehouse import ingest_paths
+    from trajscope.warehouse import ingest_paths
 
     storage = SharedStorage(task.storage)
     try:
@@ -164,7 +164,7 @@ class _LakeRuns:
     a rerun, and one the lake already holds is left as it is (a lake never replaces a run)."""
 
     def __init__(self, lake: str | Path, tasks: Sequence[ShardTask], result: RayMatrixResult):
-        from warehouse.lake import readable_lake
+        from trajscope.warehouse.lake import readable_lake
 
         self.lake, self.result = lake, result
         self.waiting: dict[str, list[ShardTask]] = {}
@@ -187,7 +187,7 @@ class _LakeRuns:
         if task.run_id in self.held:
             self.result.in_lake[task.run_id] = "already in the lake (a lake adds runs and never replaces one)"
             return
-        from warehouse.lake import ingest_into_lake
+        from trajscope.warehouse.lake import ingest_into_lake
 
         with contextlib.ExitStack() as stack:
             ordered = sorted((e for e in ended if e[1].n_selected), key=lambda e: e[0].log_name)

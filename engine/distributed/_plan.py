@@ -5,7 +5,7 @@ import dataclasses
 import functools
 from collections.abc import Sequence
 
-from engine.runs import RunSpec, Shard, code_version, select_questions, utc_now
+from trajscope.engine.runs import RunSpec, Shard, code_version, select_questions, utc_now
 
 from ._storage import SharedStorage, started_at_of
 from ._task import ShardTask
@@ -25,7 +25,7 @@ class Plan:
 
 @functools.lru_cache(maxsize=8)
 def _dataset_questions(dataset: str) -> tuple:
-    from ingest.datasets import load_dataset
+    from trajscope.ingest.datasets import load_dataset
 
     return tuple(load_dataset(dataset).questions)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.runs import RunSpec, Shard, code_version, execute_run, prepare_inputs, utc_now
+from trajscope.engine.runs import RunSpec, Shard, code_version, execute_run, prepare_inputs, utc_now
 from trajscope.format import AppendOnlyLog
 
 from ._storage import SharedStorage

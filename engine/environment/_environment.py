@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from engine.retrieval import Hit, Retriever
+from trajscope.engine.retrieval import Hit, Retriever
 from trajscope.format import (
     Candidate,
     Chunk,

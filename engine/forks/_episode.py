@@ -14,16 +14,16 @@ from typing import Any
 
 import msgspec
 
-from engine.controllers import EpisodeContext
-from engine.controllers._gates import EvidenceState, GateDecision
-from engine.environment._environment import normalised_query
-from engine.environment._observations import passage as passage_text
-from engine.environment._observations import search_results
-from engine.environment._result import ToolResult
-from engine.environment._tokens import estimate_tokens
-from engine.llm import ChatModel, Completion
-from engine.llm._completion import ToolCall, parse_json_object
-from engine.prompts import render_prompt
+from trajscope.engine.controllers import EpisodeContext
+from trajscope.engine.controllers._gates import EvidenceState, GateDecision
+from trajscope.engine.environment._environment import normalised_query
+from trajscope.engine.environment._observations import passage as passage_text
+from trajscope.engine.environment._observations import search_results
+from trajscope.engine.environment._result import ToolResult
+from trajscope.engine.environment._tokens import estimate_tokens
+from trajscope.engine.llm import ChatModel, Completion
+from trajscope.engine.llm._completion import ToolCall, parse_json_object
+from trajscope.engine.prompts import render_prompt
 from trajscope.format import (
     SEARCH_KINDS,
     Candidate,

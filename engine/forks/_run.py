@@ -11,9 +11,16 @@ from typing import Any
 
 import msgspec
 
-from engine.controllers import get_controller
-from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
-from engine.runs import RunInputs, RunSpec, RunSummary, execute_run_async, prepare_inputs
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.llm import (
+    ChatModel,
+    LocalModelServer,
+    ModelConfig,
+    ResponseCache,
+    default_cache_path,
+    resolve_model,
+)
+from trajscope.engine.runs import RunInputs, RunSpec, RunSummary, execute_run_async, prepare_inputs
 from trajscope.format import (
     Chunk,
     FinalStep,
@@ -64,7 +71,7 @@ def load_parent(trajectory_id: str, *, log: str | Path | None = None, db: str | 
         if not found:
             raise ForkError(f"{log}: no trajectory {trajectory_id!r}")
         return found[0]
-    from warehouse import open_read, read_trajectory
+    from trajscope.warehouse import open_read, read_trajectory
 
     with open_read(db) as con:
         rows = con.execute("SELECT source_file FROM trajectories WHERE trajectory_id = ?", [trajectory_id]).fetchall()
@@ -96,7 +103,7 @@ def load_log(path: str | Path, ids: set[str] | None = None) -> list[Trajectory]:
 
 def parent_model_spec(run: Any) -> str:
     """The `--model` spec that reaches the parent's model: embedded, mock or endpoint."""
-    from engine.llm._local_server import LOCAL_MODELS
+    from trajscope.engine.llm._local_server import LOCAL_MODELS
 
     name = run.model or ""
     if name in LOCAL_MODELS:
@@ -359,7 +366,7 @@ def select_parents(db_path: str | Path | None, runs: Sequence[str], where: str |
     """The parents a batch forks: trajectories of `runs` (trajectory_facts joined with trajectory_correctness,
     so `--where "correct = false"` works) matching the user's predicate, through the sandboxed read path;
     with a warehouse rule, that rule's column for each parent."""
-    from warehouse import run_read_query
+    from trajscope.warehouse import run_read_query
 
     quoted = ", ".join("'" + r.replace("'", "''") + "'" for r in runs)
     extra_join, extra_cols = "", ""

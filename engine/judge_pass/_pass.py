@@ -11,10 +11,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
-from engine.judges import EquivalenceItem, LLMJudge, is_abstention
+from trajscope.engine.entities import EXTRACTORS, entity_coverage, mentions, passage_haystack
+from trajscope.engine.judges import EquivalenceItem, LLMJudge, is_abstention
 from trajscope.format import ENTITY_EXTRACTORS, FORCED_END_REASONS, has_gold_answer, score_answer
-from warehouse.judgments import JudgeInput, load_judge_inputs, store_judge_results
+from trajscope.warehouse.judgments import JudgeInput, load_judge_inputs, store_judge_results
 
 LEXICAL_JUDGES = ("em", "f1", "contain")
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.prompts import render_prompt
+from trajscope.engine.prompts import render_prompt
 
 PROMPT_NAME = "judge_equivalence"
 VERDICT_SCHEMA: dict[str, Any] = {

@@ -3,7 +3,7 @@
 It answers what trajscope's client sends an embedded model: /v1/models, and non-streaming
 /v1/chat/completions with temperature, max_tokens, seed, stop and a JSON-schema response_format,
 which it compiles into a grammar as llama-cpp-python's server does.
-Run as `python -m engine.llm._ik_server --model PATH --model_alias NAME --port N [...]`.
+Run as `python -m trajscope.engine.llm._ik_server --model PATH --model_alias NAME --port N [...]`.
 """
 from __future__ import annotations
 

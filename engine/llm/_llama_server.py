@@ -3,7 +3,7 @@
 llama.cpp's AMX weight repacking segfaults on batched prompt evaluation on this project's Xeon
 machines (measured: any n_batch > 1 crashes in decode), so weights stay in plain CPU buffers.
 It also registers the `gemma3` chat format (see _register_gemma3).
-Run as `python -m engine.llm._llama_server <llama_cpp.server arguments>`.
+Run as `python -m trajscope.engine.llm._llama_server <llama_cpp.server arguments>`.
 """
 from __future__ import annotations
 

@@ -174,12 +174,12 @@ class LocalModelServer:
         chat_format = ["--chat_format", self.model.chat_format] if self.model.chat_format else []
         if (self.runtime or local_runtime()) == "ik":
             return [
-                sys.executable, "-m", "engine.llm._ik_server",
+                sys.executable, "-m", "trajscope.engine.llm._ik_server",
                 "--model", str(path), "--model_alias", self.alias, "--host", "127.0.0.1", "--port", str(self.port),
                 "--n_ctx", str(self.n_ctx), "--n_threads", str(threads), *chat_format,
             ]
         return [
-            sys.executable, "-m", "engine.llm._llama_server",
+            sys.executable, "-m", "trajscope.engine.llm._llama_server",
             "--model", str(path), "--model_alias", self.alias,
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(self.n_ctx), "--n_threads", str(threads), *chat_format,

@@ -1,4 +1,4 @@
-"""`python -m engine.mock_llm --latency 0.2 --steps 3`: a mock endpoint in its own process (benchmarks).
+"""`python -m trajscope.engine.mock_llm --latency 0.2 --steps 3`: a mock endpoint in its own process (benchmarks).
 
 Each conversation gets `search` tool calls until it has steps-1 assistant turns, then `final`.
 Prints `READY <base_url>` once serving.

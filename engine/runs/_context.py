@@ -5,13 +5,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from engine.controllers import EpisodeContext
-from engine.llm import ChatModel
+from trajscope.engine.controllers import EpisodeContext
+from trajscope.engine.llm import ChatModel
 from trajscope.format import Chunk, Question, Run, Trajectory
 
 if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieval stack
-    from engine.environment import ToolEnvironment
-    from engine.retrieval import Retriever
+    from trajscope.engine.environment import ToolEnvironment
+    from trajscope.engine.retrieval import Retriever
 
 
 @runtime_checkable

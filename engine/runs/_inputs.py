@@ -8,11 +8,11 @@ from typing import Any
 
 import msgspec
 
-from engine.controllers import get_controller
-from engine.environment import ToolEnvironment
-from engine.retrieval import build_retriever, query_threads_for_load
-from ingest.datasets import load_dataset
+from trajscope.engine.controllers import get_controller
+from trajscope.engine.environment import ToolEnvironment
+from trajscope.engine.retrieval import build_retriever, query_threads_for_load
 from trajscope.format import Chunk, Question
+from trajscope.ingest.datasets import load_dataset
 
 from ._context import Controller
 from ._spec import RunSpec

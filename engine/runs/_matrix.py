@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from engine.llm import LocalModelServer
+from trajscope.engine.llm import LocalModelServer
 
 from ._orchestrator import RunSummary, execute_run_async, model_config_for
 from ._spec import RunSpec

@@ -12,7 +12,14 @@ from typing import Any
 
 import msgspec
 
-from engine.llm import ChatModel, LocalModelServer, ModelConfig, ResponseCache, default_cache_path, resolve_model
+from trajscope.engine.llm import (
+    ChatModel,
+    LocalModelServer,
+    ModelConfig,
+    ResponseCache,
+    default_cache_path,
+    resolve_model,
+)
 from trajscope.format import CAPABILITY_NAMES, Capabilities, Question, RetrieverSettings, Run, Trajectory
 
 from ._context import EpisodeResources

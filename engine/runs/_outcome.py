@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from engine.llm import ModelError
+from trajscope.engine.llm import ModelError
 from trajscope.format import (
     MAX_LINE_BYTES,
     ErrorStep,

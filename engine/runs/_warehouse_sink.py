@@ -70,6 +70,6 @@ class WarehouseSink:
 
 def _ingest_function() -> Any:
     # Imported on first use so a run without a warehouse never loads DuckDB; tests replace it.
-    from warehouse import ingest_log_slice
+    from trajscope.warehouse import ingest_log_slice
 
     return ingest_log_slice

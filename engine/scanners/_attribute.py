@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.llm import ModelConfig, ResponseCache
-from warehouse import DEFAULT_LIMITS, ReadLimits
-from warehouse.verdicts import StoreReport, VerdictRow, store_verdicts
+from trajscope.engine.llm import ModelConfig, ResponseCache
+from trajscope.warehouse import DEFAULT_LIMITS, ReadLimits
+from trajscope.warehouse.verdicts import StoreReport, VerdictRow, store_verdicts
 
 from ._inputs import read_rule_hints, read_views, select_slice
 from ._render import TrajectoryView, normalise_citation, render_trajectory

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.llm import ModelConfig, ResponseCache
-from warehouse import DEFAULT_LIMITS, ReadLimits
-from warehouse.verdicts import ClusterRow, MemberRow, StoreReport, store_clustering
+from trajscope.engine.llm import ModelConfig, ResponseCache
+from trajscope.warehouse import DEFAULT_LIMITS, ReadLimits
+from trajscope.warehouse.verdicts import ClusterRow, MemberRow, StoreReport, store_clustering
 
 from ._inputs import read_views, select_slice
 from ._render import TrajectoryView, render_trajectory
@@ -76,7 +76,7 @@ def embedding_clusters(texts: Sequence[str], k: int, *, encoder: Any = None, see
     if k < 1 or k > len(texts):
         raise ValueError(f"--k {k}: need 1 <= k <= the {len(texts)} trajectories of the slice")
     if encoder is None:
-        from engine.retrieval import load_encoder
+        from trajscope.engine.retrieval import load_encoder
 
         encoder = load_encoder()
     vectors = np.asarray(encoder.encode(list(texts), batch_size=64, show_progress_bar=False), dtype=np.float64)
@@ -195,7 +195,7 @@ async def _propose_assign(model: Any, views: Sequence[TrajectoryView], k: int, b
 def _summaries(views: Sequence[TrajectoryView], db_path: str | Path | None, limits: ReadLimits) -> list[str]:
     # The rubric explanations when the trajectories have some (what the model already said of each), else
     # the question, final answer and actions.
-    from warehouse import open_read
+    from trajscope.warehouse import open_read
 
     with open_read(db_path, limits=limits) as con:
         found = dict(con.execute(

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from warehouse import DEFAULT_LIMITS, ReadLimits, open_read, run_read_query
-from warehouse.verdicts import SLICE_RELATION, slice_sql
+from trajscope.warehouse import DEFAULT_LIMITS, ReadLimits, open_read, run_read_query
+from trajscope.warehouse.verdicts import SLICE_RELATION, slice_sql
 
 from ._render import StepView, TrajectoryView
 

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from tqdm.auto import tqdm
 
-from engine.llm import ChatModel, LocalModelServer, ModelConfig, ModelError, ResponseCache
+from trajscope.engine.llm import ChatModel, LocalModelServer, ModelConfig, ModelError, ResponseCache
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -3,7 +3,7 @@
 The canonical files sit beside these modules (package data); `ingest.datasets` reads them
 (`load_demo`, re-exported here), and `build_demo` regenerates them.
 """
-from ingest.datasets import DEMO_DIR, load_demo
+from trajscope.ingest.datasets import DEMO_DIR, load_demo
 
 from ._questions import SNIPPET_CHARS
 

@@ -1,11 +1,11 @@
-"""Regenerate the bundled demo dataset: `python -m ingest.demo.build_demo` (deterministic for its seed)."""
+"""Regenerate the bundled demo dataset: `python -m trajscope.ingest.demo.build_demo` (deterministic for its seed)."""
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-from ingest.datasets import Dataset, write_dataset
 from trajscope.format import Chunk, Question
+from trajscope.ingest.datasets import Dataset, write_dataset
 
 from ._passages import (
     Passage,

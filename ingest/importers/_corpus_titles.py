@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 
 import msgspec
 
-from ingest.datasets import DatasetError, GoldMatcher, GoldRef, load_dataset
 from trajscope.format import Chunk, RecordError, Trajectory
+from trajscope.ingest.datasets import DatasetError, GoldMatcher, GoldRef, load_dataset
 
 _PREFIX = "title:"
 

@@ -5,7 +5,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ingest.datasets import DatasetError, GoldMatcher, GoldRef, load_dataset
 from trajscope.format import (
     Candidate,
     ErrorStep,
@@ -16,6 +15,7 @@ from trajscope.format import (
     Step,
     Trajectory,
 )
+from trajscope.ingest.datasets import DatasetError, GoldMatcher, GoldRef, load_dataset
 
 from ._actions import make_step, parse_arguments
 from ._context import ImportContext, assemble

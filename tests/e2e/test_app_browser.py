@@ -22,8 +22,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    from warehouse import ingest_trajectories
-    from warehouse.audit import load_audit_files
+    from trajscope.warehouse import ingest_trajectories
+    from trajscope.warehouse.audit import load_audit_files
 
     folder = tmp_path_factory.mktemp("e2e")
     db = folder / "wh.duckdb"

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory):
     from trajscope.cli import main as cli
-    from warehouse import ingest_trajectories
+    from trajscope.warehouse import ingest_trajectories
 
     folder = tmp_path_factory.mktemp("bundle")
     db = folder / "wh.duckdb"

@@ -66,7 +66,7 @@ class WorkerCounter:
 
 @pytest.fixture(scope="module")
 def crowd(tmp_path_factory):
-    from warehouse import ingest_trajectories
+    from trajscope.warehouse import ingest_trajectories
 
     folder = tmp_path_factory.mktemp("crowd")
     db = folder / "wh.duckdb"

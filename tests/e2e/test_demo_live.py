@@ -15,8 +15,8 @@ import urllib.request
 import pytest
 from browser_support import ROOT, free_port, headless_chromium
 
-from app.progress import read_progress
-from engine.mock_llm import MockLLMServer, reply_tool_call
+from trajscope.app.progress import read_progress
+from trajscope.engine.mock_llm import MockLLMServer, reply_tool_call
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]  # minutes on a loaded 2-core machine
 N = 4

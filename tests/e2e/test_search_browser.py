@@ -14,9 +14,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from browser_support import assert_no_exception, headless_chromium, open_page, serve_dashboard, settle  # noqa: E402
 from fixtures.forensics.builders import final, read, search, trajectory  # noqa: E402
 
-from engine.mock_llm import MockLLMServer, reply_json  # noqa: E402
+from trajscope.engine.mock_llm import MockLLMServer, reply_json  # noqa: E402
 from trajscope.format import Run  # noqa: E402
-from warehouse import ingest_trajectories, open_readonly  # noqa: E402
+from trajscope.warehouse import ingest_trajectories, open_readonly  # noqa: E402
 
 pytestmark = pytest.mark.slow
 

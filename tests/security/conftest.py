@@ -12,14 +12,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 from app_fixture_records import app_trajectories  # noqa: E402
 from security_limits import fingerprint  # noqa: E402
 
-from warehouse import ingest_trajectories  # noqa: E402
+from trajscope.warehouse import ingest_trajectories  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def warehouse_db(tmp_path_factory) -> Path:
     db = tmp_path_factory.mktemp("security") / "wh.duckdb"
     ingest_trajectories(db, app_trajectories())
-    from warehouse import upgrade_if_warehouse
+    from trajscope.warehouse import upgrade_if_warehouse
 
     upgrade_if_warehouse(db)  # already current: the attacks must not be the first to write it
     return db

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from warehouse import ReadLimits
+from trajscope.warehouse import ReadLimits
 
 # Small limits keep the suite fast; each is a bound the tests assert.
 SMALL = ReadLimits(timeout_s=2.0, max_rows=50, max_result_mb=2.0, memory_limit_mb=256, max_temp_mb=32,

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from security_limits import fingerprint
 
-from ingest.importers._archive import MAX_EXPANSION
-from ingest.importers._json_stream import MAX_RECORD_BYTES
+from trajscope.ingest.importers._archive import MAX_EXPANSION
+from trajscope.ingest.importers._json_stream import MAX_RECORD_BYTES
 
 ROOT = Path(__file__).parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "importers"
@@ -157,7 +157,7 @@ def test_cli_ingest_refuses_the_bomb_in_one_line(name, bombs, target_db):
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_upload_refuses_the_bomb_and_leaves_no_folder(name, bombs):
-    from app.upload import prepare_upload
+    from trajscope.app.upload import prepare_upload
 
     prepared = prepare_upload(bombs[name].name, bombs[name].read_bytes(), format="inspect")
     member, limit = EXPECTED[name]
@@ -170,7 +170,7 @@ _PEAK = """
 import sys
 from bench.process_memory import peak_rss_mb
 from pathlib import Path
-from ingest.importers import ImportOptions, RecordError, convert_file
+from trajscope.ingest.importers import ImportOptions, RecordError, convert_file
 try:
     convert_file(Path(sys.argv[1]), Path(sys.argv[2]), ImportOptions(format="inspect"))
 except RecordError as exc:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from trajscope.cli import main
-from warehouse import BAD_WAREHOUSE_EXIT, open_warehouse
+from trajscope.warehouse import BAD_WAREHOUSE_EXIT, open_warehouse
 
 FIXTURE_LOG = Path(__file__).parents[1] / "fixtures" / "importers" / "autoact.jsonl"
 
@@ -108,7 +108,7 @@ def test_a_device_or_a_name_over_the_limit_is_one_line(command, tmp_path):
 
 
 def test_a_write_open_refuses_a_schema_newer_than_this_code(tmp_path):
-    from warehouse import WarehouseFileError, latest_schema_version
+    from trajscope.warehouse import WarehouseFileError, latest_schema_version
 
     db = tmp_path / "w.duckdb"
     with open_warehouse(db) as con:
@@ -122,7 +122,7 @@ def test_a_write_open_refuses_a_schema_newer_than_this_code(tmp_path):
 
 
 def test_every_connection_has_extension_loading_off(tmp_path, warehouse_db):
-    from warehouse import open_read
+    from trajscope.warehouse import open_read
 
     settings = "SELECT current_setting('autoload_known_extensions'), current_setting('autoinstall_known_extensions')"
     with open_warehouse(tmp_path / "w.duckdb") as con:

@@ -14,8 +14,8 @@ import duckdb
 import pytest
 from app_fixture_records import app_trajectories
 
-from ingest.importers import ImportOptions, convert_file, detect_format
 from trajscope.format import UTF8_BOM, encode
+from trajscope.ingest.importers import ImportOptions, convert_file, detect_format
 
 ROOT = Path(__file__).parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "importers"

@@ -13,8 +13,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from app.jobs import STALE_SCAN_S, ScanJob, read_scan_job, scan_files, scan_job_path, sweep_stale_scans, write_scan_job
-from app.upload import (
+from trajscope.app.jobs import (
+    STALE_SCAN_S,
+    ScanJob,
+    read_scan_job,
+    scan_files,
+    scan_job_path,
+    sweep_stale_scans,
+    write_scan_job,
+)
+from trajscope.app.upload import (
     UPLOAD_MAX_AGE_S,
     discard_upload,
     ingest_upload,
@@ -25,10 +33,10 @@ from app.upload import (
 from trajscope.cli import main
 from trajscope.cli.ingest_cmd import INGEST_TMP_PREFIX
 from trajscope.format import encode
-from warehouse import ReadRefused, run_read_query
-from warehouse.export import OutputRefused, write_output
-from warehouse.export._output import TMP_PREFIX
-from warehouse.read._tempdir import PREFIX as READ_PREFIX
+from trajscope.warehouse import ReadRefused, run_read_query
+from trajscope.warehouse.export import OutputRefused, write_output
+from trajscope.warehouse.export._output import TMP_PREFIX
+from trajscope.warehouse.read._tempdir import PREFIX as READ_PREFIX
 
 ROOT = Path(__file__).parents[2]
 
@@ -89,7 +97,7 @@ def test_a_converted_uploads_raw_copy_and_side_files_go_at_once(uploads):
 
 
 def test_an_upload_that_fails_on_the_server_side_is_removed(uploads, monkeypatch):
-    import app.upload._check as check
+    import trajscope.app.upload._check as check
 
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -315,7 +323,7 @@ def test_stale_scan_files_are_swept_and_running_or_fresh_ones_kept(tmp_path):
 def test_the_search_page_removes_an_ended_scans_files_and_still_shows_it(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from warehouse import ingest_trajectories
+    from trajscope.warehouse import ingest_trajectories
 
     sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "app"))
     from app_fixture_records import app_trajectories

@@ -10,9 +10,9 @@ import pytest
 from security_limits import fingerprint
 from streamlit.testing.v1 import AppTest
 
-import warehouse.read._query as query_module
-from app.access import read_connection, run_queries, warehouse_state
-from app.console import run_console_query
+import trajscope.warehouse.read._query as query_module
+from trajscope.app.access import read_connection, run_queries, warehouse_state
+from trajscope.app.console import run_console_query
 
 PAGES = Path(__file__).parents[2] / "app" / "page_scripts"
 CROWD = 20
@@ -117,7 +117,7 @@ def test_twenty_tabs_pressing_run_get_results_with_workers_capped(app_env, basel
 
 
 def test_a_query_past_the_worker_slots_is_refused_in_one_line(warehouse_db, monkeypatch):
-    from warehouse import ReadLimits, run_read_query
+    from trajscope.warehouse import ReadLimits, run_read_query
 
     monkeypatch.setattr(query_module, "_worker_slots", threading.BoundedSemaphore(1))
     assert query_module._worker_slots.acquire()  # the one slot is taken

@@ -17,8 +17,8 @@ import pytest
 from security_limits import fingerprint
 
 from trajscope.format import encode
-from warehouse import NoRoomForIngest, ingest_paths, ingest_trajectories
-from warehouse._disk_room import room_needed
+from trajscope.warehouse import NoRoomForIngest, ingest_paths, ingest_trajectories
+from trajscope.warehouse._disk_room import room_needed
 
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "app"))
@@ -29,7 +29,7 @@ LIMITED = textwrap.dedent("""
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as with ENOSPC
     cap = int(sys.argv[1])
     if sys.argv[2] == "duckdb":  # no check first, small batches: DuckDB's own write meets the limit
-        import warehouse._loader as loader
+        import trajscope.warehouse._loader as loader
         loader.check_room = lambda *args, **kwargs: None
         loader._BATCH_BYTES = 2**20
         resource.setrlimit(resource.RLIMIT_FSIZE, (cap, cap))

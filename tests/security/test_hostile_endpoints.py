@@ -11,8 +11,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from bench.process_memory import peak_rss_mb, reset_peak_rss
-from engine.llm import ModelConfig, ModelError
-from engine.llm._client import ChatModel
+from trajscope.engine.llm import ModelConfig, ModelError
+from trajscope.engine.llm._client import ChatModel
 
 KEY = "sk-test-HOSTILE0123456789abcdef"
 OK_BODY = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",

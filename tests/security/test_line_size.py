@@ -71,7 +71,7 @@ def test_cli_ingest_names_file_line_size_and_limit(build, fmt, target_db, tmp_pa
 
 
 def test_the_loader_reader_refuses_the_line_before_duckdb(tmp_path, warehouse_db):
-    from warehouse import validate_log
+    from trajscope.warehouse import validate_log
 
     log = tmp_path / "big.jsonl"
     _canonical_with_big_line(log)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from security_limits import SMALL
 
-from warehouse.read._worker import address_space_bytes
+from trajscope.warehouse.read._worker import address_space_bytes
 
 # The stated bound for the process that serves the dashboard or runs the CLI, during these attacks
 # (measured 200-280 MB alone; "525 MB inside the whole suite" was ru_maxrss carrying the suite's own peak; the issue's
@@ -20,7 +20,7 @@ SERVER_PEAK_MB = 1024
 SCRIPT = textwrap.dedent("""
     import json, resource, sys
     from bench.process_memory import peak_rss_mb
-    from warehouse import ReadLimits, ReadRefused, run_read_query
+    from trajscope.warehouse import ReadLimits, ReadRefused, run_read_query
     limits = ReadLimits(**json.loads(sys.argv[2]))
     outcomes = []
     for sql in json.loads(sys.argv[3]):

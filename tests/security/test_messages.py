@@ -43,7 +43,7 @@ def test_ingest_of_a_deeply_nested_record_is_one_line_and_writes_nothing(tmp_pat
 
 
 def test_the_upload_check_reports_the_nesting_limit():
-    from app.upload import prepare_upload
+    from trajscope.app.upload import prepare_upload
 
     prepared = prepare_upload("deep.jsonl", deep_record(1000) + b"\n")
     assert not prepared.ok and prepared.errors, prepared

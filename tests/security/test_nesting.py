@@ -74,8 +74,8 @@ def test_cli_ingest_states_the_nesting_limit(name, cases, target_db):
 
 @pytest.mark.parametrize("name", CASE_NAMES)
 def test_upload_path_states_the_nesting_limit(name, cases, target_db):
-    from app.upload import prepare_upload
-    from ingest.importers import ImportOptions, convert_file, load_tool_map
+    from trajscope.app.upload import prepare_upload
+    from trajscope.ingest.importers import ImportOptions, convert_file, load_tool_map
 
     case = cases[name]
     db, before = target_db
@@ -105,7 +105,7 @@ def test_upload_path_states_the_nesting_limit(name, cases, target_db):
 def test_a_deep_dataset_record_is_a_stated_limit(fixture, name, depth, tmp_path):
     from deep_inputs import deep_json
 
-    from ingest.datasets import DatasetError, load_dataset
+    from trajscope.ingest.datasets import DatasetError, load_dataset
 
     source = (ROOT / "tests" / "fixtures" / "datasets" / fixture).read_text()
     marker = '"question": '

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from security_limits import SMALL, fingerprint
 
-from app.access import AppConfig, read_connection, run_queries
-from app.access._config import PAGE_ROW_CAP
-from app.queries import run_trajectories_sql
-from warehouse import QueryTimeout, ResultTooLarge
+from trajscope.app.access import AppConfig, read_connection, run_queries
+from trajscope.app.access._config import PAGE_ROW_CAP
+from trajscope.app.queries import run_trajectories_sql
+from trajscope.warehouse import QueryTimeout, ResultTooLarge
 
 # The Export page's own query over the widest view.
 EXPORT_PAGE_SQL = "SELECT * FROM trajectory_facts LIMIT 100000"

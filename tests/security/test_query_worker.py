@@ -17,11 +17,11 @@ import pytest
 from click.testing import CliRunner
 from security_limits import SMALL, fingerprint
 
-import warehouse.read._query as query_module
+import trajscope.warehouse.read._query as query_module
 from trajscope.cli import main
-from warehouse import LimitExceeded, QueryTimeout, ReadLimits, run_read_query
-from warehouse.read._limits import LimitAboveMachine, machine_memory_mb, worker_address_space_mb
-from warehouse.read._worker import address_space_bytes
+from trajscope.warehouse import LimitExceeded, QueryTimeout, ReadLimits, run_read_query
+from trajscope.warehouse.read._limits import LimitAboveMachine, machine_memory_mb, worker_address_space_mb
+from trajscope.warehouse.read._worker import address_space_bytes
 
 ROOT = Path(__file__).parents[2]
 WORKER_MARK = "warehouse.read._worker import main"
@@ -46,7 +46,7 @@ def _gone(pid: int) -> bool:
 def test_a_killed_parent_leaves_no_query_worker_running(warehouse_db, read_tmp):
     # A query that runs for minutes, in a caller that is then SIGKILLed (no finally, no atexit runs).
     script = textwrap.dedent(f"""
-        from warehouse import ReadLimits, run_read_query
+        from trajscope.warehouse import ReadLimits, run_read_query
         run_read_query({str(warehouse_db)!r}, "SELECT count(*) FROM range(1000000000000) t(i) WHERE i % 7 = 3",
                        limits=ReadLimits(timeout_s=600, threads=1))
     """)

@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from security_limits import SMALL, file_hash, fingerprint, limits_for
 from sql_attacks import ALL, Attack
 
-from app.console import run_console_query, run_export_query
+from trajscope.app.console import run_console_query, run_export_query
 from trajscope.cli import main
-from warehouse import ReadRefused, run_read_query
+from trajscope.warehouse import ReadRefused, run_read_query
 
 
 @dataclass
@@ -120,7 +120,7 @@ def test_after_every_attack_the_warehouse_has_the_same_hash_and_row_counts(wareh
 ])
 def test_the_sandboxed_connection_itself_refuses_what_the_check_refuses_first(sql, warehouse_db, tmp_path):
     # Defence in depth: the statement check is bypassed here; DuckDB's sandbox must still say no.
-    from warehouse.read._open import connect_sandboxed
+    from trajscope.warehouse.read._open import connect_sandboxed
 
     con = connect_sandboxed(warehouse_db, SMALL, tmp_path / "spill")
     try:

@@ -17,7 +17,7 @@ import duckdb
 import pytest
 from keyed_run import KEY_ENV, keyed_run
 
-from engine.mock_llm import reply_tool_call
+from trajscope.engine.mock_llm import reply_tool_call
 from trajscope.format import MIN_FRAGMENT, AppendOnlyLog, redact, redact_json_line
 
 ROOT = Path(__file__).parents[2]

@@ -15,10 +15,10 @@ import duckdb
 import msgspec
 from click.testing import CliRunner
 
-from engine.mock_llm import MockLLMServer, reply_huge
-from engine.runs._log import TrajectoryLog
-from engine.runs._outcome import LOG_LINE_BUDGET
 from trajscope.cli import main
+from trajscope.engine.mock_llm import MockLLMServer, reply_huge
+from trajscope.engine.runs._log import TrajectoryLog
+from trajscope.engine.runs._outcome import LOG_LINE_BUDGET
 from trajscope.format import MAX_LINE_BYTES, ErrorStep, iter_trajectories
 
 ROOT = Path(__file__).parents[2]

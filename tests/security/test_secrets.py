@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from keyed_run import KEY_ENV, keyed_run
 
-from engine.mock_llm import reply_error, reply_tool_call
 from trajscope.cli import main
+from trajscope.engine.mock_llm import reply_error, reply_tool_call
 from trajscope.format import MIN_FRAGMENT, redact
 
 KEY = "sk-proj-Zq81vVtest-SECRET123"
@@ -72,7 +72,7 @@ def test_the_key_tail_reaches_neither_the_warehouse_nor_an_export(leaky_run):
 def test_an_error_text_from_the_endpoint_is_redacted(mock_llm, monkeypatch):
     import asyncio
 
-    from engine.llm import ChatModel, ModelError, resolve_model
+    from trajscope.engine.llm import ChatModel, ModelError, resolve_model
 
     monkeypatch.setenv("TRAJSCOPE_TEST_API_KEY", KEY)
     mock_llm.responder = echo_key_tail

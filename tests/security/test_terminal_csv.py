@@ -18,8 +18,8 @@ import pytest
 from app_fixture_records import app_trajectories
 
 from trajscope.format import csv_cell_text, terminal_text
-from warehouse import ingest_trajectories
-from warehouse.export import to_csv, to_text
+from trajscope.warehouse import ingest_trajectories
+from trajscope.warehouse.export import to_csv, to_text
 
 ROOT = Path(__file__).parents[2]
 # OSC title change ended by BEL, CR (overwrites the line), CSI as ESC [ and as the C1 byte, a screen

@@ -10,10 +10,10 @@ from click.testing import CliRunner
 from security_limits import fingerprint
 
 from bench.process_memory import peak_rss_mb, reset_peak_rss
-from ingest.importers import load_tool_map
-from ingest.importers._yaml_nesting import EXPANDED_NODE_LIMIT, check_yaml_nesting
 from trajscope.cli import main
 from trajscope.format import RecordError
+from trajscope.ingest.importers import load_tool_map
+from trajscope.ingest.importers._yaml_nesting import EXPANDED_NODE_LIMIT, check_yaml_nesting
 
 LOG = Path(__file__).parents[1] / "fixtures" / "importers" / "autoact.jsonl"
 

@@ -5,7 +5,7 @@ import functools
 
 import click
 
-from warehouse import DEFAULT_LIMITS, default_db_path
+from trajscope.warehouse import DEFAULT_LIMITS, default_db_path
 
 db_option = click.option(
     "--db",
@@ -40,7 +40,7 @@ def lake_db(lake: str | None, db_path: str) -> str:
     """The warehouse file to read: --db, or the local catalog of --lake (built when out of date)."""
     if not lake:
         return db_path
-    from warehouse.lake import LakeError, lake_catalog
+    from trajscope.warehouse.lake import LakeError, lake_catalog
 
     try:
         return str(lake_catalog(lake))
@@ -54,7 +54,7 @@ def statistics_limits(timeout_s: float):
     The command profile's 100,000-row cap stopped `compare` and `report` at 100k questions per run
     (bench/scale.py at 1M trajectories); the byte cap, not the row count, bounds their memory.
     """
-    from warehouse.read import profile_limits
+    from trajscope.warehouse.read import profile_limits
 
     return profile_limits("page").with_overrides(timeout_s=timeout_s, max_rows=50_000_000)
 
@@ -113,7 +113,7 @@ timeout_option = click.option(
 
 def read_failure(exc: Exception) -> click.ClickException:
     """A one-line CLI error for anything the read path refused, naming the flag of a limit that was hit."""
-    from warehouse import ForbiddenStatement, LimitExceeded
+    from trajscope.warehouse import ForbiddenStatement, LimitExceeded
 
     message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     if isinstance(exc, ForbiddenStatement):
@@ -125,7 +125,7 @@ def read_failure(exc: Exception) -> click.ClickException:
 
 def read_frame(db_path: str, query: str, limits):
     """Run one user query through the read path (warehouse.run_read_query); failures become CLI errors."""
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, run_read_query
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, run_read_query
 
     try:
         return run_read_query(db_path, query, limits=limits)

@@ -41,9 +41,9 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
     import duckdb
     import polars as pl
 
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
-    from warehouse.export import to_csv, to_markdown
-    from warehouse.queries import extractor_agreement, judge_agreements, judge_robustness, pooled_cooccurrence
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.warehouse.export import to_csv, to_markdown
+    from trajscope.warehouse.queries import extractor_agreement, judge_agreements, judge_robustness, pooled_cooccurrence
 
     if human_run is not None:
         _human(db_path, human_run, method, fmt)
@@ -91,9 +91,9 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
 def _human(db_path, run_id: str, method: str | None, fmt: str) -> None:
     import duckdb
 
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
-    from warehouse.export import to_csv, to_markdown
-    from warehouse.queries import CI_METHODS, human_agreement, rubric_agreement
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.warehouse.export import to_csv, to_markdown
+    from trajscope.warehouse.queries import CI_METHODS, human_agreement, rubric_agreement
 
     try:
         with open_read(db_path) as con:

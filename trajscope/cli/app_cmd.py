@@ -9,11 +9,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import click
 
-from warehouse import default_db_path, upgrade_if_warehouse
+from trajscope.warehouse import default_db_path, upgrade_if_warehouse
 
 from ._options import LakeLocation
 
@@ -71,7 +72,7 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
         raise click.ClickException(f"{db_path}: is a directory, not a warehouse file")
     if not _port_free(port):
         raise click.ClickException(f"port {port} on 127.0.0.1 is already in use; pass --port N")
-    main = Path(__file__).resolve().parents[2] / "app" / "main.py"
+    main = Path(find_spec("trajscope.app").submodule_search_locations[0]) / "main.py"
     if not main.is_file():
         raise click.ClickException(f"{main}: the dashboard's entry script is missing from this install")
     env = {
@@ -85,8 +86,6 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
         "TRAJSCOPE_APP_PAGE_TIMEOUT_S": str(page_timeout),
         "TRAJSCOPE_APP_MEMORY_MB": str(memory_limit_mb),
         "TRAJSCOPE_APP_TEMP_MB": str(max_temp_mb),
-        # The repo root on the path, so `app` imports the same way as in tests.
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(main.parents[1]), os.environ.get("PYTHONPATH")])),
     }
     args = [
         sys.executable, "-m", "streamlit", "run", str(main),
@@ -112,10 +111,10 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
 def _sweep_leftovers(db_path: Path) -> None:
     """What killed servers, queries, ingests and scans left behind: their temp folders, uploads and the
     progress files of ended scans beside the warehouse (each kind named after its process, or its job)."""
-    from app.jobs import sweep_stale_scans
-    from app.upload import sweep_stale_uploads
-    from warehouse import remove_stale_batch_dirs, sweep_dead_process_dirs
-    from warehouse.read import sweep_stale
+    from trajscope.app.jobs import sweep_stale_scans
+    from trajscope.app.upload import sweep_stale_uploads
+    from trajscope.warehouse import remove_stale_batch_dirs, sweep_dead_process_dirs
+    from trajscope.warehouse.read import sweep_stale
 
     from .ingest_cmd import INGEST_TMP_PREFIX
 

@@ -34,9 +34,9 @@ def command(runs, protocol, where, limit, token_budget, model_spec, base_url, co
     """
     from pathlib import Path
 
-    from engine.llm import LocalModelError
-    from engine.scanners import DEFAULT_WHERE, attribute
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
+    from trajscope.engine.llm import LocalModelError
+    from trajscope.engine.scanners import DEFAULT_WHERE, attribute
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
 
     if not Path(db_path).exists():
         raise click.ClickException(

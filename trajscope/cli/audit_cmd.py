@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from engine.audit import COMPILE_DECODING, READER_DECODING, VERIFY_BASELINES
+from trajscope.engine.audit import COMPILE_DECODING, READER_DECODING, VERIFY_BASELINES
 from trajscope.format import F1_RULES
 
 
@@ -15,8 +15,8 @@ def _csv(value: str) -> tuple[str, ...]:
 
 def _import(paths: tuple[str, ...], db: str | None) -> None:
     from trajscope.format import RecordError
-    from warehouse import WarehouseBusy
-    from warehouse.audit import load_audit_files
+    from trajscope.warehouse import WarehouseBusy
+    from trajscope.warehouse.audit import load_audit_files
 
     try:
         report = load_audit_files(db, list(paths))
@@ -92,11 +92,11 @@ def command(dataset: str | None, compiler_a: str, compiler_b: str, reader: str, 
 
     from dataclasses import replace
 
-    from engine.audit import AuditLogCorrupt, AuditSpec, run_audit
-    from engine.llm import LocalModelError
-    from ingest.datasets import DatasetError
+    from trajscope.engine.audit import AuditLogCorrupt, AuditSpec, run_audit
+    from trajscope.engine.llm import LocalModelError
     from trajscope.format import RecordError
-    from warehouse import WarehouseBusy, default_db_path
+    from trajscope.ingest.datasets import DatasetError
+    from trajscope.warehouse import WarehouseBusy, default_db_path
 
     try:
         spec = AuditSpec(

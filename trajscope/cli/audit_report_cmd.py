@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from warehouse.report import AUDIT_TABLES, FORMATS
+from trajscope.warehouse.report import AUDIT_TABLES, FORMATS
 
 from ._options import read_failure, timeout_option
 
@@ -28,9 +28,16 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None, 
     Example:
       trajscope audit-report --db demo.duckdb --format latex --table causal --table sentinels
     """
-    from warehouse import DEFAULT_LIMITS, ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
-    from warehouse.export import check_output_path, write_output
-    from warehouse.report import audit_tables, render_all
+    from trajscope.warehouse import (
+        DEFAULT_LIMITS,
+        ReadRefused,
+        WarehouseBusy,
+        WarehouseMissing,
+        default_db_path,
+        open_read,
+    )
+    from trajscope.warehouse.export import check_output_path, write_output
+    from trajscope.warehouse.report import audit_tables, render_all
 
     path = Path(db) if db else default_db_path()
     if out:

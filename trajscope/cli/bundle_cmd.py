@@ -35,16 +35,16 @@ def command(db_path, queries, runs, out, title, max_replays, limits, more_runs) 
 
       trajscope bundle --query "SELECT * FROM failure_rg WHERE label = 'discipline'" --out discipline.html
     """
-    from app.bundle import collect_bundle, render_bundle
+    from trajscope.app.bundle import collect_bundle, render_bundle
     from trajscope.cli.export_traces_cmd import trajscope_version
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
 
     run_ids = list(dict.fromkeys([*runs, *more_runs]))
     if more_runs and not runs:
         raise click.UsageError("extra arguments are runs: give them after --runs")
     if not queries and not run_ids:
         raise click.UsageError("give --query SQL or --runs RUN [RUN ...]")
-    from warehouse.export import check_output_path, write_output
+    from trajscope.warehouse.export import check_output_path, write_output
 
     check_output_path(out, db=db_path)  # never the warehouse or its WAL, by any link
     if not Path(db_path).exists():

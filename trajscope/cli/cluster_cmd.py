@@ -28,9 +28,9 @@ def command(runs, method, k, where, limit, model_spec, base_url, concurrency, no
     """
     from pathlib import Path
 
-    from engine.llm import LocalModelError
-    from engine.scanners import cluster
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
+    from trajscope.engine.llm import LocalModelError
+    from trajscope.engine.scanners import cluster
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
 
     if not Path(db_path).exists():
         raise click.ClickException(

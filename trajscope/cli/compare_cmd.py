@@ -59,9 +59,9 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
     import duckdb
 
     from trajscope.format import GATE_EXTRACTOR
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
-    from warehouse.export import to_csv, to_latex, to_markdown
-    from warehouse.queries import (
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.warehouse.export import to_csv, to_latex, to_markdown
+    from trajscope.warehouse.queries import (
         QueryError,
         compare_funnels,
         compare_runs,
@@ -69,7 +69,7 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
         post_read_odds_ratio,
         table4_frame,
     )
-    from warehouse.stats import UnpairedComparison
+    from trajscope.warehouse.stats import UnpairedComparison
 
     limits = statistics_limits(timeout_s)
     if rubric:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from ingest.datasets import (
+from trajscope.ingest.datasets import (
     FORMATS,
     OFFICIAL_SOURCES,
     Dataset,

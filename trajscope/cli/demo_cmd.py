@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import click
 
-from app.progress import BuildProgress, PlannedRun, now, write_progress
+from trajscope.app.progress import BuildProgress, PlannedRun, now, write_progress
 
 # The baseline; the Read-Gate with all three gates (read_gate, snippet-only, low-evidence), which the
 # embedded model's low-evidence finals trip; the requirement register, the slowest per question (three
@@ -37,8 +37,8 @@ def _question_ids(n: int, seed: int, subset: int | None) -> list[str] | None:
     # A subset is a prefix of the very questions the other conditions run, so every pair stays paired.
     if subset is None or subset >= n:
         return None
-    from engine.runs import select_questions
-    from ingest.datasets import load_dataset
+    from trajscope.engine.runs import select_questions
+    from trajscope.ingest.datasets import load_dataset
 
     return [q.question_id for q in select_questions(load_dataset("demo").questions, n, seed)][:subset]
 
@@ -136,8 +136,8 @@ def command(n: int, conditions: str, model: str, max_tokens: int, audit_n: int, 
 def _build(db: Path, progress: BuildProgress, items: list[tuple[str, str, int | None]], n: int, model: str,
            max_tokens: int, audit_n: int, out_dir: Path, seed: int, started: float, n_forks: int = 0) -> None:
     """The runs (each trajectory ingested as it finishes, each run judged as it ends), then the audit."""
-    from engine.llm import LocalModelError
-    from engine.runs import RunSpec, execute_matrix
+    from trajscope.engine.llm import LocalModelError
+    from trajscope.engine.runs import RunSpec, execute_matrix
 
     specs = []
     for controller, condition, subset in items:
@@ -271,8 +271,8 @@ def _timing_printer(started: float):  # noqa: ANN202 - a RunSummary callback
 
 def _forks(db: Path, out_dir: Path, run_id: str, n: int) -> None:
     """auto and auto_placebo forks of the run's first n wrong trajectories, judged, and the per-rule rescue."""
-    from engine.forks import fork_many, select_parents
-    from warehouse import run_read_query
+    from trajscope.engine.forks import fork_many, select_parents
+    from trajscope.warehouse import run_read_query
 
     started = time.perf_counter()
     parents, facts = select_parents(db, [run_id], "correct = false", "first_decisive_error")
@@ -295,7 +295,7 @@ def _forks(db: Path, out_dir: Path, run_id: str, n: int) -> None:
 def _judge(db: Path, run_ids: list[str]) -> None:
     # Entity coverage and answer checks feed the snippet-only and low-evidence discipline labels;
     # without them the failure plane could only show no-read finals.
-    from engine.judge_pass import judge_run
+    from trajscope.engine.judge_pass import judge_run
 
     started = time.perf_counter()
     for run_id in run_ids:
@@ -311,7 +311,7 @@ def _audit(db: Path, out_dir: Path, model: str, per_stratum: int, seed: int) -> 
     # a greedy compile: at the paper's 0.2 the 135M compiler kept or lost the gold from run to run.
     from dataclasses import replace
 
-    from engine.audit import (
+    from trajscope.engine.audit import (
         COMPILE_DECODING,
         READER_DECODING,
         AuditLogCorrupt,
@@ -319,8 +319,8 @@ def _audit(db: Path, out_dir: Path, model: str, per_stratum: int, seed: int) -> 
         questions_by_b1_stratum,
         run_audit,
     )
-    from engine.llm import LocalModelError
-    from ingest.datasets import load_dataset
+    from trajscope.engine.llm import LocalModelError
+    from trajscope.ingest.datasets import load_dataset
 
     spec = AuditSpec(dataset="demo", compiler_a=model, compiler_b=model, reader=model, seed=seed,
                      cell="demo", verify_modes=(), sentinel_baselines=(), b1_source="retriever", top_k=5,
@@ -339,8 +339,8 @@ def _audit(db: Path, out_dir: Path, model: str, per_stratum: int, seed: int) -> 
 
 def _load_corpus(db: Path) -> None:
     # The dashboard shows passages and golds by id; give it the demo corpus and questions.
-    from ingest.datasets import load_dataset
-    from warehouse import load_chunks, load_questions
+    from trajscope.ingest.datasets import load_dataset
+    from trajscope.warehouse import load_chunks, load_questions
 
     dataset = load_dataset("demo")
     load_chunks(db, dataset.chunks, dataset.name)
@@ -350,7 +350,7 @@ def _load_corpus(db: Path) -> None:
 def _print_run_summary(db: Path) -> None:
     import polars as pl
 
-    from warehouse import open_read
+    from trajscope.warehouse import open_read
 
     with open_read(db) as reader:
         table = reader.frame("SELECT * FROM run_summary ORDER BY 1")
@@ -360,8 +360,8 @@ def _print_run_summary(db: Path) -> None:
 
 def _print_guide(db: Path, port: int, *, serving: bool) -> None:
     """Where the dashboard is and the three findings to open first, from the Overview page's own queries."""
-    from app.queries import overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql
-    from warehouse import open_read
+    from trajscope.app.queries import overview_gate_rejections_sql, overview_pairs_sql, overview_plane_moves_sql
+    from trajscope.warehouse import open_read
 
     root = f"http://127.0.0.1:{port}"
     with open_read(db) as con:

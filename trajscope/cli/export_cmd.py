@@ -26,7 +26,7 @@ def command(query_or_view, db_path, fmt, out, caption, label, digits, limits) ->
 
     Example: trajscope export run_summary --format latex --out table1.tex
     """
-    from warehouse.export import check_output_path, export_table
+    from trajscope.warehouse.export import check_output_path, export_table
 
     # Before the query runs: an --out that is the warehouse (or its WAL, by any link) is refused.
     check_output_path(out, db=db_path)

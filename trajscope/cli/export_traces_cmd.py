@@ -36,9 +36,9 @@ def command(run_id: str, db_path: str, fmt: str, out: Path) -> None:
     """
     import duckdb
 
-    from ingest.exporters import EXPORT_FORMATS, export_file
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
-    from warehouse.export import RunNotFound, check_output_path, exported_trajectories
+    from trajscope.ingest.exporters import EXPORT_FORMATS, export_file
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.warehouse.export import RunNotFound, check_output_path, exported_trajectories
 
     check_output_path(out, db=db_path)  # never the warehouse or its WAL, by any link
     try:

@@ -60,7 +60,14 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
     over a corpus given with --dataset): its prefix is replayed from the log itself onto trajscope's
     --controller, and --model runs the rest; otherwise it is refused with the reason.
     """
-    from engine.forks import ForkError, ImportedSetup, fork_many, load_parent, parse_intervention, select_parents
+    from trajscope.engine.forks import (
+        ForkError,
+        ImportedSetup,
+        fork_many,
+        load_parent,
+        parse_intervention,
+        select_parents,
+    )
 
     imported = ImportedSetup(controller=imported_controller or "read_gate", condition=imported_condition,
                              dataset=imported_dataset, retriever=imported_retriever)
@@ -75,7 +82,7 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
             where = f"trajectory_id = '{trajectory_id}'"
         elif runs:
             if log_path:
-                from engine.forks import load_log
+                from trajscope.engine.forks import load_log
 
                 parents = [t for t in load_log(log_path) if t.run.run_id in runs]
                 if where:

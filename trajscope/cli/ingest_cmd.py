@@ -73,21 +73,27 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     """
     import duckdb
 
-    from ingest.importers import ImportOptions, convert_file, load_tool_map, parse_declarations, read_label_file
-    from warehouse import (
+    from trajscope.ingest.importers import (
+        ImportOptions,
+        convert_file,
+        load_tool_map,
+        parse_declarations,
+        read_label_file,
+    )
+    from trajscope.warehouse import (
         NoRoomForIngest,
         WarehouseBusy,
         check_warehouse_file,
         ingest_paths,
         sweep_dead_process_dirs,
     )
-    from warehouse.queries import corpus_titles
+    from trajscope.warehouse.queries import corpus_titles
 
     if not files and not label_files:
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
     # The warehouse file first: a --db that is not one is refused before any log is converted.
     if lake:
-        from warehouse.lake import LakeError, lake_location
+        from trajscope.warehouse.lake import LakeError, lake_location
 
         try:
             lake_location(lake)
@@ -125,7 +131,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
             load = dict(progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,
                         source_names=sources, labels=labels, labels_run=labels_run)
             if lake:
-                from warehouse.lake import LakeError, ingest_into_lake
+                from trajscope.warehouse.lake import LakeError, ingest_into_lake
 
                 try:
                     written = ingest_into_lake(lake, converted, **load)

@@ -9,8 +9,8 @@ from ._options import db_option
 
 
 def _llm_judge(spec: str, base_url: str | None, concurrency: int, use_cache: bool):
-    from engine.judges import LLMJudge
-    from engine.llm import ChatModel, ResponseCache, default_cache_path, resolve_model
+    from trajscope.engine.judges import LLMJudge
+    from trajscope.engine.llm import ChatModel, ResponseCache, default_cache_path, resolve_model
 
     config = resolve_model(spec, base_url=base_url, temperature=0.0)
     cache = ResponseCache(default_cache_path()) if use_cache else None
@@ -41,8 +41,8 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
     """
     from pathlib import Path
 
-    from engine.judge_pass import judge_run
-    from warehouse import WarehouseBusy, check_warehouse_file
+    from trajscope.engine.judge_pass import judge_run
+    from trajscope.warehouse import WarehouseBusy, check_warehouse_file
 
     try:
         check_warehouse_file(Path(db_path))  # one line, exit 3, for a file that is not a warehouse
@@ -59,7 +59,7 @@ def command(run_ids, judge_spec, base_url, concurrency, no_cache, extractors, db
             except ValueError as exc:
                 raise click.ClickException(f"--judge {judge_spec}: {exc}") from None
             if config.local:
-                from engine.llm import LocalModelError, LocalModelServer
+                from trajscope.engine.llm import LocalModelError, LocalModelServer
 
                 try:
                     server = LocalModelServer(model=config.name).start()

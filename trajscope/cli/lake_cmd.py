@@ -26,7 +26,7 @@ def command() -> None:
 @db_option
 def export(lake, db_path) -> None:
     """Write the warehouse --db into the lake LAKE (created if needed) as one writer."""
-    from warehouse.lake import LakeError, export_lake
+    from trajscope.warehouse.lake import LakeError, export_lake
 
     try:
         result = export_lake(db_path, lake)
@@ -39,7 +39,7 @@ def export(lake, db_path) -> None:
 @click.argument("lake", type=LakeLocation(exists=True))
 def writers(lake) -> None:
     """List the lake's committed writers: when, from which host, which runs and how many rows."""
-    from warehouse.lake import LakeError, readable_lake
+    from trajscope.warehouse.lake import LakeError, readable_lake
 
     try:
         folder = readable_lake(lake)

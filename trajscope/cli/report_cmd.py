@@ -17,8 +17,8 @@ _TRUE, _FALSE = {"1", "true", "yes", "right"}, {"0", "false", "no", "wrong"}
 def _run_ids(runs: tuple[str, ...], extra: tuple[str, ...], matrix: str | None) -> list[str]:
     ids = [part.strip() for value in (*runs, *extra) for part in value.split(",") if part.strip()]
     if matrix:
-        from engine.controllers import CONTROLLERS
-        from engine.runs import MatrixError, load_matrix
+        from trajscope.engine.controllers import CONTROLLERS
+        from trajscope.engine.runs import MatrixError, load_matrix
 
         try:
             specs = load_matrix(matrix)
@@ -124,9 +124,9 @@ def command(
       trajscope report execution-rag --matrix matrix.yaml --format markdown
       trajscope report audit --format csv
     """
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
-    from warehouse.export import OutputRefused, write_output
-    from warehouse.report import (
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
+    from trajscope.warehouse.export import OutputRefused, write_output
+    from trajscope.warehouse.report import (
         EXTENSIONS,
         ReportError,
         build_report,

@@ -109,8 +109,8 @@ def command(**options: Any) -> None:
     question ids as a local run, each shard logged to <storage>/<run_id>.shard-K-of-N.jsonl and
     resumable on its own (see docs/scaling.md).
     """
-    from engine.llm import LocalModelError
-    from engine.runs import LogCorrupt, MatrixError, RunSetupError, RunSpec, execute_matrix, load_matrix
+    from trajscope.engine.llm import LocalModelError
+    from trajscope.engine.runs import LogCorrupt, MatrixError, RunSetupError, RunSpec, execute_matrix, load_matrix
 
     if options["prices"]:
         os.environ["TRAJSCOPE_PRICES"] = options["prices"]
@@ -136,7 +136,7 @@ def command(**options: Any) -> None:
             if options["no_ingest"]:
                 spec.db_path = None
             elif spec.db_path is None:
-                from warehouse import default_db_path
+                from trajscope.warehouse import default_db_path
 
                 spec.db_path = Path(default_db_path())
         if options["ray_address"]:
@@ -157,7 +157,7 @@ def command(**options: Any) -> None:
 
 def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
     """The matrix as Ray tasks; one line per run, then per retried or failed shard; exit 1 if any failed."""
-    from engine.distributed import run_matrix_on_ray
+    from trajscope.engine.distributed import run_matrix_on_ray
 
     db_paths = {spec.db_path for spec in specs}
     if len(db_paths) > 1 and not options["ray_lake"]:
@@ -165,7 +165,7 @@ def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
     if options["ray_lake"] and options["no_ingest"]:
         raise click.UsageError("--lake adds the runs to a lake; --no-ingest adds them nowhere: give one")
     if options["ray_lake"]:
-        from warehouse.lake import LakeError, create_lake
+        from trajscope.warehouse.lake import LakeError, create_lake
 
         try:
             create_lake(options["ray_lake"])  # before any shard runs: a location that cannot be a lake is refused
@@ -191,15 +191,15 @@ def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
 
 
 def _question_count(dataset: str) -> int:
-    from ingest.datasets import load_dataset
+    from trajscope.ingest.datasets import load_dataset
 
     return len(load_dataset(dataset).questions)
 
 
 def _print_plan(options: dict[str, Any]) -> None:
     """MDE / power of the matrix's paired comparisons before anything runs."""
-    from engine.runs import MatrixError, load_matrix
-    from warehouse.stats import plan_comparisons
+    from trajscope.engine.runs import MatrixError, load_matrix
+    from trajscope.warehouse.stats import plan_comparisons
 
     if not options["matrix"]:
         raise click.UsageError("--plan needs --matrix FILE (the comparisons are the matrix's runs against its first)")
@@ -236,7 +236,7 @@ def _print_plan(options: dict[str, Any]) -> None:
 
 def _default_condition(controller: str) -> str | None:
     # Recorded explicitly so the run id and the Run record name the condition that actually ran.
-    from engine.controllers import CONTROLLERS
+    from trajscope.engine.controllers import CONTROLLERS
 
     spec = CONTROLLERS.get(controller)
     if spec is None:

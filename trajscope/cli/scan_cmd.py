@@ -23,7 +23,7 @@ def model_options(command):
 
 def resolve(model_spec: str, base_url: str | None, no_cache: bool):
     """(ModelConfig, ResponseCache or None); a bad spec is a CLI error."""
-    from engine.llm import ResponseCache, default_cache_path, resolve_model
+    from trajscope.engine.llm import ResponseCache, default_cache_path, resolve_model
 
     try:
         config = resolve_model(model_spec, base_url=base_url, temperature=0.0)
@@ -88,9 +88,9 @@ def command(rubric, runs, where, limit, token_budget, show_sql, progress_file, m
 def _scan(rubric, runs, where, limit, token_budget, model_spec, base_url, concurrency, no_cache, db_path, report_to):
     from pathlib import Path
 
-    from engine.llm import LocalModelError
-    from engine.scanners import DEFAULT_TOKEN_BUDGET, scan
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
+    from trajscope.engine.llm import LocalModelError
+    from trajscope.engine.scanners import DEFAULT_TOKEN_BUDGET, scan
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
 
     if not Path(db_path).exists():
         raise click.ClickException(
@@ -113,7 +113,7 @@ def _progress_writer(progress_file: str | None, rubric: str):
     import os
     from pathlib import Path
 
-    from app.jobs import ScanJob, read_scan_job, write_scan_job
+    from trajscope.app.jobs import ScanJob, read_scan_job, write_scan_job
 
     path = Path(progress_file)
     known = read_scan_job(path)

@@ -20,7 +20,7 @@ def command(query, db_path, lake, limits, fmt) -> None:
     Example: trajscope sql "SELECT run_id, em, contain_acc FROM run_summary"
     """
     from trajscope.format import terminal_text
-    from warehouse.export import to_csv, to_markdown, to_text
+    from trajscope.warehouse.export import to_csv, to_markdown, to_text
 
     result = read_frame(lake_db(lake, db_path), query, limits)
     df = result.df

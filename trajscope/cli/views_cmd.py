@@ -21,8 +21,8 @@ def _describe(con, name: str) -> tuple[str | None, list[tuple[str, str, str | No
 def _with_warehouse(db_path: str | None, action):
     # Without --db the columns come from an empty warehouse built in memory by this code's migrations,
     # so `trajscope views NAME` works before any data exists.
-    from warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
-    from warehouse.read import open_blank
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.warehouse.read import open_blank
 
     try:
         if db_path is None:
@@ -47,7 +47,7 @@ def command(name, show_sql, db_path) -> None:
     With NAME (a view or a table), show its description and every column with its type and what it
     means, as stored in the warehouse (COMMENT ON). Example: trajscope views failure_plane --db my.duckdb
     """
-    from warehouse import load_views
+    from trajscope.warehouse import load_views
 
     views = {v.name: v for v in load_views()}
     if name is None:

@@ -7,7 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from warehouse.stats import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, bootstrap_differences, bootstrap_means
+from trajscope.warehouse.stats import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    bootstrap_differences,
+    bootstrap_means,
+)
 
 N_RESAMPLES = DEFAULT_RESAMPLES
 SEED = DEFAULT_SEED

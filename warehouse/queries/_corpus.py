@@ -4,8 +4,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from trajscope.format import Chunk, RecordError
-from warehouse._connection import WarehouseMissing
-from warehouse.read import LimitExceeded, open_read, profile_limits
+from trajscope.warehouse._connection import WarehouseMissing
+from trajscope.warehouse.read import LimitExceeded, open_read, profile_limits
 
 from ._sql import query_sql
 

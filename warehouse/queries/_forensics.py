@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from warehouse.stats import (
+from trajscope.warehouse.stats import (
     Agreement,
     MantelHaenszelResult,
     OddsRatio,

@@ -8,4 +8,4 @@ from importlib import resources
 @functools.cache
 def query_sql(name: str) -> str:
     """The text of warehouse/queries/<name>.sql."""
-    return (resources.files("warehouse.queries") / f"{name}.sql").read_text()
+    return (resources.files("trajscope.warehouse.queries") / f"{name}.sql").read_text()

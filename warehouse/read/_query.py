@@ -37,13 +37,13 @@ if sys.platform.startswith("linux"):
     if os.getppid() != int(sys.argv[2]):
         os._exit(1)
 from importlib.machinery import ModuleSpec
-for name in ("warehouse", "warehouse.read"):
+for name, folder in (("trajscope", None), ("trajscope.warehouse", ""), ("trajscope.warehouse.read", "/read")):
     module = types.ModuleType(name)
-    module.__path__ = [sys.argv[1] + "/" + name.replace(".", "/")]
+    module.__path__ = [] if folder is None else [sys.argv[1] + folder]
     module.__spec__ = ModuleSpec(name, None, is_package=True)
     module.__spec__.submodule_search_locations = module.__path__
     sys.modules[name] = module
-from warehouse.read._worker import main
+from trajscope.warehouse.read._worker import main
 main()
 """
 # Seconds a worker gets to start (interpreter, imports) before its lock wait counts, on a loaded machine.
@@ -53,7 +53,7 @@ _STARTUP_S = 10.0
 _STOP_GRACE_S = 1.0
 # Seconds a worker gets to write its result once fetched (at most max_result_mb of Arrow to a local file).
 _WRITE_S = 30.0
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_PACKAGE_ROOT = Path(__file__).resolve().parents[1]  # the trajscope.warehouse folder
 # Query workers one process (a dashboard server, many tabs) runs at once; more wait for a slot up to the
 # lock wait, then are refused. Each worker may take its memory limit plus the interpreter (see _limits).
 MAX_WORKERS = max(1, int(os.environ.get("TRAJSCOPE_MAX_QUERY_WORKERS") or 4))

@@ -14,8 +14,8 @@ import numpy as np
 import polars as pl
 
 from trajscope.format import BLIND_SUFFIX, mentions_answer
-from warehouse.audit import causal_effects, paired_bootstrap, sentinel_audit
-from warehouse.stats import ols_cluster
+from trajscope.warehouse.audit import causal_effects, paired_bootstrap, sentinel_audit
+from trajscope.warehouse.stats import ols_cluster
 
 from ._context import HASH_MARK, PendingDigest, frame, sql_file, trajscope_version, with_warehouse_hash
 from ._table import Column, Interval, ReportTable, does_not_apply

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from warehouse.audit import (
+from trajscope.warehouse.audit import (
     alias_check,
     bucket_counts,
     identity_check,
@@ -18,7 +18,7 @@ from warehouse.audit import (
     intervention_effects,
     sentinel_audit,
 )
-from warehouse.audit import cells as audit_cells
+from trajscope.warehouse.audit import cells as audit_cells
 
 from ._audit import BASELINE, CELL, CI_NOTE, AuditContext, audit_context, causal_delta, sentinel_panel
 from ._context import with_warehouse_hash

@@ -35,7 +35,7 @@ class ReportError(ValueError):
 @functools.cache
 def sql_file(name: str) -> str:
     """The text of warehouse/report/<name>.sql (first line: its one-line description)."""
-    return (resources.files("warehouse.report") / f"{name}.sql").read_text()
+    return (resources.files("trajscope.warehouse.report") / f"{name}.sql").read_text()
 
 
 def frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from warehouse.stats import (
+from trajscope.warehouse.stats import (
     BootstrapCI,
     cluster_bootstrap_delta,
     mcnemar_test,

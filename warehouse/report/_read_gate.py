@@ -7,7 +7,7 @@ from collections import defaultdict
 import numpy as np
 
 from trajscope.format import GATE_EXTRACTOR
-from warehouse.queries import (
+from trajscope.warehouse.queries import (
     EXTRACTOR_AGREEMENT_SQL,
     JUDGE_ROBUSTNESS_SQL,
     POOLED_COOCCURRENCE_SQL,
@@ -16,10 +16,10 @@ from warehouse.queries import (
     pooled_cooccurrence,
     post_read_odds_ratio,
 )
-from warehouse.queries import (
+from trajscope.warehouse.queries import (
     judge_robustness as judge_robustness_table,
 )
-from warehouse.stats import (
+from trajscope.warehouse.stats import (
     adjust_p_values,
     judge_error_rates,
     rogan_gladen,

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from warehouse.export import latex_escape
+from trajscope.warehouse.export import latex_escape
 
 from ._table import ReportTable, csv_cells, format_cell
 
