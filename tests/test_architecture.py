@@ -11,14 +11,19 @@ Each failure names the importing file and line. The rule, by top-level unit:
 
 The stage folders sit at the repository's top level and import as `trajscope.<stage>` (setup.py maps them);
 an import of a bare stage name (`import engine`) fails here, since nothing installs it.
-No cycle, neither between subpackages (engine.entities <-> engine.judges) nor between modules.
-A dynamic import (`importlib.import_module("trajscope.warehouse.x")`, `__import__(...)`) counts as an import; a
-top-level folder (or root module) with Python code that is neither a layer nor OUTSIDE fails the suite,
+No cycle, neither between subpackages (engine.entities <-> engine.judges) nor between modules; `from pkg import
+sub` needs pkg as well as pkg.sub.
+A dynamic import counts as an import: `importlib.import_module`, `__import__`, `pkgutil.resolve_name`,
+`importlib.util.find_spec` and `runpy.run_module`, under any alias, through `getattr`/`vars` or a name assigned one.
+A child process that runs our code (`-m module`, a `-c` script's imports) is an edge too: each is declared in
+PROCESS_EDGES with the layer it enters. Every folder of the checkout (hidden and git-ignored ones included) but
+those EXEMPT names is searched for Python code, and code that is neither a layer nor OUTSIDE fails the suite,
 so a new package cannot sit beside the layers unchecked.
 """
 from __future__ import annotations
 
 import ast
+import os
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +35,10 @@ STAGES = frozenset({"app", "engine", "warehouse", "ingest"})
 # Python outside the layers: it may use every layer, and no layer may import it.
 OUTSIDE = {"tests": "the test suite", "bench": "benchmark scripts, run as programs",
            "setup.py": "the build's map of the stage folders into the namespace"}
-# Folders that hold build or run outputs (.gitignore), never code of ours.
-NOT_CODE = frozenset({"build", "dist", "runs", "artifacts", "screenshots", "node_modules"})
+# The only folders not searched for Python code, each with why; every other folder, hidden or git-ignored, is.
+EXEMPT = {".git": "git's own store", ".venv": "the virtual environment: third-party packages",
+          "build": "build outputs: setuptools' copies of the layers and `make typecheck`'s links to them",
+          "dist": "built wheels and source archives"}
 
 # unit -> the units it may import besides itself.
 ALLOWED: dict[str, set[str]] = {
@@ -82,17 +89,40 @@ def _modules(root: Path, tops: tuple[str, ...] | list[str]) -> dict[str, Path]:
     return found
 
 
+def _is_python(path: Path) -> bool:
+    """A .py file, or an extensionless script whose #! line runs Python."""
+    if path.suffix == ".py":
+        return True
+    if path.suffix or not path.is_file() or path.is_symlink():
+        return False
+    with path.open("rb") as file:
+        first = file.readline(200)
+    return first.startswith(b"#!") and b"python" in first
+
+
+def _first_python_file(entry: Path) -> Path | None:
+    if entry.is_file():
+        return entry if _is_python(entry) else None
+    for folder, subfolders, files in os.walk(entry):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(files):
+            if _is_python(Path(folder, name)):
+                return Path(folder, name)
+    return None
+
+
 def unknown_packages(root: Path) -> list[str]:
-    """Top-level folders with Python code, and root modules, that are neither a layer nor OUTSIDE."""
+    """Top-level entries holding Python code (hidden and git-ignored ones too) that are neither a layer, OUTSIDE
+    nor EXEMPT, each with its first Python file."""
     found = []
     for entry in sorted(root.iterdir()):
-        if entry.name.startswith(".") or entry.name in NOT_CODE or entry.name.endswith(".egg-info"):
+        if entry.name in TOP_PACKAGES or entry.name in OUTSIDE or entry.name in EXEMPT:
             continue
-        if entry.name in TOP_PACKAGES or entry.name in OUTSIDE:
-            continue
-        if (entry.is_dir() and _python_files(entry)) or (entry.is_file() and entry.suffix == ".py"):
-            found.append(f"{entry.name}{'/' if entry.is_dir() else ''}: Python code in no layer of the "
-                         "one-way flow (add it to ALLOWED in tests/test_architecture.py, or move it into a layer)")
+        first = _first_python_file(entry)
+        if first is not None:
+            found.append(f"{entry.name}{'/' if entry.is_dir() else ''} ({first.relative_to(root)}): Python code in "
+                         "no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, or move it "
+                         "into a layer)")
     return found
 
 
@@ -117,9 +147,62 @@ def _is_package(module: str, known: dict[str, Path] | None = None) -> bool:
     return (MODULES if known is None else known)[module].name == "__init__.py"
 
 
-# Calls that import a module named by their first argument.
-_DYNAMIC = {("importlib", "import_module"), (None, "__import__"), ("importlib", "__import__"),
-            (None, "import_module")}
+# Calls that import (or find, to load) the module their first argument names, by qualified name. An alias
+# (`import importlib as il`, `from importlib import import_module as im`), `getattr(importlib, "import_module")`,
+# `vars(importlib)["import_module"]` and a name assigned any of these resolve to the same qualified name;
+# a bare `import_module` bound by no import of the file counts too.
+LOADERS = frozenset({"importlib.import_module", "builtins.__import__", "importlib.__import__", "import_module",
+                     "pkgutil.resolve_name", "importlib.util.find_spec", "runpy.run_module"})
+# Loaders whose second argument (or package=) anchors a relative name.
+_ANCHORED = frozenset({"importlib.import_module", "import_module", "importlib.util.find_spec"})
+
+
+def _text(node: ast.AST, strings: dict[str, list[str] | None]) -> str | None:
+    """A string constant, or a name bound only to one."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    bound = strings.get(node.id) if isinstance(node, ast.Name) else None
+    return bound[0] if bound and len(set(bound)) == 1 else None
+
+
+def _qualified(node: ast.AST, bound: dict[str, str], strings: dict[str, list[str] | None]) -> str | None:
+    """The dotted name an expression refers to through the file's imports (None: not one we can name)."""
+    if isinstance(node, ast.Name):
+        return bound.get(node.id) or {"__import__": "builtins.__import__",
+                                      "import_module": "import_module"}.get(node.id)
+    if isinstance(node, ast.Attribute):
+        base = _qualified(node.value, bound, strings)
+        return f"{base}.{node.attr}" if base else None
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+            and len(node.args) >= 2):
+        base, attr = _qualified(node.args[0], bound, strings), _text(node.args[1], strings)
+        return f"{base}.{attr}" if base and attr else None
+    if isinstance(node, ast.Subscript):  # vars(m)["f"], m.__dict__["f"]
+        holder = node.value
+        owner = (holder.value if isinstance(holder, ast.Attribute) and holder.attr == "__dict__"
+                 else holder.args[0] if isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name)
+                 and holder.func.id == "vars" and holder.args else None)
+        base, attr = (_qualified(owner, bound, strings) if owner else None), _text(node.slice, strings)
+        return f"{base}.{attr}" if base and attr else None
+    return None
+
+
+def _bindings(tree: ast.AST, strings: dict[str, list[str] | None]) -> dict[str, str]:
+    """local name -> the dotted name an import (or an assignment of an imported name) binds it to, file-wide."""
+    bound: dict[str, str] = {}
+    for node in sorted((n for n in ast.walk(tree) if hasattr(n, "lineno")), key=lambda n: (n.lineno, n.col_offset)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                head = alias.name.split(".")[0]
+                bound[alias.asname or head] = alias.name if alias.asname else head
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            target = _qualified(node.value, bound, strings)
+            if target:
+                bound[node.targets[0].id] = target
+    return bound
 
 
 def _literal_strings(tree: ast.AST) -> dict[str, list[int]]:
@@ -157,50 +240,63 @@ class _Collector(ast.NodeVisitor):
         self.depth = 0  # function nesting
         self.found: list[Import] = []
         self.stale: list[str] = []  # imports of a bare stage name
+        self.launches: list[Import] = []  # our modules a child process of this one runs
         self.tree: ast.AST | None = None
+        self.strings: dict[str, list[str] | None] = {}
+        self.bound: dict[str, str] = {}
+        self.launch_line: int | None = None  # a `-c` script's imports are reported at the launch
 
     def visit(self, node: ast.AST):
         if self.tree is None:
             self.tree = node
+            self.strings = _assigned_strings(node)
+            self.bound = _bindings(node, self.strings)
         return super().visit(node)
 
-    def _add(self, name: str, line: int) -> None:
+    def _add(self, name: str, line: int, into: list[Import] | None = None) -> None:
+        line = line if self.launch_line is None else self.launch_line
         if name.split(".")[0] in STAGES:
             self.stale.append(f"{self.path.relative_to(self.root)}:{line}: {name} is not installed; "
                               f"import trajscope.{name}")
             return
         target = _resolve(name, self.known, self.outside)
         if target is not None and target != self.module:
-            self.found.append(Import(self.module, target, self.path, line, self.depth == 0, self.root))
+            (self.found if into is None else into).append(
+                Import(self.module, target, self.path, line, self.depth == 0, self.root))
+
+    def _file_literals(self, line: int, into: list[Import] | None = None) -> None:
+        """A computed module name: every literal of the file that names one of our modules is a possible target.
+
+        A computed import skips the bare root `trajscope`, also the distribution's name (versions, cache folders);
+        a launch counts it (`python -m trajscope <command>`)."""
+        for text, lines in _literal_strings(self.tree).items() if self.tree is not None else ():
+            if (text in self.known or text in self.outside) and (into is not None or text != "trajscope"):
+                self._add(text, lines[0] if into is None else line, into)
 
     def _package(self) -> str:
         return self.module if _is_package(self.module, self.known) else self.module.rpartition(".")[0]
 
     def visit_Call(self, node: ast.Call) -> None:
-        func = node.func
-        key = ((func.value.id if isinstance(func.value, ast.Name) else "?", func.attr)
-               if isinstance(func, ast.Attribute) else (None, func.id) if isinstance(func, ast.Name) else None)
-        if key in _DYNAMIC and node.args:
-            self._dynamic(node)
+        loader = _qualified(node.func, self.bound, self.strings)
+        if loader in LOADERS and node.args:
+            self._dynamic(node, loader)
         self.generic_visit(node)
 
-    def _dynamic(self, node: ast.Call) -> None:
-        arg = node.args[0]
-        names: list[str] | None = None
+    def _names(self, arg: ast.AST) -> list[str] | None:
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-            names = [arg.value]
-        elif isinstance(arg, ast.Name) and self.tree is not None:
-            names = _assigned_strings(self.tree).get(arg.id)
-        if names is None:
-            # A computed name: every literal in the file that names one of our modules is a possible target
-            # (the CLI's table of command modules).
-            for text, lines in _literal_strings(self.tree).items() if self.tree is not None else ():
-                if text in self.known or text in self.outside:
-                    self._add(text, lines[0])
+            return [arg.value]
+        return self.strings.get(arg.id) if isinstance(arg, ast.Name) else None
+
+    def _dynamic(self, node: ast.Call, loader: str) -> None:
+        names = self._names(node.args[0])
+        if names is None:  # the CLI's table of command modules
+            self._file_literals(node.lineno)
             return
         anchor = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords
                                                                if k.arg == "package"), None)
-        for name in names:
+        for name in (n.partition(":")[0] for n in names):  # pkgutil.resolve_name("pkg.mod:attr")
+            if loader not in _ANCHORED and name.startswith("."):
+                continue
             if name.startswith("."):  # import_module(".x", package=...): relative to that package
                 level = len(name) - len(name.lstrip("."))
                 package = (anchor.value if isinstance(anchor, ast.Constant) and isinstance(anchor.value, str)
@@ -209,6 +305,36 @@ class _Collector(ast.NodeVisitor):
                     package = package.rpartition(".")[0]
                 name = f"{package}.{name.lstrip('.')}" if name.lstrip(".") else package
             self._add(name, node.lineno)
+
+    def visit_List(self, node: ast.List | ast.Tuple) -> None:
+        """An argument vector `[..., "-m", module, ...]` or `[..., "-c", script, ...]` launches our code."""
+        for flag, arg in zip(node.elts, node.elts[1:], strict=False):
+            if not (isinstance(flag, ast.Constant) and flag.value in ("-m", "-c")):
+                continue
+            names = self._names(arg)
+            if flag.value == "-c":
+                for script in names or ():
+                    self._script(script, node.lineno)
+            elif names is None:  # a computed module (`"-m", *command(...)`)
+                self._file_literals(node.lineno, self.launches)
+            else:
+                for name in names:
+                    self._add(name, node.lineno, self.launches)
+        self.generic_visit(node)
+
+    visit_Tuple = visit_List
+
+    def _script(self, script: str, line: int) -> None:
+        try:
+            tree = ast.parse(script)
+        except SyntaxError:
+            return
+        inner = _Collector(self.module, self.path, self.known, self.root, self.outside)
+        inner.launch_line = line
+        inner.visit(tree)
+        for imp in inner.found:
+            self.launches.append(Import(self.module, imp.target, self.path, line, True, self.root))
+        self.stale.extend(inner.stale)
 
     def _function(self, node: ast.AST) -> None:
         self.depth += 1
@@ -229,9 +355,14 @@ class _Collector(ast.NodeVisitor):
             base = f"{package}.{node.module}" if node.module else package
         else:
             base = node.module or ""
-        for alias in node.names:
-            # `from pkg import submodule` depends on the submodule; `from pkg import name` on pkg.
-            self._add(f"{base}.{alias.name}", node.lineno)
+        names = [f"{base}.{alias.name}" for alias in node.names]
+        # `from pkg import submodule` depends on the submodule, and on pkg too: it reads the submodule off pkg's
+        # module object; `from pkg import name` depends on pkg.
+        if base.split(".")[0] not in STAGES and _resolve(base, self.known, self.outside) not in {
+                _resolve(name, self.known, self.outside) for name in names}:
+            self._add(base, node.lineno)
+        for name in names:
+            self._add(name, node.lineno)
 
 
 def imports_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None = None) -> list[Import]:
@@ -254,7 +385,61 @@ def stale_imports(root: Path, modules: dict[str, Path], outside: dict[str, Path]
     return found
 
 
+def launches_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None = None) -> list[Import]:
+    """Every module of ours a layer's code runs in a child process (`-m module`, a `-c` script's imports)."""
+    found: list[Import] = []
+    for module, path in modules.items():
+        collector = _Collector(module, path, modules, root, outside)
+        collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        found.extend(collector.launches)
+    return found
+
+
 IMPORTS = imports_of(ROOT, MODULES)
+LAUNCHES = launches_of(ROOT, MODULES)
+
+# Every launch of our code in a child process, by launching file and the module the child runs, with the layer
+# the child enters and, for a launch against the one-way flow, why. A launch is an edge of the flow like an
+# import, checked against ALLOWED; a child shares no module object with its parent, so a launch closes no import
+# cycle: what the parent depends on is the child's command line.
+PROCESS_EDGES: dict[tuple[str, str], tuple[str, str]] = {
+    ("app/jobs/_scan.py", "trajscope"): (
+        "trajscope.cli", "the Scan page starts `trajscope scan`, the command a user would type, detached so the "
+        "scan outlives the tab; the page knows its argument list and the progress file's format, nothing more"),
+    ("trajscope/cli/demo_cmd.py", "trajscope"): ("trajscope.cli", ""),
+    ("engine/llm/_local_server.py", "trajscope.engine.llm._ik_server"): ("trajscope.engine", ""),
+    ("engine/llm/_local_server.py", "trajscope.engine.llm._llama_server"): ("trajscope.engine", ""),
+    ("warehouse/read/_query.py", "trajscope.warehouse.read._worker"): ("trajscope.warehouse", ""),
+}
+
+
+def entered_layer(module: str) -> str:
+    """The layer a child process running the module enters (`python -m trajscope` runs the CLI)."""
+    return "trajscope.cli" if module in ("trajscope", "trajscope.__main__") else unit_of(module)
+
+
+def launch_problems(launches: list[Import], declared: dict[tuple[str, str], tuple[str, str]]) -> list[str]:
+    """Launches missing from the declared table, declared wrongly, or against the flow with no reason; and rows
+    that name a launch the code no longer makes."""
+    problems: dict[str, None] = {}
+    seen = set()
+    for launch in launches:
+        key = (str(launch.file.relative_to(launch.root)), launch.target)
+        seen.add(key)
+        source, entered = unit_of(launch.source), entered_layer(launch.target)
+        if key not in declared:
+            problems[f"{launch.where()}: {launch.source} launches {launch.target} in a child process "
+                     f"(entering {entered}), not declared in PROCESS_EDGES"] = None
+            continue
+        layer, why = declared[key]
+        if layer != entered:
+            problems[f"{launch.where()}: PROCESS_EDGES says {launch.target} enters {layer}; it enters {entered}"] = None
+        if entered != source and entered not in ALLOWED.get(source, set()) and not why:
+            problems[f"{launch.where()}: {launch.source} launches {launch.target} against the one-way flow "
+                     f"({source} may not import {entered}) and PROCESS_EDGES gives no reason"] = None
+    problems.update({f"PROCESS_EDGES: {file} no longer launches {module}": None
+                     for file, module in declared if (file, module) not in seen})
+    return list(problems)
 
 
 def unit_of(module: str) -> str:
@@ -367,6 +552,11 @@ def test_dynamic_imports_of_the_real_tree_are_seen():
     assert {"trajscope.cli.audit_report_cmd", "trajscope.cli.ingest_cmd"} <= dynamic
 
 
+def test_every_process_launch_is_declared_and_follows_the_flow():
+    found = launch_problems(LAUNCHES, PROCESS_EDGES)
+    assert not found, "\n".join(found)
+
+
 def test_no_import_of_a_bare_stage_name():
     found = stale_imports(ROOT, MODULES, OUTSIDE_MODULES)
     assert not found, "\n".join(found)
@@ -431,7 +621,8 @@ def test_relative_imports_resolve_to_the_module_they_name():
     collector = _Collector("trajscope.warehouse.audit._loader", ROOT / "warehouse/audit/_loader.py")
     collector.visit(ast.parse(source))
     assert [i.target for i in collector.found] == [
-        "trajscope.warehouse._connection", "trajscope.warehouse.audit._bootstrap", "trajscope.warehouse._loader"]
+        "trajscope.warehouse._connection", "trajscope.warehouse.audit", "trajscope.warehouse.audit._bootstrap",
+        "trajscope.warehouse._loader"]
 
 
 # The checker on a small fake tree: a dynamic import against the flow and an unknown package are caught.
@@ -443,7 +634,7 @@ def _tree(root: Path, files: dict[str, str]) -> list[str]:
     modules = _modules(root, [t for t in TOP_PACKAGES if (root / t).is_dir()])
     outside = _modules(root, [t for t in OUTSIDE if (root / t).is_dir()])
     return (layer_violations(imports_of(root, modules, outside)) + unknown_packages(root)
-            + stale_imports(root, modules, outside))
+            + stale_imports(root, modules, outside) + launch_problems(launches_of(root, modules, outside), {}))
 
 
 _CLEAN = {
@@ -451,7 +642,7 @@ _CLEAN = {
     "warehouse/__init__.py": "", "warehouse/_loader.py": "import importlib\n",
     "engine/__init__.py": "", "engine/judges.py": "", "app/__init__.py": "",
     "tests/test_x.py": "import trajscope.engine.judges\n", "bench/b.py": "import trajscope.warehouse\n",
-    "build/lib/engine/x.py": "", "docs/notes.md": "",
+    "build/lib/engine/x.py": "", "docs/notes.md": "", ".git/hooks/x.py": "", ".venv/lib/x.py": "",
 }
 
 
@@ -502,11 +693,87 @@ def test_checker_flags_an_unknown_top_level_package(tmp_path):
     found = _tree(tmp_path, {**_CLEAN, "plugins/__init__.py": "", "plugins/x.py": "import trajscope.engine\n",
                              "tool.py": "", "data/readme.txt": ""})
     assert found == [
-        "plugins/: Python code in no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, "
-        "or move it into a layer)",
-        "tool.py: Python code in no layer of the one-way flow (add it to ALLOWED in tests/test_architecture.py, "
-        "or move it into a layer)",
+        "plugins/ (plugins/__init__.py): Python code in no layer of the one-way flow (add it to ALLOWED in "
+        "tests/test_architecture.py, or move it into a layer)",
+        "tool.py (tool.py): Python code in no layer of the one-way flow (add it to ALLOWED in "
+        "tests/test_architecture.py, or move it into a layer)",
     ]
+
+
+def test_checker_flags_python_in_hidden_and_ignored_folders_and_scripts_without_py(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN, ".plugins/x.py": "import trajscope.engine\n",
+                             "runs/deep/hook.py": "", "artifacts/tool": "#!/usr/bin/env python3\nprint(1)\n",
+                             "screenshots/run": "#!/bin/sh\necho\n"})
+    assert [line.split(":")[0] for line in found] == [
+        ".plugins/ (.plugins/x.py)", "artifacts/ (artifacts/tool)", "runs/ (runs/deep/hook.py)"]
+
+
+# Each way around a plain import statement, injected into a fake tree: the checker names its file and line.
+_AGAINST = "(trajscope.warehouse may not import trajscope.engine)"
+
+
+def _bypass(tmp_path: Path, source: str) -> list[str]:
+    return _tree(tmp_path, {**_CLEAN, "warehouse/_loader.py": source})
+
+
+def test_checker_flags_an_aliased_importlib(tmp_path):
+    found = _bypass(tmp_path, "import importlib as il\n\nx = il.import_module('trajscope.engine.judges')\n")
+    assert found == [f"warehouse/_loader.py:3: trajscope.warehouse._loader imports trajscope.engine.judges {_AGAINST}"]
+
+
+def test_checker_flags_an_aliased_import_module(tmp_path):
+    found = _bypass(tmp_path, "from importlib import import_module as im\n\n\ndef f():\n"
+                              "    return im('trajscope.engine')\n")
+    assert found == [f"warehouse/_loader.py:5: trajscope.warehouse._loader imports trajscope.engine {_AGAINST}"]
+
+
+def test_checker_flags_getattr_vars_and_a_reassigned_loader(tmp_path):
+    found = _bypass(tmp_path, "import importlib\nNAME = 'import_module'\n"
+                              "a = getattr(importlib, 'import_module')('trajscope.engine.judges')\n"
+                              "b = getattr(importlib, NAME)('trajscope.engine')\n"
+                              "c = vars(importlib)['import_module']('trajscope.engine')\n"
+                              "load = importlib.import_module\nd = load('trajscope.engine.judges')\n")
+    assert found == [f"warehouse/_loader.py:{line}: trajscope.warehouse._loader imports {target} {_AGAINST}"
+                     for line, target in ((3, "trajscope.engine.judges"), (4, "trajscope.engine"),
+                                          (5, "trajscope.engine"), (7, "trajscope.engine.judges"))]
+
+
+def test_checker_flags_pkgutil_resolve_name(tmp_path):
+    found = _bypass(tmp_path, "import pkgutil\nf = pkgutil.resolve_name('trajscope.engine.judges:token_f1')\n")
+    assert found == [f"warehouse/_loader.py:2: trajscope.warehouse._loader imports trajscope.engine.judges {_AGAINST}"]
+
+
+def test_checker_flags_a_load_through_find_spec(tmp_path):
+    found = _bypass(tmp_path, "import importlib.util\n\n\ndef load():\n"
+                              "    spec = importlib.util.find_spec('trajscope.engine.judges')\n"
+                              "    module = importlib.util.module_from_spec(spec)\n"
+                              "    spec.loader.exec_module(module)\n    return module\n")
+    assert found == [f"warehouse/_loader.py:5: trajscope.warehouse._loader imports trajscope.engine.judges {_AGAINST}"]
+
+
+def test_checker_flags_undeclared_launches_of_our_code(tmp_path):
+    found = _bypass(tmp_path, "import subprocess\nimport sys\nSCRIPT = 'from trajscope.engine import judges'\n"
+                              "subprocess.run([sys.executable, '-m', 'trajscope.engine.judges'])\n"
+                              "subprocess.run([sys.executable, '-c', SCRIPT])\n"
+                              "subprocess.run([sys.executable, '-m', 'json.tool'])\n")
+    assert found == [f"warehouse/_loader.py:{line}: trajscope.warehouse._loader launches {target} in a child "
+                     "process (entering trajscope.engine), not declared in PROCESS_EDGES"
+                     for line, target in ((4, "trajscope.engine.judges"), (5, "trajscope.engine"),
+                                          (5, "trajscope.engine.judges"))]
+
+
+def test_checker_flags_a_computed_launch_against_the_flow_without_a_reason(tmp_path):
+    _tree(tmp_path, {**_CLEAN, "trajscope/__main__.py": "", "app/jobs.py":
+                     "import sys\n\n\ndef command(x):\n    return ['trajscope', 'scan', x]\n\n\n"
+                     "ARGV = [sys.executable, '-m', *command('r')]\n"})
+    launches = launches_of(tmp_path, _modules(tmp_path, [t for t in TOP_PACKAGES if (tmp_path / t).is_dir()]))
+    against = "trajscope.app.jobs launches trajscope against the one-way flow (trajscope.app may not import " \
+              "trajscope.cli) and PROCESS_EDGES gives no reason"
+    assert launch_problems(launches, {("app/jobs.py", "trajscope"): ("trajscope.cli", "")}) == [
+        f"app/jobs.py:8: {against}"]
+    assert launch_problems(launches, {("app/jobs.py", "trajscope"): ("trajscope.cli", "a detached job")}) == []
+    assert launch_problems([], {("app/jobs.py", "trajscope"): ("trajscope.cli", "a detached job")}) == [
+        "PROCESS_EDGES: app/jobs.py no longer launches trajscope"]
 
 
 def test_checker_flags_a_bare_stage_import_in_code_and_tests(tmp_path):

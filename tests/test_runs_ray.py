@@ -114,7 +114,7 @@ def test_a_shard_on_an_fsspec_url_runs_once_and_a_rerun_resumes_it(mock_llm, tmp
 
 
 def test_neither_the_package_nor_run_help_imports_ray():
-    probe = ("import sys; import engine.distributed; from click.testing import CliRunner; "
+    probe = ("import sys; import trajscope.engine.distributed; from click.testing import CliRunner; "
              "from trajscope.cli import main; r = CliRunner().invoke(main, ['run', '--help']); "
              "assert '--ray ADDRESS' in r.output, r.output; print('ray' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=120,

@@ -201,7 +201,7 @@ def test_two_ingests_through_copies_at_once_lose_no_rows(tmp_path):
         with open(log, "wb") as fh:
             write_jsonl(records, fh)
         logs.append(log)
-    script = ("import sys, time, warehouse._loader as L\n"
+    script = ("import sys, time, trajscope.warehouse._loader as L\n"
               "L._BATCH_BYTES = 600\nL._COPY_ABOVE_FILE_FRACTION = 0.0\n"
               "orig = L._load_batch\n"
               "def slow(*a, **k):\n    orig(*a, **k); time.sleep(0.3)\n"

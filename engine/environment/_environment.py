@@ -18,8 +18,8 @@ from trajscope.format import (
     SemanticSearchStep,
 )
 
-from . import _observations as obs
 from ._arguments import ArgumentError, chunk_id_list, keyword_list, named_arguments, text_argument
+from ._observations import duplicate_search, final_recorded, injected, passage, reread, search_results, unknown_chunk
 from ._result import ToolResult
 from ._tokens import estimate_tokens
 from ._toolsets import TOOLSETS, Toolset, tool_schemas
@@ -180,7 +180,7 @@ class ToolEnvironment:
         if key in self._query_cache:
             self.duplicate_search_count += 1
             first_turn, candidates = self._query_cache[key]
-            text = obs.duplicate_search(tool, query, first_turn, [c.chunk_id for c in candidates], self.read_tool)
+            text = duplicate_search(tool, query, first_turn, [c.chunk_id for c in candidates], self.read_tool)
             step = step_type(tool_name=tool, args=args, query=query, candidates=candidates, deduplicated=True,
                              observation=text)
             return self._result(step, text)
@@ -190,7 +190,7 @@ class ToolEnvironment:
         self._query_cache[key] = (turn, candidates)
         self.visited_ids.update(c.chunk_id for c in candidates)
         titles = {c.chunk_id: self.corpus[c.chunk_id].title for c in candidates if c.chunk_id in self.corpus}
-        text = obs.search_results(tool, query, candidates, titles, self.read_tool)
+        text = search_results(tool, query, candidates, titles, self.read_tool)
         step = step_type(tool_name=tool, args=args, query=query, candidates=candidates, observation=text)
         extra = []
         if self.inject_top_passage and candidates and candidates[0].chunk_id in self.corpus:
@@ -201,7 +201,7 @@ class ToolEnvironment:
         is_new = chunk.chunk_id not in self.read_ids and chunk.chunk_id not in self.injected_ids
         self.injected_ids.add(chunk.chunk_id)
         return ContextInjectionStep(passages=[Passage(chunk_id=chunk.chunk_id, text=chunk.text, is_new=is_new)],
-                                    observation=obs.injected(chunk))
+                                    observation=injected(chunk))
 
     def _read(self, tool: str, args: dict[str, Any], chunk_ids: list[str], turn: int) -> ToolResult:
         parts: list[str] = []
@@ -209,13 +209,13 @@ class ToolEnvironment:
         for chunk_id in chunk_ids:
             chunk = self.corpus.get(chunk_id)
             if chunk is None:
-                parts.append(obs.unknown_chunk(chunk_id))
+                parts.append(unknown_chunk(chunk_id))
             elif chunk_id in self.read_ids:
                 passages.append(Passage(chunk_id=chunk_id, text=None, is_new=False))
-                parts.append(obs.reread(chunk_id, self._first_read_turn[chunk_id]))
+                parts.append(reread(chunk_id, self._first_read_turn[chunk_id]))
             else:
                 passages.append(Passage(chunk_id=chunk_id, text=chunk.text, is_new=True))
-                parts.append(obs.passage(chunk))
+                parts.append(passage(chunk))
                 self.read_ids.add(chunk_id)
                 self.visited_ids.add(chunk_id)
                 self._first_read_turn[chunk_id] = turn
@@ -227,7 +227,7 @@ class ToolEnvironment:
 
     def _final(self, answer: str) -> ToolResult:
         self.finished = True
-        text = obs.final_recorded(answer)
+        text = final_recorded(answer)
         return self._result(FinalStep(tool_name="final", args={"answer": answer}, answer=answer, observation=text),
                             text)
 

@@ -206,7 +206,8 @@ def test_a_limit_above_the_machine_is_refused_in_one_line(flags, warehouse_db, b
 
 def test_the_worker_cap_is_the_inherited_limit_where_that_is_lower():
     code = ("import resource; resource.setrlimit(resource.RLIMIT_AS, (2500 * 2**20, 2500 * 2**20)); "
-            "from warehouse import ReadLimits; from warehouse.read._worker import address_space_bytes; "
+            "from trajscope.warehouse import ReadLimits; "
+            "from trajscope.warehouse.read._worker import address_space_bytes; "
             "print(address_space_bytes(ReadLimits()) // 2**20, "
             "address_space_bytes(ReadLimits(memory_limit_mb=16, max_result_mb=1)) // 2**20)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)

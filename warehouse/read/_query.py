@@ -16,7 +16,6 @@ import polars as pl
 import pyarrow as pa
 
 from .._connection import WarehouseBusy
-from . import _worker
 from ._errors import ForbiddenStatement, LimitExceeded, NotAWarehouse, QueryTimeout, ReadRefused
 from ._fetch import Fetched
 from ._limits import DEFAULT_LIMITS, ReadLimits, check_fits_machine
@@ -25,6 +24,7 @@ from ._session import open_read
 from ._statement import check_statement
 from ._tempdir import private_temp_dir
 from ._upgrade import upgrade_or_refuse
+from ._worker import FETCHED, OPENED, address_space_stop
 
 # The worker starts from warehouse.read._worker without running the packages' __init__ (the loader,
 # polars, msgspec: over a second of start-up on a busy machine); it needs duckdb and pyarrow only.
@@ -111,7 +111,7 @@ class _Phases:
         while True:
             while b"\n" in self._buffer:
                 line, self._buffer = self._buffer.split(b"\n", 1)
-                if line.strip() in (_worker.OPENED.encode(), _worker.FETCHED.encode()):
+                if line.strip() in (OPENED.encode(), FETCHED.encode()):
                     return line.strip().decode()
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self._fd], [], [], left)[0]:
@@ -138,7 +138,7 @@ def _supervise(proc: subprocess.Popen[bytes], limits: ReadLimits) -> None:
         raise WarehouseBusy(
             f"stopped: the query worker had not opened the warehouse after {time.monotonic() - begun:.1f} s "
             f"(start-up, then the lock wait of {limits.lock_wait_s:g} s); try again shortly")
-    if phase == _worker.OPENED:
+    if phase == OPENED:
         opened = time.monotonic()
         phase = phases.next(opened + limits.timeout_s + _STOP_GRACE_S)
         if phase is None:
@@ -147,7 +147,7 @@ def _supervise(proc: subprocess.Popen[bytes], limits: ReadLimits) -> None:
             raise QueryTimeout(
                 f"stopped: the query ran past the time limit of {limits.timeout_s:g} s and did not stop when "
                 f"interrupted, so its worker was killed at {killed_at:.1f} s")
-    if phase == _worker.FETCHED and phases.next(time.monotonic() + _WRITE_S) is None:
+    if phase == FETCHED and phases.next(time.monotonic() + _WRITE_S) is None:
         _kill(proc)
         raise ReadRefused(f"stopped: the query worker had not written its result {_WRITE_S:g} s after fetching it")
     try:
@@ -165,7 +165,7 @@ def _died(proc: subprocess.Popen[bytes], folder: Path, limits: ReadLimits) -> Re
     code = proc.returncode
     if code in (-signal.SIGKILL, -signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS) or \
             any(s in last for s in ("MemoryError", "bad_alloc", "out of memory", "Cannot allocate memory")):
-        stop = _worker.address_space_stop(limits)
+        stop = address_space_stop(limits)
         return LimitExceeded(f"{stop} (query worker exit status {code})", limit=stop.limit)
     return ReadRefused(f"the query worker ended without a result (exit status {code}){': ' + last if last else ''}")
 
