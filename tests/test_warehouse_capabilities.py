@@ -106,16 +106,17 @@ def test_failure_plane_and_cooccurrence_give_null_with_the_reason(db):
     assert co == (None, None, None, NO_READ_ACTION)
 
 
-def test_trajectories_that_never_answered_are_labelled_by_how_they_ended(db):
+def test_trajectories_that_did_not_end_on_a_final_keep_the_four_classes_and_say_how_they_ended(db):
+    """RG §3 partitions every wrong trajectory into four classes: an answer forced (or cut by an error) without
+    a read is a no-read discipline failure like a voluntary one; how it ended is a flag, never a fifth class."""
     labels = {r[0]: r[1:] for r in _query(
-        db, "SELECT question_id, label, discipline_subtype, does_not_apply FROM failure_rg "
+        db, "SELECT question_id, label, discipline_subtype, forced_end, does_not_apply FROM failure_rg "
             "WHERE run_id = 'ends' AND extractor = 'regex'")}
-    assert labels["e_budget"][:2] == ("ended_budget", None)
-    assert labels["e_forced"][:2] == ("ended_forced_answer", None)
-    assert labels["e_error"][:2] == ("ended_error", None)
-    assert labels["e_budget"][2] == "ended by budget, not a final answer: discipline sub-types do not apply"
-    assert labels["e_final"][:2] == ("discipline", "no_read_final")
-    assert not any((v[1] or "").endswith("_final") for k, v in labels.items() if k != "e_final")
+    assert labels["e_budget"][:3] == ("discipline", "no_read_final", "ended_budget")
+    assert labels["e_forced"][:3] == ("discipline", "no_read_final", "ended_forced_answer")
+    assert labels["e_error"][:3] == ("discipline", "no_read_final", "ended_error")
+    assert labels["e_final"][:3] == ("discipline", "no_read_final", None)
+    assert all(v[3] is None for v in labels.values())  # the agent could read: discipline applies to every end
     erag = dict(_query(db, "SELECT question_id, label FROM failure_erag WHERE run_id = 'ends'"))
     assert erag["e_error"] == erag["e_error_bare"] == "error" and erag["e_budget"] == "gave_up"
 

@@ -1,4 +1,4 @@
--- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity with the discipline sub-type; a trajectory that did not end on a final is labelled by how it ended (ended_loop_cap, ended_context_budget, ended_budget, ended_forced_answer, ended_error), and a measure the log cannot support is NULL with its reason (does_not_apply, label_reason).
+-- Read-Gate taxonomy: one row per wrong trajectory and entity extractor, labelled discipline > post_gold_read > retrieval > ambiguity (RG §3: the four classes partition every wrong trajectory, forced answers included) with the discipline sub-type and, for a trajectory that did not end on a final, how it ended (forced_end: ended_loop_cap, ended_context_budget, ...); a measure the log cannot support is NULL with its reason (does_not_apply, label_reason).
 -- Runs without a known read action (vanilla RAG, direct answer, web agents whose search returns pages) have no discipline branch; their post-gold test is the gold placed in the prompt or the results.
 CREATE OR REPLACE VIEW failure_rg AS
 WITH ran AS (
@@ -14,14 +14,18 @@ signals AS (
            x.extractor, c.read_action, ec.coverage AS entity_coverage, ec.n_entities,
            is_low_evidence(ec.coverage)                                                  AS below_coverage,
            ec.trajectory_id IS NOT NULL                                                  AS coverage_computed,
-           -- Discipline judges a voluntary final of an agent that could read.
-           c.read_action IS TRUE AND f.end_reason = 'final'                               AS discipline_applies,
-           CASE WHEN c.read_action IS NOT TRUE THEN 'no read action in this log: discipline metrics do not apply'
-                WHEN f.end_reason IS DISTINCT FROM 'final'
-                THEN 'ended by ' || coalesce(f.end_reason, 'an unknown reason')
-                     || ', not a final answer: discipline sub-types do not apply' END     AS does_not_apply
+           -- Discipline judges every answer of an agent that could read: an answer forced at the loop cap
+           -- or context budget was still given without satisfying the inspection protocol (RG §3).
+           c.read_action IS TRUE                                                          AS discipline_applies,
+           CASE WHEN c.read_action IS NOT TRUE
+                THEN 'no read action in this log: discipline metrics do not apply' END    AS does_not_apply,
+           -- Shown: listed within the run's top-k in some search (gold_evidence_facts.first_shown_step), as the
+           -- evidence funnel's snippet_shown; a candidate ranked below the top-k was never before the agent.
+           coalesce(s.n_gold_shown, 0)                                                    AS n_gold_shown
     FROM trajectory_forensics f
     JOIN run_capabilities c USING (run_id)
+    LEFT JOIN (SELECT trajectory_id, count(first_shown_step) AS n_gold_shown
+               FROM gold_evidence_facts GROUP BY trajectory_id) s ON s.trajectory_id = f.trajectory_id
     CROSS JOIN entity_extractors() x
     LEFT JOIN entity_coverage ec
            ON ec.trajectory_id = f.trajectory_id AND ec.record_hash = f.record_hash
@@ -39,11 +43,10 @@ flags AS (
     FROM signals
 )
 SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, extractor,
-       CASE WHEN end_reason IS DISTINCT FROM 'final' THEN 'ended_' || coalesce(end_reason, 'unknown')
-            WHEN no_read OR snippet_only OR low_evidence THEN 'discipline'
+       CASE WHEN no_read OR snippet_only OR low_evidence THEN 'discipline'
             WHEN n_gold = 0 THEN NULL
             WHEN any_gold_read THEN 'post_gold_read'
-            WHEN NOT all_gold_retrieved THEN 'retrieval'
+            WHEN NOT (all_gold_retrieved AND n_gold_shown >= n_gold) THEN 'retrieval'
             ELSE 'ambiguity' END                                     AS label,
        CASE WHEN no_read THEN 'no_read_final'
             WHEN snippet_only THEN 'snippet_only_final'
@@ -51,19 +54,22 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, hop_count, ex
        no_read OR snippet_only OR low_evidence                       AS is_discipline,
        any_gold_read                                                 AS is_post_gold_read,
        does_not_apply,
-       CASE WHEN end_reason = 'final' AND NOT coalesce(no_read OR snippet_only OR low_evidence, false) AND n_gold = 0
+       CASE WHEN NOT coalesce(no_read OR snippet_only OR low_evidence, false) AND n_gold = 0
             THEN 'no gold passages for this question: post-gold-read, retrieval and ambiguity do not apply' END
                                                                      AS label_reason,
        end_reason,
+       CASE WHEN end_reason IS DISTINCT FROM 'final' THEN 'ended_' || coalesce(end_reason, 'unknown') END AS forced_end,
        no_read, snippet_only, low_evidence, read_action, entity_coverage, n_entities,
-       read_count, n_gold, n_gold_retrieved, n_gold_read,
+       read_count, n_gold, n_gold_retrieved, n_gold_shown, n_gold_read,
        coverage_computed, answer_checked, correct_by
 FROM flags;
-COMMENT ON COLUMN failure_rg.label IS 'discipline > post_gold_read > retrieval > ambiguity; ended_loop_cap / ended_context_budget / ended_budget / ended_forced_answer / ended_error when the trajectory did not end on a final; NULL (see label_reason) without gold passages.';
-COMMENT ON COLUMN failure_rg.discipline_subtype IS 'no_read_final, snippet_only_final or low_evidence_final; only for a voluntary final of an agent with a read action.';
+COMMENT ON COLUMN failure_rg.label IS 'discipline > post_gold_read > retrieval > ambiguity for every wrong trajectory, a forced answer included (see forced_end); retrieval: some gold passage was never shown within the run''s top-k; NULL (see label_reason) without gold passages.';
+COMMENT ON COLUMN failure_rg.discipline_subtype IS 'no_read_final, snippet_only_final or low_evidence_final (the answer, voluntary or forced, of an agent with a read action).';
+COMMENT ON COLUMN failure_rg.forced_end IS 'How a trajectory that did not end on a final ended: ended_loop_cap, ended_context_budget, ended_budget, ended_forced_answer or ended_error (a flag beside the label, never a class); NULL for a voluntary final.';
+COMMENT ON COLUMN failure_rg.n_gold_shown IS 'Gold passages listed within the run''s top-k by some search (runs.top_k; every listed candidate when none is recorded), as evidence_funnel.snippet_shown.';
 COMMENT ON COLUMN failure_rg.is_discipline IS 'Any discipline test fires (multi-label); NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.is_post_gold_read IS 'A gold passage was read (or, without a read action, placed in the prompt or results); NULL without gold passages.';
-COMMENT ON COLUMN failure_rg.does_not_apply IS 'Why the discipline tests are NULL: no read action in the log, or the trajectory did not end on a final.';
+COMMENT ON COLUMN failure_rg.does_not_apply IS 'Why the discipline tests are NULL: no read action in the log.';
 COMMENT ON COLUMN failure_rg.label_reason IS 'Why label is NULL: the question has no gold passages.';
 COMMENT ON COLUMN failure_rg.read_count IS 'Read steps that returned a passage.';
 COMMENT ON COLUMN failure_rg.trajectory_id IS 'Trajectory id; only wrong trajectories (correct = false) have rows, one per extractor (the gate''s regex always; spaCy only for runs whose spaCy coverage was computed).';

@@ -22,7 +22,7 @@ SELECT run_id, extractor, n_wrong,
        CASE WHEN n_discipline_known > 0 THEN post_only / n_wrong END           AS post_only_share,
        CASE WHEN n_discipline_known > 0 THEN discipline_and_post / n_wrong END AS discipline_and_post_share,
        CASE WHEN n_discipline_known > 0 THEN neither / n_wrong END             AS neither_share,
-       CASE WHEN n_discipline_known = 0 THEN coalesce(does_not_apply, 'no wrong final answer the discipline test applies to') END AS does_not_apply
+       CASE WHEN n_discipline_known = 0 THEN coalesce(does_not_apply, 'no wrong answer the discipline test applies to') END AS does_not_apply
 FROM cells;
 COMMENT ON COLUMN failure_rg_cooccurrence.run_id IS 'Run id (runs.run_id).';
 COMMENT ON COLUMN failure_rg_cooccurrence.extractor IS 'Entity extractor of the low-evidence test: regex or spacy (Read-Gate reports both).';
@@ -35,4 +35,4 @@ COMMENT ON COLUMN failure_rg_cooccurrence.discipline_only_share IS 'discipline_o
 COMMENT ON COLUMN failure_rg_cooccurrence.post_only_share IS 'post_only / n_wrong; NULL when no discipline test applies (see does_not_apply).';
 COMMENT ON COLUMN failure_rg_cooccurrence.discipline_and_post_share IS 'discipline_and_post / n_wrong; NULL when no discipline test applies (see does_not_apply).';
 COMMENT ON COLUMN failure_rg_cooccurrence.neither_share IS 'neither / n_wrong; NULL when no discipline test applies (see does_not_apply).';
-COMMENT ON COLUMN failure_rg_cooccurrence.does_not_apply IS 'Why the cells are NULL: no read action in the log, or no wrong final answer the discipline test applies to.';
+COMMENT ON COLUMN failure_rg_cooccurrence.does_not_apply IS 'Why the cells are NULL: no read action in the log, or no wrong answer the discipline test applies to.';
