@@ -7,6 +7,8 @@ from pathlib import Path
 
 from trajscope.format import looks_canonical, open_input
 
+from ._detect_frameworks import detect_framework
+
 _HEAD_BYTES = 65536
 _REACT_TEXT = re.compile(r"^\s*(?:\d+[ \t]+)?(Thought|Action|Question|Claim)(\s*\d+)?\s*:", re.M)
 _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
@@ -62,6 +64,8 @@ def detect_format(path: Path) -> str | None:
         return "canonical"
     if re.search(r'"schema_version"\s*:\s*"ATIF', text):
         return "atif"
+    if (framework := detect_framework(text)) is not None:
+        return framework
     if '"child_spans"' in text and '"span_attributes"' in text:  # TRAIL-style nested span export
         return "trail"
     # Who&When writes question_ID and ground_truth before a long history and the mistake fields after it.

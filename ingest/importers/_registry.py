@@ -14,10 +14,12 @@ from ._atif import import_atif
 from ._autoact import import_autoact
 from ._canonical import import_canonical
 from ._chat import import_chat
+from ._claude_code import CLAUDE_CODE_NOTES, CLAUDE_CODE_TOOL_MAP, import_claude_code
 from ._context import ImportContext, default_run_id
 from ._detect import detect_format, directory_files, is_empty
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import import_inspect
+from ._langfuse import LANGFUSE_NOTES, import_langfuse
 from ._mapped import import_mapped
 from ._mapping import load_mapping
 from ._notebook import import_notebook
@@ -25,6 +27,7 @@ from ._openinference import import_openinference
 from ._otel_genai import import_otel_genai
 from ._questions import QuestionBook
 from ._react import import_react
+from ._smolagents import SMOLAGENTS_NOTES, SMOLAGENTS_TOOL_MAP, import_smolagents
 from ._swe_agent import import_swe_agent
 from ._trail import import_trail
 from ._who_and_when import import_who_and_when
@@ -76,6 +79,15 @@ FORMATS: dict[str, Importer] = {
                  import_arag),
         Importer("openai_chat", "OpenAI chat-completions records: a `messages` list with tool_calls and tool "
                                 "turns, beside question / gold / extra fields (JSONL or JSON array)", import_chat),
+        Importer("smolagents", "smolagents run outputs (agent memory as messages; tool-calling and code agents, "
+                               "calls inside generated code counted; `true_answer` as gold)", import_smolagents,
+                 SMOLAGENTS_TOOL_MAP, SMOLAGENTS_NOTES),
+        Importer("langfuse", "Langfuse traces and observations (app export, public API, flat observation lists); "
+                             "TOOL / RETRIEVER observations and tool-named SPANs are the calls", import_langfuse,
+                 capability_notes=LANGFUSE_NOTES),
+        Importer("claude_code", "Claude Code session transcripts (JSONL): the main session and each sub-agent "
+                                "side chain, tool_use blocks matched to their tool_result", import_claude_code,
+                 CLAUDE_CODE_TOOL_MAP, CLAUDE_CODE_NOTES),
         Importer("mapped", "any JSONL, described by a --mapping YAML/JSON file of dotted paths", _needs_mapping),
     )
 }

@@ -1,0 +1,20 @@
+"""Sniff the agent-framework and tracing-product families from a file's first bytes (decoded text)."""
+from __future__ import annotations
+
+import re
+
+_SMOLAGENTS_ROLES = re.compile(r'"role"\s*:\s*"tool-(?:call|response)"')
+
+
+def detect_framework(text: str) -> str | None:
+    """The importer name of a framework / tracing family the head of a file shows, or None."""
+    # smolagents benchmark rows: the agent memory as messages with its own tool-call / tool-response roles.
+    if '"intermediate_steps"' in text and (_SMOLAGENTS_ROLES.search(text) or '"agent_action_type"' in text):
+        return "smolagents"
+    # Langfuse observations name their parent by `parentObservationId` (app export, public API, flat lists).
+    if "parentObservationId" in text and ('"observations"' in text or '"traceId"' in text):
+        return "langfuse"
+    # Claude Code transcripts: records chained by `parentUuid` within a `sessionId`.
+    if '"parentUuid"' in text and '"sessionId"' in text:
+        return "claude_code"
+    return None

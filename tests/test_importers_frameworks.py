@@ -1,0 +1,287 @@
+"""Agent-framework and tracing families (smolagents, Langfuse, Claude Code, LangSmith, Weave, DSPy, ATIF): each
+real file imports with no flags, and the warehouse holds what an independent reading of the raw file counts."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from trajscope.cli import main as cli
+from trajscope.format import RecordError
+from trajscope.ingest.importers import detect_format, import_file
+from trajscope.warehouse import open_readonly
+
+FORMATS = Path("../shared/data/external_logs/formats")
+SMOL = FORMATS / "smolagents" / "gpt-4o__tool-calling__simpleqa__2025-07-24.jsonl"
+LANGFUSE = sorted((FORMATS / "langfuse").glob("*.trace.json"))
+CLAUDE = FORMATS / "claude_code" / "tool_heavy.jsonl"
+
+
+def reference(path: Path) -> str:
+    """The output of the folder's own count.py (an independent reading of the raw file) for one file."""
+    done = subprocess.run([sys.executable, str(path.parent / "count.py"), str(path)], capture_output=True, text=True,
+                          check=True)
+    return done.stdout
+
+
+def counted(text: str, label: str) -> tuple[int, dict]:
+    """`label: N  by name: {...}` (or `label: N {...}`) in count.py's output: the number and the dict."""
+    match = re.search(rf"{re.escape(label)}: (\d+)(?:\s+(?:by \w+: )?(\{{.*\}}))?", text)
+    assert match, (label, text)
+    return int(match.group(1)), ast.literal_eval(match.group(2) or "{}")
+
+
+def ingest(db: Path, *paths: Path) -> str:
+    """`trajscope ingest` with no flags; the command's output."""
+    result = CliRunner().invoke(cli, ["ingest", *map(str, paths), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def refused(db: Path, path: Path) -> str:
+    """The error of `trajscope ingest` for a malformed file: one line (then "nothing was written")."""
+    result = CliRunner().invoke(cli, ["ingest", str(path), "--db", str(db)])
+    assert result.exit_code != 0 and not db.exists()
+    with pytest.raises(RecordError) as caught:
+        list(import_file(path))
+    message = str(caught.value)
+    assert "\n" not in message and message in result.stderr
+    return message
+
+
+def stored(db: Path, run: str) -> dict:
+    """What the warehouse holds for one run: trajectories, steps by kind, tool names by kind, finals, gold."""
+    with open_readonly(db) as con:
+        q = lambda sql: con.execute(sql, [run]).fetchall()  # noqa: E731
+        kinds = dict(q("SELECT s.kind, count(*) FROM steps s JOIN trajectories t USING (trajectory_id) "
+                       "WHERE t.run_id = ? GROUP BY ALL"))
+        names = Counter({(k, n): c for k, n, c in q(
+            "SELECT s.kind, s.tool_name, count(*) FROM steps s JOIN trajectories t USING (trajectory_id) "
+            "WHERE t.run_id = ? GROUP BY ALL")})
+        (n, finals, gold), = q("SELECT count(*), count(*) FILTER (WHERE t.final_answer IS NOT NULL), "
+                               "count(*) FILTER (WHERE qq.gold_answer IS NOT NULL) FROM trajectories t "
+                               "LEFT JOIN questions qq USING (dataset, question_id) WHERE t.run_id = ?")
+        exact = q("SELECT count(*) FROM trajectories t JOIN questions qq USING (dataset, question_id) "
+                  "WHERE t.run_id = ? AND lower(trim(t.final_answer)) = lower(trim(qq.gold_answer))")[0][0]
+        caps = q("SELECT search_candidates, snippets, read_action, gold_answers, gold_passages, judgments "
+                 "FROM run_capabilities WHERE run_id = ?")
+    return {"trajectories": n, "kinds": kinds, "names": names, "finals": finals, "gold": gold, "exact": exact,
+            "caps": caps}
+
+
+# --- smolagents ------------------------------------------------------------------------------------
+
+def _smol_text(message: dict) -> str:
+    content = message.get("content")
+    return content if isinstance(content, str) else "".join(b.get("text", "") for b in content or [])
+
+
+def raw_smolagents(path: Path) -> dict:
+    """count.py's reading: calls named in `tool-call` messages, tools called inside python code, answers."""
+    rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+    declared: Counter[str] = Counter()
+    in_code: Counter[str] = Counter()
+    answered = exact = 0
+    for r in rows:
+        steps = r["intermediate_steps"]
+        code_tools = set(re.findall(r"^def (\w+)\(", _smol_text(steps[0]), re.M))
+        for m in steps:
+            if m["role"] == "tool-call":
+                calls = ast.literal_eval(_smol_text(m).split("\n", 1)[1])
+                for c in calls:
+                    declared[c["function"]["name"]] += 1
+                    if c["function"]["name"] == "python_interpreter":
+                        for tool in code_tools:
+                            in_code[tool] += len(re.findall(rf"\b{tool}\(", c["function"]["arguments"]))
+        if r.get("answer") not in (None, "", "None"):
+            answered += 1
+            exact += str(r["answer"]).strip().lower() == str(r["true_answer"]).strip().lower()
+    return {"rows": len(rows), "declared": declared, "in_code": in_code, "answered": answered, "exact": exact,
+            "gold": sum(r.get("true_answer") is not None for r in rows)}
+
+
+def test_smolagents_tool_calling_file_has_its_reference_counts(tmp_path):
+    assert detect_format(SMOL) == "smolagents"
+    raw = raw_smolagents(SMOL)
+    db = tmp_path / "w.duckdb"
+    ingest(db, SMOL)
+    got = stored(db, f"smolagents:{SMOL.name}")
+    # count.py's reference counts (SOURCE.md) from the independent reading above
+    assert raw["rows"] == got["trajectories"] == 50
+    assert raw["declared"] == {"web_search": 54, "final_answer": 50, "visit_webpage": 7}
+    assert got["names"] == {("search", "web_search"): raw["declared"]["web_search"],
+                            ("read", "visit_webpage"): raw["declared"]["visit_webpage"],
+                            ("final", "final_answer"): raw["declared"]["final_answer"]}
+    assert got["finals"] == raw["answered"] and got["gold"] == raw["gold"] == 50
+    assert got["exact"] == raw["exact"] == 44
+    # web search returns free text: snippets yes, no candidate ids; visit_webpage is a read
+    assert got["caps"] == [(False, True, True, True, False, False)]
+
+
+def _code_row(answer: str, code: str, observation: str) -> dict:
+    call = [{"id": "call_1", "type": "function", "function": {"name": "python_interpreter", "arguments": code}}]
+    system = ("You are an expert assistant who can solve any task using code blobs.\n"
+              "def web_search(query: string) -> string:\n    \"\"\"Searches the web.\"\"\"\n"
+              "def visit_webpage(url: string) -> string:\n    \"\"\"Visits a page.\"\"\"\n"
+              "def final_answer(answer: any) -> any:\n    \"\"\"Gives the answer.\"\"\"\n")
+    text = lambda t: [{"type": "text", "text": t}]  # noqa: E731
+    return {"model_id": "m", "agent_action_type": "code", "question": "Who wrote Velm?", "answer": answer,
+            "true_answer": "Ada", "source": "SimpleQA", "intermediate_steps": [
+                {"role": "system", "content": text(system)},
+                {"role": "user", "content": text("New task:\nWho wrote Velm?")},
+                {"role": "assistant", "content": text("Thought: search then answer")},
+                {"role": "tool-call", "content": text("Calling tools:\n" + repr(call))},
+                {"role": "tool-response", "content": text(observation)}]}
+
+
+def test_smolagents_code_agent_calls_inside_the_code_are_steps(tmp_path):
+    code = ("r = web_search(query='Velm author')\nprint(r)\npage = visit_webpage('https://w.example/Velm')\n"
+            "final_answer(\"Ada\")")
+    path = tmp_path / "code.jsonl"
+    path.write_text(json.dumps(_code_row("Ada", code, "Observation:\nExecution logs:\nAda wrote Velm")) + "\n")
+    raw = raw_smolagents(path)
+    assert detect_format(path) == "smolagents"
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    got = stored(db, "smolagents:code.jsonl")
+    assert got["names"] == {("tool", "python_interpreter"): raw["declared"]["python_interpreter"],
+                            ("search", "web_search"): raw["in_code"]["web_search"],
+                            ("read", "visit_webpage"): raw["in_code"]["visit_webpage"],
+                            ("final", "final_answer"): raw["in_code"]["final_answer"]}
+    with open_readonly(db) as con:
+        query, = con.execute("SELECT query FROM steps WHERE kind = 'search'").fetchone()
+        read, = con.execute("SELECT chunk_ids[1] FROM steps WHERE kind = 'read'").fetchone()
+    assert (query, read) == ("Velm author", "https://w.example/Velm")
+    assert got["exact"] == raw["exact"] == 1
+
+
+def test_smolagents_malformed_call_list_names_file_line_and_field(tmp_path):
+    good = json.loads(SMOL.read_text().splitlines()[0])
+    bad = json.loads(json.dumps(good))
+    bad["intermediate_steps"][3]["content"][0]["text"] = "Calling tools:\n[{'id': 'x', 'function': "
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    line = refused(tmp_path / "w.duckdb", path)
+    assert "bad.jsonl:2" in line and "intermediate_steps[3].content" in line
+
+
+# --- Langfuse ----------------------------------------------------------------------------------------
+
+def _langfuse_expected(path: Path) -> dict:
+    text = reference(path)
+    n_obs, by_type = counted(text, "observations")
+    n_req, requested = counted(text, "tool calls requested by model")
+    n_exec, executed = counted(text, "tool executions (TOOL obs / SPAN named as tool)")
+    n_final, _ = counted(text, "final answers")
+    final = re.search(r"final answers: \d+\s+-> (.*)$", text, re.M).group(1)
+    return {"observations": by_type, "requested": requested, "executed": executed, "finals": n_final,
+            "final_head": ast.literal_eval(final)}
+
+
+def test_langfuse_traces_have_their_reference_counts(tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert [detect_format(p) for p in LANGFUSE] == ["langfuse"] * len(LANGFUSE) == ["langfuse"] * 2
+    ingest(db, *LANGFUSE)
+    for path in LANGFUSE:
+        want, got = _langfuse_expected(path), stored(db, f"langfuse:{path.name}")
+        assert got["trajectories"] == 1 and want["requested"] == want["executed"]
+        # each executed tool is a step (its name kept; a search tool by the name rules), then the answer
+        assert Counter({name: c for (kind, name), c in got["names"].items() if kind != "final"}) == want["executed"]
+        assert got["kinds"] == {"search": sum(want["executed"].values()), "final": want["finals"]}
+        with open_readonly(db) as con:
+            answer, meta = con.execute("SELECT final_answer, metadata FROM trajectories WHERE run_id = ?",
+                                       [f"langfuse:{path.name}"]).fetchone()
+        assert answer.startswith(want["final_head"]) and json.loads(meta)["observations"] == want["observations"]
+        assert got["caps"][0][4] is False  # no gold passages in a Langfuse trace
+
+
+def _public_api(export: dict) -> dict:
+    """The same trace as Langfuse's public API returns it: observations inside, outputs JSON text encoded twice."""
+    trace = {k: v for k, v in export["trace"].items() if k != "observations"}
+    trace["observations"] = [{**o, "output": json.dumps(json.dumps(o["output"]))} for o in export["observations"]]
+    return trace
+
+
+def test_langfuse_public_api_shape_and_flat_observations_give_the_same_records(tmp_path):
+    db = tmp_path / "w.duckdb"
+    export = json.loads(LANGFUSE[1].read_text())
+    api = tmp_path / "api.json"
+    api.write_text(json.dumps({"data": [_public_api(export)], "meta": {"page": 1}}))
+    flat = tmp_path / "flat.jsonl"
+    flat.write_text("".join(json.dumps(o) + "\n" for o in export["observations"]))
+    assert detect_format(api) == detect_format(flat) == "langfuse"
+    ingest(db, LANGFUSE[1], api, flat)
+    want = stored(db, f"langfuse:{LANGFUSE[1].name}")
+    for run in ("langfuse:api.json", "langfuse:flat.jsonl"):
+        got = stored(db, run)
+        assert (got["names"], got["finals"]) == (want["names"], want["finals"])
+
+
+def test_langfuse_observation_without_id_names_file_line_and_field(tmp_path):
+    export = json.loads(LANGFUSE[0].read_text())
+    del export["observations"][2]["id"]
+    path = tmp_path / "bad.trace.json"
+    path.write_text(json.dumps(export))
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field observations[2].id:")
+
+
+# --- Claude Code ---------------------------------------------------------------------------------------
+
+_CLAUDE_KINDS = {"WebSearch": "search", "WebFetch": "read", "Read": "read", "Glob": "keyword_search",
+                 "Grep": "keyword_search"}
+
+
+def test_claude_code_session_has_its_reference_counts(tmp_path):
+    text = reference(CLAUDE)
+    n_calls, by_name = counted(text, "tool calls")
+    matched = re.search(r"tool results matched to a tool_use: (\d+) / (\d+)", text).groups()
+    final = ast.literal_eval(re.search(r"final answer \(last assistant text\): (.*)$", text, re.M).group(1))
+    assert detect_format(CLAUDE) == "claude_code"
+    db = tmp_path / "w.duckdb"
+    ingest(db, CLAUDE)
+    got = stored(db, f"claude_code:{CLAUDE.name}")
+    assert got["trajectories"] == 1 and n_calls == 6 and matched == ("6", "6")
+    assert got["names"] == {**{(_CLAUDE_KINDS.get(n, "tool"), n): c for n, c in by_name.items()},
+                            ("final", None): 1}
+    with open_readonly(db) as con:
+        answer, = con.execute("SELECT final_answer FROM trajectories").fetchone()
+        unmatched, = con.execute("SELECT count(*) FROM steps WHERE kind <> 'final' AND observation IS NULL")\
+            .fetchone()
+        thoughts = [t for (t,) in con.execute("SELECT thought FROM steps WHERE thought IS NOT NULL").fetchall()]
+    assert answer.startswith(final) and unmatched == 0  # every tool_use has its tool_result
+    raw = [json.loads(x) for x in CLAUDE.read_text().splitlines()]
+    thinking = [b["thinking"] for r in raw if r["type"] == "assistant" for b in r["message"]["content"]
+                if b["type"] == "thinking"]
+    assert thinking and all(any(t in th for th in thoughts) for t in thinking)
+
+
+def test_claude_code_side_chain_is_its_own_trajectory(tmp_path):
+    raw = [json.loads(x) for x in CLAUDE.read_text().splitlines()]
+    side = [{**r, "isSidechain": True, "agentId": "a1"} for r in raw if r["type"] in ("user", "assistant")]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in raw + side))
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT question_id, count(s.step_index) FROM trajectories t JOIN steps s "
+                           "USING (trajectory_id) GROUP BY ALL ORDER BY 1").fetchall()
+        agents = con.execute("SELECT DISTINCT agent FROM steps ORDER BY 1 NULLS FIRST").fetchall()
+    session = raw[3]["sessionId"]
+    assert rows == [(session, 7), (f"{session}:a1", 7)] and agents == [(None,), ("a1",)]
+
+
+def test_claude_code_record_without_message_names_file_line_and_field(tmp_path):
+    lines = CLAUDE.read_text().splitlines()
+    record = json.loads(lines[4])
+    record["message"] = "oops"
+    lines[4] = json.dumps(record)
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:5: field message:")
