@@ -28,7 +28,7 @@ PROJECT_DEPS = $(BIN)/python -c "import re, sys, tomllib; \
   deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; names = set(sys.argv[1:]); \
   print(' '.join(d for d in deps if re.split(r'[<>=!~\[ ;]', d)[0] in names))"
 
-.PHONY: setup browser latex strace test test-fast lint demo demo-url app bench schema clean
+.PHONY: setup browser latex strace test test-fast lint typecheck demo demo-url app bench schema clean
 
 setup: $(STAMP)
 
@@ -81,9 +81,10 @@ strace:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq strace >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq strace >/dev/null; fi; }
 
-# Lint first: a ruff finding fails `make test` before any test runs.
+# Lint and type-check first: a ruff or mypy finding fails `make test` before any test runs.
 test: setup browser latex strace
 	$(BIN)/ruff check .
+	$(MAKE) typecheck
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 test-fast: setup
@@ -92,6 +93,15 @@ test-fast: setup
 # ruff (pycodestyle, pyflakes, import order, bugbear, pyupgrade), configured in pyproject.toml.
 lint: setup
 	$(BIN)/ruff check .
+
+# mypy over the whole package, strict on trajscope.format ([tool.mypy] in pyproject.toml). mypy follows no
+# import hook, so it reads build/typecheck: the layout as installed, trajscope/<stage> linked to each stage folder.
+TYPECHECK := build/typecheck
+typecheck: setup
+	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/trajscope
+	for f in trajscope/*; do ln -s ../../../$$f $(TYPECHECK)/trajscope/; done
+	for s in app engine ingest warehouse; do ln -s ../../../$$s $(TYPECHECK)/trajscope/$$s; done
+	cd $(TYPECHECK) && ../../$(BIN)/mypy --config-file ../../pyproject.toml
 
 # The URL first: the dashboard serves as soon as the warehouse exists (after the light set-up above),
 # while the full set-up runs in the background; the demo's runs start once its packages are in

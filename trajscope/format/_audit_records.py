@@ -1,11 +1,11 @@
 """The audit record: one question through a compile-then-read pipeline, every context and reader output."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from ._records import Record
 
-AUDIT_SCHEMA_VERSION = "1"
+AUDIT_SCHEMA_VERSION: Final = "1"
 
 Intervention = Literal["none", "remove", "placebo", "insert_prepend", "insert_mid", "identity"]
 INTERVENTION_NAMES: tuple[str, ...] = Intervention.__args__  # type: ignore[attr-defined]

@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 import msgspec
 
@@ -34,7 +34,10 @@ def field_of(error: msgspec.ValidationError | msgspec.DecodeError) -> tuple[str 
     return (field or None), message
 
 
-def decode_strict(decoder: msgspec.json.Decoder, data: bytes | str, *, path: str | Path, line: int) -> Any:
+T = TypeVar("T")
+
+
+def decode_strict(decoder: msgspec.json.Decoder[T], data: bytes | str, *, path: str | Path, line: int) -> T:
     """Decode with a typed decoder, turning any schema or syntax error into a RecordError."""
     try:
         value = decoder.decode(data)

@@ -6,7 +6,7 @@ the file back restores every canonical field, however much of it the peer's conv
 """
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
@@ -14,7 +14,7 @@ from ._codec import decode_strict
 from ._records import Record
 from ._trajectory import Trajectory
 
-EXPORT_VERSION = "1"
+EXPORT_VERSION: Final = "1"
 # The attribute / metadata key the record sits under in every exported format.
 EXPORT_KEY = "trajscope.export"
 

@@ -1,11 +1,11 @@
 """Canonical records shared by engine, importers and warehouse: questions, chunks, runs, judgments."""
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION: Final = "1"
 
 JudgeName = Literal["em", "f1", "contain", "llm"]
 # loop_cap / context_budget: an answer forced at the loop (turn) cap or at the context budget (issue 21);

@@ -1,7 +1,7 @@
 """One typed record per kind of trajectory step; `Step` is their union, tagged by `kind`."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from ._records import Record
 
@@ -133,8 +133,8 @@ Step = (
     | ErrorStep
 )
 
-STEP_TYPES: tuple[type[StepBase], ...] = Step.__args__  # type: ignore[attr-defined]
-STEP_KINDS: tuple[str, ...] = tuple(t.__struct_config__.tag for t in STEP_TYPES)
+STEP_TYPES: tuple[type[StepBase], ...] = get_args(Step)
+STEP_KINDS: tuple[str, ...] = tuple(str(t.__struct_config__.tag) for t in STEP_TYPES)
 SEARCH_KINDS = ("search", "keyword_search", "semantic_search")
 
 
