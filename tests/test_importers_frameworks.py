@@ -22,12 +22,13 @@ FORMATS = Path("../shared/data/external_logs/formats")
 SMOL = FORMATS / "smolagents" / "gpt-4o__tool-calling__simpleqa__2025-07-24.jsonl"
 LANGFUSE = sorted((FORMATS / "langfuse").glob("*.trace.json"))
 CLAUDE = FORMATS / "claude_code" / "tool_heavy.jsonl"
+LANGSMITH = FORMATS / "langsmith" / "langsmith_py_wrap_openai_.json"
 
 
-def reference(path: Path) -> str:
-    """The output of the folder's own count.py (an independent reading of the raw file) for one file."""
-    done = subprocess.run([sys.executable, str(path.parent / "count.py"), str(path)], capture_output=True, text=True,
-                          check=True)
+def reference(path: Path, family: str | None = None) -> str:
+    """The output of the family folder's own count.py (an independent reading of the raw file) for one file."""
+    script = FORMATS / family / "count.py" if family else path.parent / "count.py"
+    done = subprocess.run([sys.executable, str(script), str(path)], capture_output=True, text=True, check=True)
     return done.stdout
 
 
@@ -285,3 +286,77 @@ def test_claude_code_record_without_message_names_file_line_and_field(tmp_path):
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(lines) + "\n")
     assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:5: field message:")
+
+
+# --- LangSmith -----------------------------------------------------------------------------------------
+
+def _langsmith_expected(path: Path) -> dict:
+    text = reference(path, "langsmith")
+    traces = int(re.search(r"traces: (\d+)", text).group(1))
+    types = ast.literal_eval(re.search(r"by run_type: (\{.*?\})", text).group(1))
+    n_calls, calls = counted(text, "tool calls requested")
+    finals = ast.literal_eval(re.search(r"final answers: \d+ -> (.*)$", text, re.M).group(1))
+    return {"traces": traces, "types": types, "calls": calls, "finals": finals}
+
+
+def test_langsmith_payload_has_its_reference_counts(tmp_path):
+    want = _langsmith_expected(LANGSMITH)
+    assert detect_format(LANGSMITH) == "langsmith"
+    db = tmp_path / "w.duckdb"
+    ingest(db, LANGSMITH)
+    got = stored(db, f"langsmith:{LANGSMITH.name}")
+    assert got["trajectories"] == want["traces"] == 1 and want["types"] == {"llm": 1} and want["calls"] == {}
+    assert got["kinds"] == {"final": len(want["finals"])}
+    with open_readonly(db) as con:
+        answer, question = con.execute("SELECT t.final_answer, q.text FROM trajectories t JOIN questions q "
+                                       "USING (dataset, question_id)").fetchone()
+    raw = json.loads(LANGSMITH.read_text())
+    assert answer.startswith(want["finals"][0]) and question == raw["post"][0]["inputs"]["messages"][0]["content"]
+
+
+def _run(run_id: str, run_type: str, name: str, inputs: dict, outputs: dict, children=(), **extra) -> dict:
+    return {"id": run_id, "trace_id": "t1", "run_type": run_type, "name": name, "inputs": inputs,
+            "outputs": outputs, "child_runs": list(children), "dotted_order": f"2024{run_id}", **extra}
+
+
+def _llm_calling(tool: str, args: dict, call_id: str) -> dict:
+    call = {"id": call_id, "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}
+    return {"choices": [{"message": {"role": "assistant", "content": None, "tool_calls": [call]}}]}
+
+
+def test_langsmith_run_tree_with_tool_retriever_and_chain_runs(tmp_path):
+    docs = [{"page_content": "Velm is on the Oder.", "metadata": {"id": "d7", "title": "Velm"}},
+            {"page_content": "Oder is a river.", "metadata": {"id": "d9", "title": "Oder"}}]
+    tree = _run("1", "chain", "AgentExecutor", {"question": "Which river flows through Velm?"}, {"output": "Oder"}, [
+        _run("2", "llm", "ChatOpenAI", {"messages": []}, _llm_calling("wiki_search", {"query": "Velm"}, "c1")),
+        _run("3", "tool", "wiki_search", {"query": "Velm"}, {"output": "Velm: a town"}),
+        _run("4", "retriever", "VectorStoreRetriever", {"query": "Velm river"}, {"documents": docs}),
+        _run("5", "llm", "ChatOpenAI", {"messages": []}, _llm_calling("read_page", {"page": "Velm"}, "c2")),
+        _run("6", "tool", "read_page", {"page": "Velm"}, {"output": "Velm is a town on the Oder river."}),
+        _run("7", "tool", "calculator", {"input": "1+1"}, {}, error="ZeroDivisionError"),
+        _run("8", "llm", "ChatOpenAI", {"messages": []}, {"choices": [{"message": {"content": "Oder"}}]}),
+    ])
+    path = tmp_path / "tree.json"
+    path.write_text(json.dumps({"post": [tree]}, indent=1))
+    want = _langsmith_expected(path)
+    assert detect_format(path) == "langsmith"
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    got = stored(db, "langsmith:tree.json")
+    assert want["types"] == {"chain": 1, "llm": 3, "tool": 3, "retriever": 1}
+    # count.py takes nested runs (no parent_run_id of their own) as roots: the closing LLM run's text is its answer
+    assert want["calls"] == {"wiki_search": 1, "read_page": 1} and want["finals"] == ["Oder"]
+    assert got["names"] == {("search", "wiki_search"): 1, ("search", "VectorStoreRetriever"): 1,
+                            ("read", "read_page"): 1, ("error", "calculator"): 1, ("final", None): 1}
+    with open_readonly(db) as con:
+        cands = con.execute("SELECT chunk_id, snippet FROM candidates ORDER BY rank").fetchall()
+        answer, = con.execute("SELECT final_answer FROM trajectories").fetchone()
+    assert cands == [(d["metadata"]["id"], d["page_content"]) for d in docs] and [answer] == want["finals"]
+
+
+def test_langsmith_unknown_run_type_names_file_line_and_field(tmp_path):
+    raw = json.loads(LANGSMITH.read_text())
+    raw["post"][0]["run_type"] = "banana"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw))
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field post[0].run_type:")

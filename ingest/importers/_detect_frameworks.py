@@ -17,4 +17,8 @@ def detect_framework(text: str) -> str | None:
     # Claude Code transcripts: records chained by `parentUuid` within a `sessionId`.
     if '"parentUuid"' in text and '"sessionId"' in text:
         return "claude_code"
+    # LangSmith runs: a `run_type` beside the run-tree fields.
+    if '"run_type"' in text and any(k in text for k in ('"dotted_order"', '"child_runs"', '"parent_run_id"',
+                                                         '"trace_id"')):
+        return "langsmith"
     return None

@@ -20,6 +20,7 @@ from ._detect import detect_format, directory_files, is_empty
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import import_inspect
 from ._langfuse import LANGFUSE_NOTES, import_langfuse
+from ._langsmith import LANGSMITH_NOTES, import_langsmith
 from ._mapped import import_mapped
 from ._mapping import load_mapping
 from ._notebook import import_notebook
@@ -88,6 +89,9 @@ FORMATS: dict[str, Importer] = {
         Importer("claude_code", "Claude Code session transcripts (JSONL): the main session and each sub-agent "
                                 "side chain, tool_use blocks matched to their tool_result", import_claude_code,
                  CLAUDE_CODE_TOOL_MAP, CLAUDE_CODE_NOTES),
+        Importer("langsmith", "LangSmith runs (run trees with child_runs, flat run lists, SDK post/patch "
+                              "payloads); tool and retriever runs are the calls", import_langsmith,
+                 capability_notes=LANGSMITH_NOTES),
         Importer("mapped", "any JSONL, described by a --mapping YAML/JSON file of dotted paths", _needs_mapping),
     )
 }
