@@ -4,6 +4,7 @@ one module per paper, rendered to LaTeX booktabs, Markdown and CSV."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -84,7 +85,16 @@ def build_report(
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
     ctx = load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels)
     # Every documented deviation is printed under each table it touches (docs/definitions.md).
-    return with_warehouse_hash(with_deviation_notes(ctx, PAPERS[paper][1](ctx)), ctx.warehouse_hash)
+    tables = with_grouping_note(ctx, with_deviation_notes(ctx, PAPERS[paper][1](ctx)))
+    return with_warehouse_hash(tables, ctx.warehouse_hash)
+
+
+def with_grouping_note(ctx: ReportContext, tables: list[ReportTable]) -> list[ReportTable]:
+    """Each table that has rows, with the groups the report made where a dataset's runs differ in a setting."""
+    note = ctx.grouping_note()
+    if note is None:
+        return tables
+    return [t if t.not_applicable else replace(t, notes=(*t.notes, note)) for t in tables]
 
 
 __all__ = [
@@ -93,6 +103,7 @@ __all__ = [
     "Deviation",
     "deviations_for",
     "with_deviation_notes",
+    "with_grouping_note",
     "BY_CHOICES",
     "EXTENSIONS",
     "FORMATS",

@@ -26,6 +26,10 @@ if TYPE_CHECKING:
 
 BY_CHOICES = ("dataset", "none")
 POOLED = "all"
+# Run parameters that split a report's groups where they differ among one dataset's runs: a study has several
+# models and efforts per dataset, and arms pair and pool only within one setting. Condition and controller are
+# the arms, seeds pool; the embedding backbone is ExecutionRAG's own axis (its tables split by it).
+GROUP_PARAMS = ("model", "reasoning_effort", "temperature", "max_tokens", "retriever_kind", "top_k")
 
 
 class ReportError(ValueError):
@@ -60,6 +64,10 @@ class RunInfo:
     reasoning_effort: str | None
     read_action: bool
     n_trajectories: int
+    temperature: float | None = None
+    max_tokens: int | None = None
+    retriever_kind: str | None = None
+    top_k: int | None = None
 
     @property
     def method(self) -> str:
@@ -209,16 +217,45 @@ class ReportContext:
         """Chosen run ids in the order given."""
         return [r.run_id for r in self.runs]
 
-    def group_key(self, run: RunInfo) -> str:
-        """The row group a run belongs to: its dataset, or one pooled group."""
+    def dataset_key(self, run: RunInfo) -> str:
+        """The dataset part of a run's group: its dataset, or one pooled group."""
         return run.dataset if self.by == "dataset" else POOLED
 
-    def groups(self, runs: Iterable[RunInfo] | None = None) -> dict[str, list[RunInfo]]:
-        """Runs by group key, groups in first-seen order."""
+    def differing_params(self, dataset_key: str, across: tuple[str, ...] = ()) -> tuple[str, ...]:
+        """The GROUP_PARAMS whose values differ among the chosen runs of one dataset (those in `across` kept
+        together: a sweep's own parameter)."""
+        runs = [r for r in self.runs if self.dataset_key(r) == dataset_key]
+        return tuple(p for p in GROUP_PARAMS if p not in across and len({getattr(r, p) for r in runs}) > 1)
+
+    def group_settings(self, run: RunInfo, across: tuple[str, ...] = ()) -> dict[str, object]:
+        """The run's values of the parameters that split its dataset's runs into groups."""
+        return {p: getattr(run, p) for p in self.differing_params(self.dataset_key(run), across)}
+
+    def group_key(self, run: RunInfo, across: tuple[str, ...] = ()) -> str:
+        """The row group a run belongs to: its dataset (or one pooled group) and, where a dataset's runs differ in
+        a GROUP_PARAMS setting, that setting: `hotpotqa [model=qwen-7b, reasoning_effort=minimal]`."""
+        settings = self.group_settings(run, across)
+        if not settings:
+            return self.dataset_key(run)
+        return f"{self.dataset_key(run)} [{', '.join(f'{k}={v}' for k, v in settings.items())}]"
+
+    def groups(self, runs: Iterable[RunInfo] | None = None, *, across: tuple[str, ...] = ()) -> dict[
+            str, list[RunInfo]]:
+        """Runs by group key, groups in first-seen order; arms are paired and pooled only within a group."""
         out: dict[str, list[RunInfo]] = {}
         for run in self.runs if runs is None else runs:
-            out.setdefault(self.group_key(run), []).append(run)
+            out.setdefault(self.group_key(run, across), []).append(run)
         return out
+
+    def grouping_note(self) -> str | None:
+        """Which groups the report made, where some dataset's runs differ in a run parameter; None otherwise."""
+        split = {d: self.differing_params(d) for d in dict.fromkeys(self.dataset_key(r) for r in self.runs)}
+        if not any(split.values()):
+            return None
+        made = "; ".join(f"{key} ({len(runs)} run(s))" for key, runs in self.groups().items())
+        params = sorted({p for ps in split.values() for p in ps}, key=GROUP_PARAMS.index)
+        return (f"Groups: runs of a dataset that differ in {', '.join(params)} are kept apart, and arms pair and "
+                f"pool only within a group: {made}.")
 
     def footnote(self, runs: Iterable[RunInfo], n: int, extra: str = "") -> str:
         """n, runs and seeds, trajscope version and warehouse hash: where the numbers came from."""
@@ -261,6 +298,7 @@ def load_context(
 
 __all__ = [
     "BY_CHOICES",
+    "GROUP_PARAMS",
     "POOLED",
     "ReportContext",
     "ReportError",

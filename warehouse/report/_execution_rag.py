@@ -16,6 +16,7 @@ from ._table import Column, ReportFigure, ReportTable, does_not_apply
 PTS = 100.0
 REGISTER = ("execution_rag", "register")
 ABLATIONS = ("register", "question_only_init", "no_updates")
+ABLATION_TABLES = ("er_t2", "er_t10")
 METHOD_NAMES = {
     ("arag", "baseline"): "A-RAG",
     ("execution_rag", "register"): "ExecutionRAG",
@@ -215,11 +216,19 @@ def ablations(ctx: ReportContext) -> ReportTable:
     return ReportTable("er_t2", "Table 2", caption, columns, tuple(rows), ctx.footnote(runs, n), sql)
 
 
-def _dataset_table_number(dataset: str, base: int) -> int | None:
-    for keyword, number in CATEGORY_TABLES:
-        if keyword in dataset.lower():
-            return number + base
-    return None
+# The paper's per-category tables by backbone: Tables 3-5 under MiniLM, 6-8 under Qwen3-Embedding.
+CATEGORY_BACKBONES = {"all-MiniLM-L6-v2": 0, QWEN_EMBEDDING: 3}
+
+
+def _category_table_id(group: str, dataset: str, embedding: str) -> tuple[str, str]:
+    """(name, title) of a per-category table, from the dataset and backbone it holds, never its position: a
+    backbone or a run setting (a group of its own) the paper has no table for is named by both."""
+    offset = CATEGORY_BACKBONES.get(embedding)
+    number = next((n for keyword, n in CATEGORY_TABLES if keyword in dataset.lower()), None)
+    if group == dataset and offset is not None and number is not None:
+        return f"er_t{number + offset}", f"Table {number + offset}"
+    slug = re.sub(r"[^a-z0-9]+", "_", f"{group}_{embedding}".lower()).strip("_")
+    return f"er_category_{slug}", f"Per-category ({group}, {embedding})"
 
 
 _CATEGORY_COLUMNS = (
@@ -230,8 +239,8 @@ _CATEGORY_COLUMNS = (
 )
 
 
-def _category_pools(ctx: ReportContext) -> list[tuple[str, str, int, list[RunInfo], dict[str, _Pooled]]]:
-    """(dataset, embedding, backbone index, runs, accuracy pooled per category) of ExecutionRAG's register runs."""
+def _category_pools(ctx: ReportContext) -> list[tuple[str, str, str, list[RunInfo], dict[str, _Pooled]]]:
+    """(group, dataset, embedding, runs, accuracy pooled per category) of ExecutionRAG's register runs."""
     runs = _erag_runs(ctx, ("register",))
     by_category: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     chosen = {x.run_id for x in runs}
@@ -240,9 +249,10 @@ def _category_pools(ctx: ReportContext) -> list[tuple[str, str, int, list[RunInf
             by_category[r["run_id"]][r["category"]].append(r)
     embeddings = sorted({_embedding(r) for r in runs}, key=lambda e: (e != "all-MiniLM-L6-v2", e))
     out = []
-    for dataset in dict.fromkeys(r.dataset for r in runs):
-        for e_index, embedding in enumerate(embeddings):
-            members = [r for r in runs if r.dataset == dataset and _embedding(r) == embedding]
+    for group, in_group in ctx.groups(runs).items():
+        dataset = in_group[0].dataset
+        for embedding in embeddings:
+            members = [r for r in in_group if _embedding(r) == embedding]
             if not members:
                 continue
             pooled: dict[str, _Pooled] = defaultdict(_Pooled)
@@ -250,8 +260,8 @@ def _category_pools(ctx: ReportContext) -> list[tuple[str, str, int, list[RunInf
                 for category, parts in by_category[run.run_id].items():
                     for part in parts:
                         pooled[category].add(part)
-            out.append((dataset, embedding, e_index, members, dict(sorted(pooled.items(),
-                                                                         key=lambda kv: _category_key(kv[0])))))
+            out.append((group, dataset, embedding, members, dict(sorted(pooled.items(),
+                                                                       key=lambda kv: _category_key(kv[0])))))
     return out
 
 
@@ -272,13 +282,11 @@ def per_category(ctx: ReportContext) -> list[ReportTable]:
             )
         ]
     tables = []
-    for dataset, embedding, e_index, members, pooled in pools:
-        number = _dataset_table_number(dataset, 3 * min(e_index, 1))
+    for group, dataset, embedding, members, pooled in pools:
+        name, title = _category_table_id(group, dataset, embedding)
         rows = tuple((c, p.n, p.contain, p.llm) for c, p in pooled.items())
-        title = f"Table {number}" if number else f"Per-category ({dataset})"
-        name = f"er_t{number}" if number else f"er_category_{len(tables) + 1}"
         caption = (
-            f"Per-category accuracy on {dataset} by "
+            f"Per-category accuracy on {group} by "
             f"{'hop count' if 'musique' in dataset.lower() else 'question type'} "
             f"(ExecutionRAG, embedding {embedding})."
         )
@@ -300,8 +308,8 @@ def category_points(ctx: ReportContext) -> ReportTable:
     if not pools:
         return does_not_apply("er_fig5", "Figure 5", caption, columns,
                               "no ExecutionRAG 'register' run among the chosen runs", sql)
-    rows = tuple((dataset, embedding, c, p.n, p.contain, p.llm)
-                 for dataset, embedding, _, _, pooled in pools for c, p in pooled.items())
+    rows = tuple((group, embedding, c, p.n, p.contain, p.llm)
+                 for group, _, embedding, _, pooled in pools for c, p in pooled.items())
     used = [r for *_, members, _ in pools for r in members]
     return ReportTable("er_fig5", "Figure 5", caption, columns, rows,
                        ctx.footnote(used, sum(p.n for *_, pooled in pools for p in pooled.values())), sql)
@@ -525,7 +533,8 @@ def _failure_table_id(group: str, embedding: str, by_hop: bool) -> tuple[str, st
     """(name, title) of a failure table, from the (dataset, backbone) it holds, never its position:
     Tables 12/13 are MuSiQue + MiniLM, 14/15 MuSiQue + Qwen3-Embedding; any other pair is named by both."""
     dataset = "musique" if "musique" in group.lower() else group
-    numbers = FAILURE_TABLES.get((dataset, embedding))
+    # A group split by a run setting (`musique [model=...]`) is one of several: named by group and backbone.
+    numbers = None if "[" in group else FAILURE_TABLES.get((dataset, embedding))
     if numbers:
         number = numbers[1] if by_hop else numbers[0]
         return f"er_t{number}", f"Table {number}"
@@ -806,14 +815,34 @@ def budget_check(ctx: ReportContext) -> list[str]:
     return notes
 
 
+def variant_check(ctx: ReportContext) -> list[str]:
+    """The matched-variant check of Tables 2 and 10: per group, do the ablation arms run the variant of the
+    full system (ER Table 2 removes one component of one system)? A note per group where they do not, or
+    where a run does not record its variant."""
+    variants = {r["run_id"]: tuple(r["variants"]) for r in ctx.query("er_variant").iter_rows(named=True)}
+    notes = []
+    for group, arms in ctx.groups(_erag_runs(ctx, ABLATIONS, one_backbone=True)).items():
+        unrecorded = [r.run_id for r in arms if "unrecorded" in variants.get(r.run_id, ("unrecorded",))]
+        found = {r.run_id: variants.get(r.run_id, ()) for r in arms}
+        if unrecorded:
+            notes.append(f"Variant not checked on {group}: run(s) {', '.join(unrecorded)} do not record the "
+                         "ExecutionRAG variant they ran (agent or composed).")
+        elif len(set(found.values())) > 1:
+            detail = "; ".join(f"{rid} ({method_name(next(r for r in arms if r.run_id == rid))}): {'/'.join(v)}"
+                               for rid, v in found.items())
+            notes.append(f"VARIANT NOT MATCHED on {group}: the ablation arms ran different ExecutionRAG variants "
+                         f"({detail}); a row does not remove one component of the system beside it.")
+    return notes
+
+
 def execution_rag_report(ctx: ReportContext) -> list[ReportTable]:
     """Every ExecutionRAG table, in paper order, over the context's runs; the matched-budget check's notes
-    are printed under each."""
+    are printed under each, the matched-variant check's under the ablation tables (2 and 10)."""
     tables = _tables(ctx)
     notes = tuple(budget_check(ctx))
-    if not notes:
-        return tables
-    return [replace(t, notes=(*t.notes, *notes)) for t in tables]
+    variant_notes = tuple(variant_check(ctx))
+    return [replace(t, notes=(*t.notes, *notes, *(variant_notes if t.name in ABLATION_TABLES else ())))
+            if notes or (variant_notes and t.name in ABLATION_TABLES) else t for t in tables]
 
 
 def _tables(ctx: ReportContext) -> list[ReportTable]:
@@ -836,6 +865,7 @@ __all__ = [
     "ReportFigure",
     "ablation_efficiency",
     "budget_check",
+    "variant_check",
     "ablations",
     "category_figure",
     "category_points",

@@ -190,6 +190,45 @@ def population_delta(ctx: ReportContext) -> ReportTable:
     )
 
 
+def model_transfer(ctx: ReportContext) -> ReportTable:
+    """Table 12 (App. D.1): Read-Gate's population delta per model, each model's arms paired within its group."""
+    columns = (
+        DATASET,
+        Column("model", "Model", "text"),
+        Column("effort", "Reasoning", "text"),
+        Column("gate", "Gate", "text"),
+        Column("n", "n", "int"),
+        Column("no_gate", "No gate"),
+        Column("read_gate", "Read-Gate"),
+        Column("delta", "Δ [95% CI]", "interval"),
+        Column("mcnemar_p", "McNemar p", "p"),
+    )
+    caption = ("Cross-model transfer: accuracy (%) without and with the gate for each model, paired on question "
+               "ids within the model's own runs.")
+    sql = sql_file("report_outcomes")
+    pairs = _gate_pairs(ctx)
+    models = sorted({r.model or "(none)" for _, base, gate in pairs for r in base + gate})
+    if len(models) < 2:
+        reason = (_missing_gate_pair() if not pairs else
+                  f"every baseline / gate pair of the chosen runs is of one model ({models[0]}): "
+                  "transfer needs gate pairs of two or more models")
+        return does_not_apply("rg_t12", "Table 12", caption, columns, reason, sql)
+    rows, used, n_total = [], [], 0
+    for _, base, gate in pairs:
+        result = paired_comparison(ctx, base, gate)
+        used += base + gate
+        cells: list[object] = [0, None, None, NO_INTERVAL, None]
+        if result is not None:
+            n_total += 2 * result.n_pairs
+            ci = result.delta
+            cells = [result.n_pairs, PTS * result.acc_a, PTS * result.acc_b,
+                     Interval(PTS * ci.delta, PTS * ci.low, PTS * ci.high), result.mcnemar_p]
+        rows.append((ctx.dataset_key(base[0]), base[0].model or "(none)", base[0].reasoning_effort or "",
+                     gate[0].condition or "", *cells))
+    return ReportTable("rg_t12", "Table 12", caption, columns, tuple(rows),
+                       ctx.footnote(used, n_total, ACCURACY_NOTE), sql)
+
+
 def _accuracy(ctx: ReportContext) -> dict[str, dict]:
     return {r["run_id"]: r for r in ctx.query("rg_accuracy").iter_rows(named=True)}
 
@@ -318,7 +357,7 @@ def parameter_sweep(ctx: ReportContext) -> ReportTable:
     }
     stats = _accuracy(ctx)
     rows, used, n_total = [], [], 0
-    for key, runs in ctx.groups().items():
+    for key, runs in ctx.groups(across=(ctx.sweep,)).items():  # the swept parameter varies within a group
         for condition, cond_runs in _by_condition(ctx, runs).items():
             by_value: dict[str, list[RunInfo]] = defaultdict(list)
             for run in cond_runs:
@@ -649,7 +688,7 @@ def failure_plane_points(ctx: ReportContext) -> ReportTable:
     sql = sql_file("rg_plane")
     points = {r["run_id"]: r for r in ctx.query("rg_plane", extractor=GATE_EXTRACTOR).iter_rows(named=True)}
     rows, used, notes, n_total = [], [], [], 0
-    for key, runs in ctx.groups().items():
+    for key, runs in ctx.groups(across=("reasoning_effort",)).items():  # effort is a column of its own
         cells: dict[tuple[str, str], list[RunInfo]] = defaultdict(list)
         for r in runs:  # one point per regime: seeds pool, reasoning efforts do not (Figure 7)
             cells[(r.condition or "?", r.reasoning_effort or "")].append(r)
@@ -826,6 +865,7 @@ TABLES = (
     population_delta,
     stratified_odds_ratio,
     parameter_sweep,
+    model_transfer,
     cooccurrence,
     strict_prompt,
     judge_robustness,
@@ -852,6 +892,7 @@ __all__ = [
     "judge_error_correction",
     "judge_robustness",
     "mechanism_ablation",
+    "model_transfer",
     "parameter_sweep",
     "population_delta",
     "read_gate_report",
