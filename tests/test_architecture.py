@@ -47,9 +47,12 @@ ALLOWED: dict[str, set[str]] = {
     "trajscope.warehouse": {"trajscope.format"},
     "trajscope.engine": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse"},
     "trajscope.app": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse"},
+    # The notebook API: the functions the CLI commands and the notebook share (app: its SQL and charts only).
+    "trajscope.api": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse", "trajscope.app"},
     "trajscope.cli": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse", "trajscope.engine",
-                      "trajscope.app", "trajscope"},
-    "trajscope": {"trajscope.cli", "trajscope.format"},  # trajscope/__init__.py and __main__.py
+                      "trajscope.app", "trajscope.api", "trajscope"},
+    # trajscope/__init__.py (the API, loaded lazily; the ingest stage, callable) and __main__.py
+    "trajscope": {"trajscope.cli", "trajscope.format", "trajscope.api", "trajscope.ingest"},
 }
 
 
@@ -445,7 +448,7 @@ def launch_problems(launches: list[Import], declared: dict[tuple[str, str], tupl
 def unit_of(module: str) -> str:
     """The layer a module belongs to: trajscope.<layer>, or its top-level folder (tests, bench)."""
     parts = module.split(".")
-    if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in ("format", "cli", *STAGES):
+    if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in ("format", "cli", "api", *STAGES):
         return f"trajscope.{parts[1]}"
     return parts[0]
 

@@ -5,6 +5,7 @@ import functools
 
 import click
 
+from trajscope.api import statistics_limits  # noqa: F401 - compare and report read with these limits
 from trajscope.warehouse import DEFAULT_LIMITS, default_db_path
 
 db_option = click.option(
@@ -46,17 +47,6 @@ def lake_db(lake: str | None, db_path: str) -> str:
         return str(lake_catalog(lake))
     except LakeError as exc:
         raise click.ClickException(str(exc)) from None
-
-
-def statistics_limits(timeout_s: float):
-    """Read limits of a command whose statistics need every paired question's row (compare, report).
-
-    The command profile's 100,000-row cap stopped `compare` and `report` at 100k questions per run
-    (bench/scale.py at 1M trajectories); the byte cap, not the row count, bounds their memory.
-    """
-    from trajscope.warehouse.read import profile_limits
-
-    return profile_limits("page").with_overrides(timeout_s=timeout_s, max_rows=50_000_000)
 
 
 # Each read limit's flag: a flag raises (or lowers) a limit, and none can switch one off.

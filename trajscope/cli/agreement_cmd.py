@@ -22,8 +22,11 @@ from ._options import db_option
 @click.option("--method", default=None, metavar="NAME",
               help="With --human: one method (rules, llm:<protocol>:<model>, ...) beside the baselines; "
                    "default every method with attributions.")
+@click.option("--versus", default="rules", show_default=True, metavar="METHOD",
+              help="With --human: pair every method with this one on the same trajectories (exact McNemar on "
+                   "first-error hits), e.g. baseline:final_if_wrong.")
 @db_option
-def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
+def command(run_ids, robustness, fmt, human_run, method, versus, db_path) -> None:
     """Agreement over RUN_IDS pooled (every run when none is given), or with people (--human RUN).
 
     Prints Cohen's kappa of the regex and spaCy discipline indicators (Read-Gate §5.1), of every pair of
@@ -39,46 +42,24 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
     trajscope agreement --human who_and_when:algorithm_generated --method rules
     """
     import duckdb
-    import polars as pl
 
-    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.api import agreement_tables
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
     from trajscope.warehouse.export import to_csv, to_markdown
-    from trajscope.warehouse.queries import extractor_agreement, judge_agreements, judge_robustness, pooled_cooccurrence
 
     if human_run is not None:
-        _human(db_path, human_run, method, fmt)
+        _human(db_path, human_run, method, fmt, versus)
         return
 
     runs = list(run_ids) or None
     try:
-        # The read path: brought up to date, sandboxed, every query checked and time-limited.
-        with open_read(db_path) as con:
-            agreements = [extractor_agreement(con, runs), *judge_agreements(con, runs)]
-            pooled = pooled_cooccurrence(con, runs)
-            robust = judge_robustness(con, *robustness, run_id=runs) if robustness else None
+        result = agreement_tables(db_path, runs, tuple(robustness) if robustness else None)
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise click.ClickException(str(exc)) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{db_path}: query failed: {exc}") from None
-    kappas = pl.DataFrame(
-        [{"agreement": a.what, "n": a.agreement.n if a.agreement else 0,
-          "kappa": a.agreement.kappa if a.agreement else None,
-          "observed_agreement": a.agreement.observed_agreement if a.agreement else None} for a in agreements],
-        schema={"agreement": pl.Utf8, "n": pl.Int64, "kappa": pl.Float64, "observed_agreement": pl.Float64})
-    scope = f"runs {', '.join(runs)}" if runs else "every run"
-    notes = [f"Cohen's kappa over {scope} (n = 0: nothing to compare, kappa empty)",
-             f"Co-occurrence among wrong trajectories pooled over {scope}"
-             + (f"; left out (no discipline test applies): {', '.join(pooled.excluded_runs)}" if pooled.excluded_runs
-                else "")]
-    tables = [kappas, pooled.frame]
-    if robust is not None:
-        notes.append(f"Table 18: {robust.rater_b} on a sample stratified by {robust.rater_a}'s verdict, reweighted "
-                     "per run (difference = B - A, share)")
-        tables.append(pl.DataFrame(
-            [{"run_id": r.run_id, "n_population": r.n_population, "n_sample": r.n_sample, "accuracy_a": r.accuracy_a,
-              "accuracy_b_reweighted": r.accuracy_b_reweighted, "difference": r.difference} for r in robust.runs],
-            schema={"run_id": pl.Utf8, "n_population": pl.Int64, "n_sample": pl.Int64, "accuracy_a": pl.Float64,
-                    "accuracy_b_reweighted": pl.Float64, "difference": pl.Float64}))
+    notes = [t.caption for t in result.tables]
+    tables = [t.frame for t in result.tables]
     for k, (note, table) in enumerate(zip(notes, tables, strict=False)):
         if fmt == "csv":
             click.echo(note, err=True)
@@ -88,37 +69,45 @@ def command(run_ids, robustness, fmt, human_run, method, db_path) -> None:
             click.echo(to_markdown(table, float_digits=3), nl=False)
 
 
-def _human(db_path, run_id: str, method: str | None, fmt: str) -> None:
+def _human(db_path, run_id: str, method: str | None, fmt: str, versus: str = "rules") -> None:
     import duckdb
 
+    from trajscope.api import NoHumanLabels, human_agreement_tables
     from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from trajscope.warehouse.export import to_csv, to_markdown
-    from trajscope.warehouse.queries import CI_METHODS, human_agreement, rubric_agreement
+    from trajscope.warehouse.queries import published_agreement
 
     try:
         with open_read(db_path) as con:
-            result = human_agreement(con, run_id, method)
-            rubrics = rubric_agreement(con, run_id)
-    except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
+            published = published_agreement(con, run_id, method, versus)
+        try:
+            result = human_agreement_tables(db_path, run_id, method)
+        except NoHumanLabels:
+            if not published.metrics.rows:
+                raise
+            result = None
+    except (WarehouseMissing, WarehouseBusy, ReadRefused, NoHumanLabels) as exc:
         raise click.ClickException(str(exc)) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{db_path}: query failed: {exc}") from None
-    if not result.methods and not rubrics.rows:
-        raise click.ClickException(f"run {run_id!r} has no trajectory with a human error label "
-                                   "(load some with trajscope ingest --labels FILE) and no labelled rubric verdict "
-                                   "(label verdicts on the Search page)")
-    tables = []
-    if result.methods:
-        used = sorted({m.ci for r in result.methods for m in (r.step, r.within1, r.within3, r.agent, r.category)
-                       if m.ci})
-        tables.append((f"Agreement with people's first errors in run {run_id} (n = {result.methods[0].n_labelled} "
-                       "labelled trajectories; an unattributed trajectory is a miss; vs_rules_mcnemar: the method "
-                       "paired against the rules on the same trajectories, exact McNemar). 95% CIs: "
-                       + "; ".join(f"{k}: {CI_METHODS[k]}" for k in used), result.frame()))
-    if rubrics.rows:
-        tables.append((f"Rubric scanners against people's labels of their verdicts in run {run_id} (agree keeps the "
-                       "verdict, disagree flips it; unsure labels and verdicts left out). 95% CIs: precision and "
-                       f"recall {CI_METHODS['wilson']}, kappa {CI_METHODS['bootstrap']}", rubrics.frame()))
+    metrics = published.metrics
+    if metrics.rows:
+        caption = (f"The benchmarks' own metrics in run {run_id} ({metrics.family}; n = {metrics.rows[0].n} "
+                   f"labelled trajectories; mcnemar: paired with {versus} on first-error hits, exact). 95% CIs: "
+                   "step accuracy a percentile bootstrap over trajectories, shares Wilson, baseline:uniform the "
+                   "exact Poisson-binomial range. Empty: " + "; ".join(metrics.reasons()))
+        if fmt == "csv":  # one row per method, numbers only; the reasons go to stderr
+            click.echo(caption, err=True)
+            click.echo(to_csv(metrics.frame(numeric=True)), nl=False)
+            return
+        click.echo(caption + "\n")
+        click.echo(to_markdown(metrics.frame()), nl=False)
+        if published.answers.judges:
+            click.echo(f"\nThe answer verdict against people's final labels in run {run_id} (accuracy: Wilson "
+                       "95% CI; kappa: percentile bootstrap)\n")
+            click.echo(to_markdown(published.answers_frame()), nl=False)
+        click.echo("")
+    tables = [(t.caption, t.frame) for t in result.tables] if result is not None else []
     for k, (note, table) in enumerate(tables):
         if fmt == "csv":
             click.echo(note, err=True)

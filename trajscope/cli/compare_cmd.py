@@ -58,54 +58,23 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
     """
     import duckdb
 
-    from trajscope.format import GATE_EXTRACTOR
-    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
+    from trajscope.api import compare_tables
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
     from trajscope.warehouse.export import to_csv, to_latex, to_markdown
-    from trajscope.warehouse.queries import (
-        QueryError,
-        compare_funnels,
-        compare_runs,
-        comparison_frame,
-        post_read_odds_ratio,
-        table4_frame,
-    )
+    from trajscope.warehouse.queries import QueryError
     from trajscope.warehouse.stats import UnpairedComparison
 
-    limits = statistics_limits(timeout_s)
-    if rubric:
-        metric = f"rubric:{rubric}"
     try:
-        # The read path: an old warehouse is brought up to date first, then read in the sandbox.
-        with open_read(db_path, limits=limits) as con:
-            comparison = compare_runs(
-                con, run_a, run_b, metric=metric, strata=strata, margin=margin,
-                subset="a_zero_read" if zero_read else None, n_resamples=resamples, seed=seed,
-            )
-            odds = post_read_odds_ratio(con, run_a, run_b, extractor=GATE_EXTRACTOR) if table4 else None
-            stages = compare_funnels(con, run_a, run_b) if funnel else None
+        result = compare_tables(db_path, run_a, run_b, metric=metric, limits=statistics_limits(timeout_s),
+                                rubric=rubric, strata=strata, zero_read=zero_read, margin=margin, table4=table4,
+                                funnel=funnel, resamples=resamples, seed=seed)
     except (QueryError, UnpairedComparison) as exc:
         raise click.ClickException(str(exc)) from None
     except (WarehouseBusy, WarehouseMissing, ReadRefused) as exc:
         raise read_failure(exc) from None
     except duckdb.Error as exc:
         raise click.ClickException(f"{db_path}: query failed: {str(exc).splitlines()[0]}") from None
-    frame = comparison_frame(comparison)
-    note = (f"{run_b} vs {run_a} ({metric}): {comparison.pairing}; delta = B - A with a 95% paired "
-            f"bootstrap CI ({resamples} resamples, seed {seed})")
-    if margin is not None:
-        note += f"; TOST equivalence margin +/-{margin}"
-    tables = [(note, frame)]
-    if odds is not None:
-        tables.append((f"Table 4 ({run_b} vs {run_a}): post-gold-read failure odds ratio, marginal and "
-                       f"Mantel-Haenszel across read-exposure strata ({GATE_EXTRACTOR} extractor), 95% CIs",
-                       table4_frame(odds)))
-    if stages is not None:
-        caption = (f"Evidence funnel ({run_b} vs {run_a}), paired by question: share of questions whose gold passages "
-                   "reached each stage (all hops: every passage; hop k: that hop's), delta = B - A, a_only / b_only "
-                   "the discordant questions, McNemar exact p")
-        if stages.frame.height == 0:
-            caption += ": no shared question with gold passages"
-        tables.append((caption, stages.frame))
+    tables = [(t.caption, t.frame) for t in result.tables]
     for k, (caption, table) in enumerate(tables):
         if fmt == "csv":
             click.echo(caption, err=True)

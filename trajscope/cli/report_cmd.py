@@ -124,12 +124,12 @@ def command(
       trajscope report execution-rag --matrix matrix.yaml --format markdown
       trajscope report audit --format csv
     """
-    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path, open_read
+    from trajscope.api import report_tables
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path
     from trajscope.warehouse.export import OutputRefused, write_output
     from trajscope.warehouse.report import (
         EXTENSIONS,
         ReportError,
-        build_report,
         latex_document,
         render,
         render_all,
@@ -141,21 +141,12 @@ def command(
     run_ids = _run_ids(runs, more_runs, matrix)
     labels = _human_labels(human_labels)
     try:
-        # The read path: an older warehouse is brought up to date, then read in the sandbox, each query
-        # checked and stopped at the time limit.
-        with open_read(path, limits=statistics_limits(timeout_s)) as con:
-            built = build_report(con, paper, run_ids, by=by, db_path=path, sweep=sweep, human_labels=labels)
+        built = report_tables(path, paper, run_ids, limits=statistics_limits(timeout_s), by=by, sweep=sweep,
+                              human_labels=labels, only=tables)
     except ReportError as exc:
         raise click.ClickException(str(exc)) from None
     except (WarehouseMissing, WarehouseBusy, ReadRefused) as exc:
         raise read_failure(exc) from None
-    if tables:
-        unknown = sorted(set(tables) - {t.name for t in built})
-        if unknown:
-            raise click.ClickException(
-                f"unknown table(s) {', '.join(unknown)}; this report has {', '.join(t.name for t in built)}"
-            )
-        built = [t for t in built if t.name in tables]
     if out is None:
         click.echo(render_all(built, fmt), nl=False)
         return
