@@ -58,10 +58,10 @@ def _chat_expected() -> list[dict]:
         # The passage is the document's text, not the tool's JSON.
         ReadStep(tool_name="read_document", args={"doc_id": "d7"}, chunk_ids=["d7"], observation=msgs1[5]["content"],
                  passages=[Passage(chunk_id="d7", text="Velm is a town on the Oder river.")], source_ref="message:4"),
-        FinalStep(answer="Oder", source_ref="message:6"),
+        FinalStep(answer="Oder", thought="Oder", raw="Oder", source_ref="message:6"),
     ], final_answer="Oder", end_reason="final",
         judgments=[Judgment(judge="em", score=1.0, rationale="source field `correct`")],
-        metadata={"reward": 1.0, "label": "good"})
+        metadata={"reward": 1.0, "label": "good", "answer_rule": "message", "search_shows_passages": True})
 
     def second(run_id: str, closing: str, judge: float) -> dict:
         return _traj(run_id, "openai_chat", c2, [
@@ -76,8 +76,10 @@ def _chat_expected() -> list[dict]:
                      source_ref="message:1"),
             FinalStep(tool_name="submit_answer", args={"answer": "Ada Brenn"}, answer="Ada Brenn",
                       observation="submitted", thought="Submitting.", source_ref="message:4"),
+            # Every assistant message is a step: the text after the final tool is one of its own.
+            ToolStep(tool_name=None, thought=closing, raw=closing, source_ref="message:6"),
         ], final_answer="Ada Brenn", end_reason="final",
-            metadata={"scores": {"judge": judge}, "closing_message": closing})
+            metadata={"scores": {"judge": judge}, "answer_rule": "final_answer_tool", "search_shows_passages": True})
 
     third = _traj(run, "openai_chat", c3, [
         ErrorStep(error_type="tool_error", message="unknown doc_id d99", tool_name="read_document",
@@ -116,7 +118,7 @@ def test_openai_chat_in_one_command_prints_its_import_report(tmp_path):
     result = CliRunner().invoke(cli, ["ingest", str(CHAT), "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert "(openai_chat): 4 trajectories in 2 run(s)" in result.output
-    assert "steps: final 3, read 3, search 3, error 1, tool 1" in result.output
+    assert "steps: final 3, read 3, search 3, tool 3, error 1" in result.output
     assert "duplicates dropped: 1" in result.output
     assert "unmapped tools: calculator 1" in result.output
 

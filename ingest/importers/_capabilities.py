@@ -13,6 +13,8 @@ from trajscope.format import (
     SearchStep,
     ToolStep,
     Trajectory,
+    has_gold_answer,
+    mentions_answer,
     step_kind,
 )
 
@@ -35,6 +37,11 @@ class RunTally:
     with_gold: int = 0
     with_gold_passages: int = 0
     with_judgments: int = 0
+    with_search_passages: int = 0  # trajectories whose search results carry the passages' text (metadata)
+    # Contain-Acc of the answer against the person's verdict the log carries (metadata.human_answer_correct)
+    human_labels: int = 0  # step labels the records carry (Who&When mistakes, embedded step_labels)
+    people_checked: int = 0
+    people_disagree: list[str] = field(default_factory=list)
     step_kinds: Counter[str] = field(default_factory=Counter)
     unmapped_tools: Counter[str] = field(default_factory=Counter)
     judges: Counter[str] = field(default_factory=Counter)
@@ -55,12 +62,22 @@ class RunTally:
                 self.searches_with_text += not step.candidates and bool(step.observation and step.observation.strip())
             elif isinstance(step, ReadStep):
                 self.read_steps += 1
-            elif isinstance(step, ToolStep):
-                self.unmapped_tools[step.tool_name or "(unnamed)"] += 1
+            elif isinstance(step, ToolStep) and step.tool_name is not None:  # a turn without a tool is no tool
+                self.unmapped_tools[step.tool_name] += 1
         self.with_final += any(isinstance(s, FinalStep) for s in t.steps)
         self.with_gold += t.question.gold_answer is not None
         self.with_gold_passages += bool(t.question.gold_chunk_ids)
         self.with_judgments += bool(t.judgments)
+        self.with_search_passages += bool(t.metadata.get("search_shows_passages"))
+        self.human_labels += len(t.human_labels)
+        person = t.metadata.get("human_answer_correct")
+        if isinstance(person, bool) and has_gold_answer(t.question.gold_answer, t.question.aliases):
+            self.people_checked += 1
+            contain = mentions_answer(t.final_answer, t.question.gold_answer, t.question.aliases)
+            if contain != person:
+                self.people_disagree.append(
+                    f"{t.trajectory_id}: answer {t.final_answer!r}, gold {t.question.gold_answer!r}: Contain-Acc says "
+                    f"{'right' if contain else 'wrong'}, the person {'right' if person else 'wrong'}")
         self.judges.update(j.judge for j in t.judgments)
         self.end_reasons[t.end_reason or "none"] += 1
         if self.trajectories == 1:
@@ -92,6 +109,9 @@ def infer_capabilities(tally: RunTally, notes: Mapping[str, str] | None = None) 
     values["read_action"] = tally.read_steps > 0
     reasons["read_action"] = (f"{tally.read_steps} read steps open a full passage" if tally.read_steps
                               else f"{NO_READ} (no step of {n} trajectories opens a passage)")
+    if tally.with_search_passages:
+        reasons["read_action"] += (f"; search returns the passages' text in {tally.with_search_passages} of {n} "
+                                   "trajectories: what a search shows counts as read (metadata.search_shows_passages)")
     values["gold_answers"] = tally.with_gold > 0
     reasons["gold_answers"] = (_share(tally.with_gold, n, "questions have a gold answer") if tally.with_gold
                                else "no gold answer in the log or its question file: correctness does not apply")

@@ -14,20 +14,43 @@ from typing import Any
 
 import msgspec
 
-from trajscope.format import READ_KIND, ErrorStep, FinalStep, Judgment, Step, Trajectory
+from trajscope.format import (
+    NESTING_LIMIT,
+    READ_KIND,
+    Candidate,
+    ErrorStep,
+    FinalStep,
+    Judgment,
+    RecordError,
+    Step,
+    ToolStep,
+    Trajectory,
+)
 
-from ._actions import SEARCH_ACTIONS, make_step, parse_arguments
+from ._actions import SEARCH_ACTIONS, answer_of, make_step, parse_arguments
+from ._answer_rules import FINAL_ANSWER_TOOL, extract_answer
+from ._chat_labels import embedded_labels, human_answer_verdict
 from ._context import ImportContext, assemble
-from ._documents import candidates, decoded, documents_of, passages, result_error
+from ._documents import decoded, documents_of, passages, result_error
 from ._fields import Where, as_text, need_list, need_object, score_value
+from ._gold_shapes import gold_strings
 from ._json_stream import iter_records
 from ._questions import plain_question, text_question_id
+from ._search_results import ranked_documents
 
-_MESSAGES_KEY = "messages"
-_ID_KEYS = ("question_id", "qid", "id", "_id", "sample_id", "idx", "index")
+# Where the message list sits: `messages` (chat-completions logs), `traj` (eval harnesses such as
+# tau-bench), `conversation` / `chat`.
+_MESSAGES_KEYS = ("messages", "traj", "conversation", "chat")
+# A record's own id; a per-record index (`total_index`, `index_in_dataset`) keeps each labelled sample apart.
+_ID_KEYS = ("question_id", "qid", "id", "_id", "sample_id", "idx", "index", "task_id", "record_id",
+            "index_in_dataset", "total_index")
+# Trials of one task in one file (tau-bench `trial`): the run `<run_id>:trial<value>`.
+_TRIAL_KEYS = ("trial", "trial_index", "attempt")
 _QUESTION_KEYS = ("question", "query", "problem")
 _GOLD_KEYS = ("ground_truth", "gold_answer", "answer", "gold", "golden_answers", "answers", "reference",
-              "expected_answer", "target")
+              "expected_answer", "target", "true_answer")
+# A reward in [0, 1] from the harness (tau-bench) is its verdict when no other field gives one.
+_REWARD_KEYS = ("reward",)
 # The source's own verdicts (kept as judgments beside what `trajscope judge` adds).
 _VERDICT_KEYS = {"em": ("em", "exact_match"), "f1": ("f1", "f1_score"), "contain": ("contain", "contain_accuracy"),
                  "llm": ("llm_accuracy", "llm_judge")}
@@ -79,12 +102,8 @@ def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, An
 
 def _gold(record: dict[str, Any]) -> tuple[str | None, str | None, list[str]]:
     key, value = _pick(record, _GOLD_KEYS)
-    if isinstance(value, list):
-        golds = [str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
-        return key, (golds[0] if golds else None), golds[1:]
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return key, str(value), []
-    return key, (value if isinstance(value, str) else None), []
+    golds = gold_strings(value)
+    return key, (golds[0] if golds else None), golds[1:]
 
 
 def _judgments(record: dict[str, Any], where: Where) -> tuple[list[Judgment], set[str]]:
@@ -99,7 +118,25 @@ def _judgments(record: dict[str, Any], where: Where) -> tuple[list[Judgment], se
     if key is not None and isinstance(value, bool) and not any(j.judge == "em" for j in out):
         out.append(Judgment(judge="em", score=1.0 if value else 0.0, rationale=f"source field `{key}`"))
         used.add(key)
+    key, value = _pick(record, _REWARD_KEYS)
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if key is not None and number and 0.0 <= value <= 1.0 and not out:
+        out.append(Judgment(judge="em", score=float(value), rationale=f"source field `{key}` (the harness's reward)"))
+        used.add(key)
     return out, used
+
+
+def _search_candidates(value: Any, text: str | None) -> list[Candidate]:
+    return [Candidate(chunk_id=d.doc_id, rank=rank, score=d.score, snippet=d.text)
+            for rank, d in ranked_documents(value, text)]
+
+
+def _query(args: dict[str, Any]) -> str | None:
+    """The queries a multi-query search ran (`query_list`), one per line; else None (the usual keys apply)."""
+    queries = args.get("query_list") or args.get("queries")
+    if isinstance(queries, list) and queries and all(isinstance(q, str) for q in queries):
+        return "\n".join(queries)
+    return None
 
 
 def _tool_step(ctx: ImportContext, call: dict[str, Any], where: Where, result: tuple[Any, str | None] | None,
@@ -114,28 +151,63 @@ def _tool_step(ctx: ImportContext, call: dict[str, Any], where: Where, result: t
     common: dict[str, Any] = dict(tool_name=name, args=args, observation=observation, thought=thought)
     if result is not None and (error := result_error(value)) is not None:
         return ErrorStep(error_type="tool_error", message=error, **common)
-    docs = documents_of(value) if result is not None else []
     if action in SEARCH_ACTIONS:
-        return make_step(action, candidates=candidates(docs), **common)
+        found = _search_candidates(value, observation) if result is not None else []
+        return make_step(action, query=_query(args), candidates=found, **common)
+    docs = documents_of(value) if result is not None else []
     if action == READ_KIND and docs:
         return make_step(action, chunk_ids=[d.doc_id for d in docs], passages=passages(docs), **common)
     return make_step(action, **common)
 
 
-def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[str | None, list[Step], str | None]:
-    """(first user message, steps, the closing assistant message when a final tool already answered)."""
-    results: dict[str, tuple[Any, str | None]] = {}
+def _calls(message: dict[str, Any], at: Where) -> list[Any]:
+    calls = message.get("tool_calls") or ([message["function_call"]] if message.get("function_call") else [])
+    return need_list(calls, at.at("tool_calls"))
+
+
+def _call_results(messages: list[Any], where: Where) -> dict[tuple[int, int], tuple[Any, str | None]]:
+    """(assistant message, call) -> (decoded result, text), each tool turn matched to one earlier open call:
+    by `tool_call_id` within this trajectory (ids repeat across trajectories), else by tool name, else in order."""
+    open_calls: list[tuple[int, int, Any, Any]] = []  # message index, call index, id, name
+    out: dict[tuple[int, int], tuple[Any, str | None]] = {}
     for i, message in enumerate(messages):
-        if isinstance(message, dict) and message.get("role") in ("tool", "function"):
-            call_id = message.get("tool_call_id") or message.get("name")
-            text = _text(message.get("content"))
-            if isinstance(call_id, str):
-                results.setdefault(call_id, (decoded(text, where.at(i).at("content")), text))
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            for k, call in enumerate(_calls(message, where.at(i))):
+                if isinstance(call, dict):
+                    function = call.get("function") if isinstance(call.get("function"), dict) else call
+                    open_calls.append((i, k, call.get("id"), function.get("name")))
+            continue
+        if role not in ("tool", "function") or not open_calls:
+            continue
+        call_id, name = message.get("tool_call_id"), message.get("name")
+        if isinstance(call_id, str) and call_id:
+            match = next((c for c in open_calls if c[2] == call_id), None)
+        else:
+            match = next((c for c in open_calls if isinstance(name, str) and c[3] == name), open_calls[0])
+        if match is None:
+            continue
+        open_calls.remove(match)
+        text = _text(message.get("content"))
+        out[(match[0], match[1])] = (decoded(text, where.at(i).at("content")), text)
+    return out
+
+
+def _message_step(content: str, i: int) -> Step:
+    """A text-only assistant message that is not the answer: a step of its own, tool name None."""
+    return ToolStep(tool_name=None, args={}, thought=content, raw=content, source_ref=f"message:{i}")
+
+
+def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[str | None, list[Step], str | None]:
+    """(first user message, steps, the rule that took the answer): one step per tool call, and one per
+    assistant message without a call (the last one is the final answer unless a final tool already answered)."""
+    results = _call_results(messages, where)
     question: str | None = None
     steps: list[Step] = []
     assistant = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
-    closing: str | None = None
-    thought: str | None = None
+    rule: str | None = None
     for i, message in enumerate(messages):
         at = where.at(i)
         message = need_object(message, at)
@@ -147,39 +219,59 @@ def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[s
             question = content
         if role != "assistant":
             continue
-        calls = message.get("tool_calls") or ([message["function_call"]] if message.get("function_call") else [])
-        calls = need_list(calls, at.at("tool_calls"))
-        thought = "\n".join(t for t in (thought, content) if t and t.strip()) or None
+        calls = _calls(message, at)
         if not calls:
-            if i == assistant[-1] and content and content.strip():
-                if any(isinstance(s, FinalStep) for s in steps):
-                    closing = content  # a final tool already answered; the closing text is kept aside
-                else:
-                    steps.append(make_step("final", tool_name=None, args={}, answer=content.strip(),
-                                           source_ref=f"message:{i}"))
-            continue  # an intermediate message without a call is the thought of the next call
+            if i == assistant[-1] and rule is None and content and content.strip():
+                answer, rule = extract_answer(content)
+                steps.append(make_step("final", tool_name=None, args={}, answer=answer, thought=content,
+                                       raw=content, source_ref=f"message:{i}"))
+            else:
+                steps.append(_message_step(content or "", i))
+            continue
         for k, call in enumerate(calls):
             call_at = at.at("tool_calls").at(k)
             call = need_object(call, call_at)
-            call_id = call.get("id")
-            result = results.get(call_id) if isinstance(call_id, str) else None
-            if result is None and "function_call" in message:
-                result = results.get(call.get("name"))
-            step = _tool_step(ctx, call, call_at, result, thought if k == 0 else None)
+            step = _tool_step(ctx, call, call_at, results.get((i, k)), content if k == 0 and content else None)
+            if isinstance(step, FinalStep) and rule is None:
+                rule = FINAL_ANSWER_TOOL
+                if step.answer is None:
+                    step = msgspec.structs.replace(step, answer=answer_of(step.args))
             # The step keeps its message index: per-step human labels point there.
             steps.append(msgspec.structs.replace(step, source_ref=f"message:{i}"))
-        thought = None
-    return question, steps, closing
+    return question, steps, rule
 
 
-_SEEN_KEYS = frozenset({_MESSAGES_KEY, *_ID_KEYS, *_QUESTION_KEYS})
+_SEEN_KEYS = frozenset({*_MESSAGES_KEYS, *_ID_KEYS, *_QUESTION_KEYS, *_TRIAL_KEYS})
+
+
+def _trial(record: dict[str, Any], where: Where) -> str | None:
+    key, value = _pick(record, _TRIAL_KEYS)
+    if key is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise where.error("expected a trial number or name", key)
+    return str(value)
+
+
+class _StopImport(Exception):
+    """An error that stops the whole import rather than skipping one record."""
+
+    def __init__(self, error: RecordError):
+        super().__init__(str(error))
+        self.error = error
+
+
+def _refused(error: RecordError) -> bool:
+    """Input refused as a whole (a value past the nesting limit is hostile, not one malformed record)."""
+    return f"past the nesting limit of {NESTING_LIMIT} levels" in error.message
 
 
 def _trajectory(ctx: ImportContext, record: Any, where: Where, position: int,
                 attempts: dict[str, dict[str, int]]) -> Trajectory:
     record = need_object(record, where)
-    messages = need_list(record.get(_MESSAGES_KEY), where.at(_MESSAGES_KEY))
-    first_user, steps, closing = chat_steps(ctx, messages, where.at(_MESSAGES_KEY))
+    list_key = next((k for k in _MESSAGES_KEYS if isinstance(record.get(k), list)), _MESSAGES_KEYS[0])
+    messages = need_list(record.get(list_key), where.at(list_key))
+    first_user, steps, rule = chat_steps(ctx, messages, where.at(list_key))
     id_key, own_id = _pick(record, _ID_KEYS)
     if own_id is not None and (isinstance(own_id, bool) or not isinstance(own_id, (str, int))):
         raise where.error("expected a string or integer id", id_key)
@@ -187,32 +279,63 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where, position: int,
     text = text if isinstance(text, str) else first_user
     gold_key, gold, aliases = _gold(record)
     if ctx.questions is not None:
-        question = ctx.question(where, source_id=None if own_id is None else str(own_id), index=position,
-                                text=text, gold=gold)
+        try:
+            question = ctx.question(where, source_id=None if own_id is None else str(own_id), index=position,
+                                    text=text, gold=gold)
+        except RecordError as exc:  # the question file and the log disagree: no record is to blame
+            raise _StopImport(exc) from None
     else:
         qid = str(own_id) if own_id is not None else text_question_id(text or "")
         question = plain_question(where, qid, text, gold)
         question.aliases = aliases
     judgments, used = _judgments(record, where)
-    metadata = {k: v for k, v in record.items() if k not in _SEEN_KEYS and k != gold_key and k not in used}
-    if closing is not None:
-        metadata["closing_message"] = closing
-    # The same question again in one file with other content (several rollouts): the k-th is run
-    # `<run_id>:attempt<k>`; an identical repeat stays in its first run, where it is dropped as a duplicate.
-    digest = hashlib.blake2b(json.dumps(record, sort_keys=True, default=str).encode(), digest_size=16).hexdigest()
-    versions = attempts.setdefault(question.question_id, {})
-    k = versions.setdefault(digest, len(versions) + 1)
-    run = ctx.run(f"{ctx.run_id}:attempt{k}" if k > 1 else None)
-    return assemble(ctx, run=run, question=question, steps=steps, judgments=judgments, metadata=metadata)
+    labels, label_keys = embedded_labels(record, steps, where)
+    verdict, verdict_key = human_answer_verdict(record, where)
+    metadata = {k: v for k, v in record.items()
+                if k not in _SEEN_KEYS and k != gold_key and k not in used and k not in label_keys}
+    if rule is not None:
+        metadata["answer_rule"] = rule
+    if verdict is not None:
+        metadata["human_answer_correct"] = verdict  # the person's verdict on the answer (`final_label`)
+        metadata.pop(verdict_key, None)
+    if any(c.snippet for s in steps for c in getattr(s, "candidates", [])):
+        # A search that returns the passages' text shows them whole: what it shows counts as read.
+        metadata["search_shows_passages"] = True
+    trial = _trial(record, where)
+    if trial is not None:
+        run = ctx.run(f"{ctx.run_id}:trial{trial}")
+    else:
+        # The same question again in one file with other content (several rollouts): the k-th is run
+        # `<run_id>:attempt<k>`; an identical repeat stays in its first run, where it is dropped as a duplicate.
+        digest = hashlib.blake2b(json.dumps(record, sort_keys=True, default=str).encode(),
+                                 digest_size=16).hexdigest()
+        versions = attempts.setdefault(question.question_id, {})
+        k = versions.setdefault(digest, len(versions) + 1)
+        run = ctx.run(f"{ctx.run_id}:attempt{k}" if k > 1 else None)
+    return assemble(ctx, run=run, question=question, steps=steps, judgments=judgments, metadata=metadata,
+                    human_labels=labels)
 
 
 def import_chat(ctx: ImportContext) -> Iterator[Trajectory]:
-    """Stream a JSONL (or JSON array) of chat-completions records, one trajectory each."""
+    """Stream a JSONL (or JSON array) of chat-completions records, one trajectory each.
+
+    A record whose content is malformed is skipped with one line naming file, line and field (counted in
+    the import report); a file that is not JSON at all still stops the import.
+    """
     attempts: dict[str, dict[str, int]] = {}
     position = 0
     for line, key, value in iter_records(ctx.path):
         items = value if key is None and isinstance(value, list) else [value]
         for i, item in enumerate(items):
             prefix = key if key and key.startswith("[") else (f"[{i}]" if item is not value else "")
-            yield _trajectory(ctx, item, ctx.where(line, prefix), position, attempts)
+            try:
+                trajectory = _trajectory(ctx, item, ctx.where(line, prefix), position, attempts)
+            except _StopImport as stop:
+                raise stop.error from None
+            except RecordError as exc:
+                if _refused(exc):
+                    raise
+                ctx.notes.skipped.append(str(exc))
+            else:
+                yield trajectory
             position += 1

@@ -23,11 +23,13 @@ from ._questions import QuestionBook, plain_question
 
 @dataclass
 class ImportNotes:
-    """What an import noticed besides its records: duplicates it dropped, warnings, questions joined."""
+    """What an import noticed besides its records: duplicates dropped, malformed records skipped, warnings,
+    questions joined."""
 
     duplicates: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     questions_joined: int = 0
+    skipped: list[str] = field(default_factory=list)  # malformed records left out, one line each (file:line field)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from trajscope.format import looks_canonical, open_input
 
-from ._detect_frameworks import detect_framework
+from ._detect_frameworks import detect_cassette, detect_framework
 
 _HEAD_BYTES = 65536
 _REACT_TEXT = re.compile(r"^\s*(?:\d+[ \t]+)?(Thought|Action|Question|Claim)(\s*\d+)?\s*:", re.M)
@@ -15,6 +15,7 @@ _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
 _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
 _TOOL_CALLS = re.compile(r'"tool_calls"\s*:\s*\[|"role"\s*:\s*"tool"')
+_HARNESS_CHAT = re.compile(r'"(?:traj|conversation)"\s*:\s*\[')
 
 
 def _zip_is_inspect(path: Path) -> bool:
@@ -56,6 +57,8 @@ def detect_format(path: Path) -> str | None:
         return None
     text = head.decode("utf-8", errors="replace")
     stripped = text.lstrip()
+    if not stripped.startswith(("{", "[")) and (cassette := detect_cassette(text)):
+        return cassette
     if not stripped.startswith(("{", "[")):
         return "react" if _REACT_TEXT.search(text) and _REACT_ACTION.search(text) else None
     if path.suffix == ".ipynb" or (re.match(r'\s*\{\s*"cells"\s*:', text) and '"cell_type"' in text):
@@ -82,6 +85,9 @@ def detect_format(path: Path) -> str | None:
         return "autoact"
     if '"trajectory"' in text and '"environment"' in text and '"action"' in text and '"observation"' in text:
         return "swe_agent"
+    # Eval-harness results (tau-bench) keep the chat list under `traj`: its tool calls make it a chat log.
+    if _HARNESS_CHAT.search(text) and _TOOL_CALLS.search(text) and not _REACT_ACTION.search(text):
+        return "openai_chat"
     if '"traj"' in text or (_TRANSCRIPT_KEY.search(text) and _REACT_ACTION.search(text)):
         return "react"
     # Chat lists (`messages`) whose assistant turns write ReAct actions; without them a chat log is

@@ -28,6 +28,7 @@ class FileReport:
     runs: list[RunReport] = field(default_factory=list)
     duplicates: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # malformed records left out (file:line field: why)
     questions_file: str | None = None
     questions_joined: int = 0
     output: Path | None = None  # the canonical log to load (the converted file, or a canonical source as is)
@@ -66,11 +67,21 @@ class FileReport:
             f"  steps: {counts(self.step_kinds)}",
             f"  unmapped tools: {counts(self.unmapped_tools)}",
             f"  duplicates dropped: {len(self.duplicates)}",
+            *([f"  malformed records skipped: {len(self.skipped)}"] if self.skipped else []),
             f"  gold answers: {with_gold} of {self.trajectories}; judgments found: {counts(self.judges)} "
             f"({judged} trajectories)",
             "  questions joined: " + (f"{self.questions_joined} from {self.questions_file}" if self.questions_file
                                       else "no question file"),
         ]
+        labelled = sum(r.tally.human_labels for r in self.runs)
+        if labelled:
+            out.append(f"  human step labels in the log: {labelled}")
+        checked = sum(r.tally.people_checked for r in self.runs)
+        if checked:
+            disagree = [d for r in self.runs for d in r.tally.people_disagree]
+            out.append(f"  answers vs the people's verdict in the log: {checked - len(disagree)} of {checked} agree "
+                       "(Contain-Acc on the extracted answer)")
+            out.extend(f"    disagree: {d}" for d in disagree)
         for run in self.runs:
             out.append(f"  run {run.run_id}: {run.tally.trajectories} trajectories, "
                        f"end reasons {counts(run.tally.end_reasons)}")
@@ -80,5 +91,6 @@ class FileReport:
                     if run.profile.reasons.get(name):
                         out.append(f"    {name}: {run.profile.reasons[name]}")
         out.extend(f"  duplicate: {d}" for d in self.duplicates[:20])
+        out.extend(f"  skipped: {s}" for s in self.skipped)
         out.extend(f"  warning: {w}" for w in self.warnings)
         return out
