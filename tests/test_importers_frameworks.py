@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from trajscope.cli import main as cli
@@ -23,6 +24,7 @@ SMOL = FORMATS / "smolagents" / "gpt-4o__tool-calling__simpleqa__2025-07-24.json
 LANGFUSE = sorted((FORMATS / "langfuse").glob("*.trace.json"))
 CLAUDE = FORMATS / "claude_code" / "tool_heavy.jsonl"
 LANGSMITH = FORMATS / "langsmith" / "langsmith_py_wrap_openai_.json"
+WEAVE = FORMATS / "weave" / "weaveclient_getagentspans_gets_agent_spans.yaml"
 
 
 def reference(path: Path, family: str | None = None) -> str:
@@ -360,3 +362,100 @@ def test_langsmith_unknown_run_type_names_file_line_and_field(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(raw))
     assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field post[0].run_type:")
+
+
+# --- Weave ---------------------------------------------------------------------------------------------
+
+def _weave_expected(path: Path) -> dict:
+    text = reference(path, "weave")
+    traces, spans = map(int, re.search(r"traces: (\d+)\s+spans: (\d+)", text).groups())
+    ops = ast.literal_eval(re.search(r"by operation_name: (\{.*?\})", text).group(1))
+    n_calls, calls = counted(text, "tool calls")
+    finals = ast.literal_eval(re.search(r"final answers: \d+ -> (.*)$", text, re.M).group(1))
+    return {"traces": traces, "spans": spans, "ops": ops, "calls": calls, "finals": finals}
+
+
+def test_weave_agent_spans_have_their_reference_counts(tmp_path):
+    want = _weave_expected(WEAVE)
+    assert detect_format(WEAVE) == "weave"
+    db = tmp_path / "w.duckdb"
+    ingest(db, WEAVE)
+    got = stored(db, f"weave:{WEAVE.name}")
+    assert got["trajectories"] == want["traces"] == 2 and want["spans"] == 5
+    assert got["names"] == {("tool", n): c for n, c in want["calls"].items()} and want["calls"] == {"calculate": 1}
+    assert got["finals"] == len(want["finals"]) == 0  # the spans API returned no output messages
+    with open_readonly(db) as con:
+        ops = Counter()
+        for (meta,) in con.execute("SELECT metadata FROM trajectories").fetchall():
+            ops.update(json.loads(meta)["spans"])
+    assert ops == want["ops"]
+
+
+def _cassette(tmp_path: Path, url: str, body: dict) -> Path:
+    path = tmp_path / "cassette.yaml"
+    path.write_text(yaml.safe_dump([{"request": {"url": "https://trace.wandb.ai/health", "body": ""},
+                                     "response": {"status": 200, "body": '{"status":"ok"}'}},
+                                    {"request": {"url": url, "body": "{}"},
+                                     "response": {"status": 200, "body": json.dumps(body)}}]))
+    return path
+
+
+def test_weave_chat_view_gives_question_tool_calls_and_answer(tmp_path):
+    body = {"trace_id": "t9", "messages": [
+        {"type": "user_message", "user_message": {"text": "Which river flows through Velm?"}},
+        {"type": "agent_start", "agent_start": {"agent_name": "Assistant"}},
+        {"type": "tool_call", "tool_call": {"name": "web_search", "arguments": '{"query": "Velm river"}',
+                                            "result": "Velm lies on the Oder."}},
+        {"type": "assistant_message", "assistant_message": {"text": "The Oder."}}]}
+    path = _cassette(tmp_path, "https://trace.wandb.ai/agents/traces/chat", body)
+    want = _weave_expected(path)
+    assert detect_format(path) == "weave"
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    got = stored(db, "weave:cassette.yaml")
+    assert got["trajectories"] == want["traces"] == 1 and want["calls"] == {"web_search": 1}
+    assert got["names"] == {("search", "web_search"): 1, ("final", None): len(want["finals"])}
+    with open_readonly(db) as con:
+        row = con.execute("SELECT q.text, t.final_answer, s.query FROM trajectories t JOIN questions q "
+                          "USING (dataset, question_id) JOIN steps s USING (trajectory_id) WHERE s.kind = 'search'"
+                          ).fetchone()
+    assert row == (body["messages"][0]["user_message"]["text"], want["finals"][0], "Velm river")
+
+
+def test_weave_calls_leaf_calls_are_tools_and_the_root_output_answers(tmp_path):
+    op = "weave:///e/p/op/{}:abc"
+    tool_call = {"id": "c1", "type": "function", "function": {"name": "search_docs", "arguments": '{"q": "Velm"}'}}
+    calls = [
+        {"id": "r", "trace_id": "t1", "parent_id": None, "project_id": "e/p", "op_name": op.format("Agent.run"),
+         "inputs": {"self": "Agent", "question": "Which river flows through Velm?"}, "output": "Oder",
+         "started_at": "2025-01-01T00:00:00Z"},
+        {"id": "l", "trace_id": "t1", "parent_id": "r", "project_id": "e/p",
+         "op_name": op.format("openai.chat.completions.create"), "inputs": {"messages": []},
+         "output": {"choices": [{"message": {"content": None, "tool_calls": [tool_call]}}]},
+         "started_at": "2025-01-01T00:00:01Z"},
+        {"id": "s", "trace_id": "t1", "parent_id": "r", "project_id": "e/p", "op_name": op.format("search_docs"),
+         "inputs": {"q": "Velm"}, "output": [{"id": "d7", "text": "Velm is on the Oder."}],
+         "started_at": "2025-01-01T00:00:02Z"}]
+    path = tmp_path / "calls.jsonl"
+    path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    assert detect_format(path) == "weave"
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    got = stored(db, "weave:calls.jsonl")
+    assert got["names"] == {("search", "search_docs"): 1, ("final", None): 1}
+    with open_readonly(db) as con:
+        assert con.execute("SELECT chunk_id FROM candidates").fetchall() == [("d7",)]
+        assert con.execute("SELECT final_answer FROM trajectories").fetchone() == (calls[0]["output"],)
+
+
+def test_weave_span_without_trace_id_names_file_line_and_field(tmp_path):
+    interactions = yaml.safe_load(WEAVE.read_text())
+    body = json.loads(interactions[2]["response"]["body"])
+    del body["spans"][1]["trace_id"]
+    interactions[2]["response"]["body"] = json.dumps(body)
+    path = tmp_path / "bad.yaml"
+    text = yaml.safe_dump(interactions)
+    path.write_text(text)
+    third = [i for i, x in enumerate(text.splitlines(), start=1) if x.startswith("- ")][2]  # the 3rd interaction
+    field = "[2].response.body.spans[1].trace_id"
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:{third}: field {field}:")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+_CASSETTE = re.compile(r"\s*-\s+request:")
 _SMOLAGENTS_ROLES = re.compile(r'"role"\s*:\s*"tool-(?:call|response)"')
 
 
@@ -21,4 +22,16 @@ def detect_framework(text: str) -> str | None:
     if '"run_type"' in text and any(k in text for k in ('"dotted_order"', '"child_runs"', '"parent_run_id"',
                                                          '"trace_id"')):
         return "langsmith"
+    # W&B Weave responses: agent spans, classic calls (`op_name`), or a trace's chat view.
+    if '"project_id"' in text and '"trace_id"' in text and ('"operation_name"' in text or '"op_name"' in text):
+        return "weave"
+    if '"trace_id"' in text and '"user_message"' in text and '"assistant_message"' in text:
+        return "weave"
+    return None
+
+
+def detect_cassette(text: str) -> str | None:
+    """The importer of a recorded HTTP cassette (YAML request / response pairs) of a tracing service, or None."""
+    if _CASSETTE.match(text) and any(k in text for k in ("trace.wandb.ai", "/agents/spans/", "/calls/stream_query")):
+        return "weave"
     return None

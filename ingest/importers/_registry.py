@@ -31,6 +31,7 @@ from ._react import import_react
 from ._smolagents import SMOLAGENTS_NOTES, SMOLAGENTS_TOOL_MAP, import_smolagents
 from ._swe_agent import import_swe_agent
 from ._trail import import_trail
+from ._weave import WEAVE_NOTES, import_weave
 from ._who_and_when import import_who_and_when
 
 
@@ -92,6 +93,9 @@ FORMATS: dict[str, Importer] = {
         Importer("langsmith", "LangSmith runs (run trees with child_runs, flat run lists, SDK post/patch "
                               "payloads); tool and retriever runs are the calls", import_langsmith,
                  capability_notes=LANGSMITH_NOTES),
+        Importer("weave", "W&B Weave traces: agent spans, classic calls and the chat view (JSON, JSONL, or a "
+                          "recorded HTTP cassette); execute_tool spans and leaf calls are the tool calls", import_weave,
+                 capability_notes=WEAVE_NOTES),
         Importer("mapped", "any JSONL, described by a --mapping YAML/JSON file of dotted paths", _needs_mapping),
     )
 }
