@@ -25,6 +25,7 @@ LANGFUSE = sorted((FORMATS / "langfuse").glob("*.trace.json"))
 CLAUDE = FORMATS / "claude_code" / "tool_heavy.jsonl"
 LANGSMITH = FORMATS / "langsmith" / "langsmith_py_wrap_openai_.json"
 WEAVE = FORMATS / "weave" / "weaveclient_getagentspans_gets_agent_spans.yaml"
+DSPY = FORMATS / "dspy" / "multihop_llama213b_0.json"
 
 
 def reference(path: Path, family: str | None = None) -> str:
@@ -459,3 +460,39 @@ def test_weave_span_without_trace_id_names_file_line_and_field(tmp_path):
     third = [i for i, x in enumerate(text.splitlines(), start=1) if x.startswith("- ")][2]  # the 3rd interaction
     field = "[2].response.body.spans[1].trace_id"
     assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:{third}: field {field}:")
+
+
+# --- DSPy ----------------------------------------------------------------------------------------------
+
+def test_dspy_program_traces_have_their_reference_counts(tmp_path):
+    text = reference(DSPY)
+    traces = int(re.search(r"traces \(distinct dspy_uuid of augmented demos\): (\d+)", text).group(1))
+    n_search = int(re.search(r"retrieval \(search\) calls: (\d+)", text).group(1))
+    queries = ast.literal_eval(re.search(r"queries: (\[.*\])$", text, re.M).group(1))
+    finals = ast.literal_eval(re.search(r"final answers: \d+ -> (.*)$", text, re.M).group(1))
+    assert detect_format(DSPY) == "dspy"
+    db = tmp_path / "w.duckdb"
+    ingest(db, DSPY)
+    got = stored(db, f"dspy:{DSPY.name}")
+    assert got["trajectories"] == traces == 2 and got["kinds"] == {"search": n_search, "final": len(finals)}
+    raw = json.loads(DSPY.read_text())
+    answer_contexts = {d["dspy_uuid"]: d["context"] for d in raw["generate_answer"]["demos"] if d.get("augmented")}
+    with open_readonly(db) as con:
+        got_queries = [q for (q,) in con.execute("SELECT query FROM steps WHERE kind = 'search'").fetchall()]
+        answers = sorted(a for (a,) in con.execute("SELECT final_answer FROM trajectories").fetchall())
+        per_trace = dict(con.execute("SELECT json_extract_string(t.metadata, '$.dspy_uuid'), count(c.chunk_id) "
+                                     "FROM trajectories t JOIN candidates c USING (trajectory_id) GROUP BY ALL")
+                         .fetchall())
+        titles = {c for (c,) in con.execute("SELECT chunk_id FROM candidates").fetchall()}
+    assert sorted(q[:60] for q in got_queries) == sorted(queries) and answers == sorted(finals)
+    # every passage of the answer's context came from one retrieval hop, known by its title
+    assert per_trace == {u: len(set(c)) for u, c in answer_contexts.items()}
+    assert titles == {"title:" + p.split(" | ")[0] for c in answer_contexts.values() for p in c}
+
+
+def test_dspy_demo_without_run_id_names_file_line_and_field(tmp_path):
+    raw = json.loads(DSPY.read_text())
+    del raw["generate_query[1]"]["demos"][1]["dspy_uuid"]
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw, indent=1))
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field generate_query[1].demos[1].dspy_uuid:")

@@ -27,6 +27,9 @@ def detect_framework(text: str) -> str | None:
         return "weave"
     if '"trace_id"' in text and '"user_message"' in text and '"assistant_message"' in text:
         return "weave"
+    # A saved DSPy program: predictors' `demos`, the bootstrapped ones marked `augmented` with their run id.
+    if '"demos"' in text and ('"augmented"' in text or '"dspy_uuid"' in text):
+        return "dspy"
     return None
 
 

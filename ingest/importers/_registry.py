@@ -17,6 +17,7 @@ from ._chat import import_chat
 from ._claude_code import CLAUDE_CODE_NOTES, CLAUDE_CODE_TOOL_MAP, import_claude_code
 from ._context import ImportContext, default_run_id
 from ._detect import detect_format, directory_files, is_empty
+from ._dspy import DSPY_NOTES, import_dspy
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import import_inspect
 from ._langfuse import LANGFUSE_NOTES, import_langfuse
@@ -96,6 +97,9 @@ FORMATS: dict[str, Importer] = {
         Importer("weave", "W&B Weave traces: agent spans, classic calls and the chat view (JSON, JSONL, or a "
                           "recorded HTTP cassette); execute_tool spans and leaf calls are the tool calls", import_weave,
                  capability_notes=WEAVE_NOTES),
+        Importer("dspy", "DSPy program traces: a saved program's bootstrapped demos, one trajectory per run "
+                         "(dspy_uuid); query predictors are retrieval hops, context passages their results",
+                 import_dspy, capability_notes=DSPY_NOTES),
         Importer("mapped", "any JSONL, described by a --mapping YAML/JSON file of dotted paths", _needs_mapping),
     )
 }
