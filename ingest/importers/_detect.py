@@ -15,6 +15,7 @@ _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
 _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
 _TOOL_CALLS = re.compile(r'"tool_calls"\s*:\s*\[|"role"\s*:\s*"tool"')
+_MISTAKE_KEY = re.compile(r'"mistake_(?:step|agent)"\s*:')
 _HARNESS_CHAT = re.compile(r'"(?:traj|conversation)"\s*:\s*\[')
 
 
@@ -24,6 +25,13 @@ def _zip_is_inspect(path: Path) -> bool:
             return any(n == "header.json" or n.startswith(("samples/", "_journal/")) for n in archive.namelist())
     except zipfile.BadZipFile:
         return False
+
+
+def _tail(path: Path) -> str:
+    """The last bytes of a file as text (where a JSON document's closing keys are)."""
+    with open(path, "rb") as fh:
+        fh.seek(max(0, fh.seek(0, 2) - _HEAD_BYTES))
+        return fh.read(_HEAD_BYTES).decode("utf-8", errors="replace")
 
 
 def _natural(name: str) -> list[object]:
@@ -74,6 +82,9 @@ def detect_format(path: Path) -> str | None:
     # Who&When writes question_ID and ground_truth before a long history and the mistake fields after it.
     if '"history"' in text and ('"mistake_step"' in text or '"mistake_agent"' in text
                                 or ('"question_ID"' in text and '"ground_truth"' in text)):
+        return "who_and_when"
+    # Hand-crafted Who&When files may open with a history longer than the head: the mistake keys close the file.
+    if '"history"' in text and _MISTAKE_KEY.search(_tail(path)):
         return "who_and_when"
     if "openinference.span.kind" in text or '"span_kind"' in text:
         return "openinference"

@@ -165,28 +165,46 @@ def _single(record: dict[str, Any], where: Where, source: str) -> LabelledTrajec
                            evidence=opt_str(record, "evidence", where))])
 
 
-def _records(path: Path, notes: list[str]) -> Iterator[LabelledTrajectory]:
-    for line, value in iter_whole_documents(path):
+def _labelled(record: dict[str, Any], at: Where, path: Path, notes: list[str]) -> LabelledTrajectory:
+    if isinstance(record.get("errors"), list):
+        return _trail(record, at, path.stem, notes)
+    if "mistake_step" in record:
+        return _who_and_when(record, at)
+    if any(f in record for f in _MAP_FIELDS):
+        field = next(f for f in _MAP_FIELDS if f in record)
+        return _step_map(record, field, at, path.name)
+    return _single(record, at, path.name)
+
+
+def _records(path: Path, notes: list[str], skipped: list[str]) -> Iterator[LabelledTrajectory]:
+    """The file's labelled trajectories; a malformed record is left out with one line in `skipped`
+    (a file that stops being JSON leaves out the rest of it)."""
+    documents = iter_whole_documents(path)
+    while True:
+        try:
+            line, value = next(documents)
+        except StopIteration:
+            return
+        except RecordError as exc:
+            skipped.append(str(exc))
+            return
         where = Where(path, line)
         items = value if isinstance(value, list) else [value]
         for i, record in enumerate(items):
             at = where.at(i) if isinstance(value, list) else where
-            record = need_object(record, at)
-            if isinstance(record.get("errors"), list):
-                yield _trail(record, at, path.stem, notes)
-            elif "mistake_step" in record:
-                yield _who_and_when(record, at)
-            elif any(f in record for f in _MAP_FIELDS):
-                field = next(f for f in _MAP_FIELDS if f in record)
-                yield _step_map(record, field, at, path.name)
-            else:
-                yield _single(record, at, path.name)
+            try:
+                labelled = _labelled(need_object(record, at), at, path, notes)
+            except RecordError as exc:
+                skipped.append(str(exc))
+                continue
+            yield labelled
 
 
 def read_label_file(path: Path, notes: list[str] | None = None) -> list[LabelledTrajectory]:
     """Every labelled trajectory of a label file, or of each file of a directory (natural order).
 
-    Bad input raises RecordError naming file, line and field; `notes` collects what was kept as given.
+    A malformed record is skipped: `notes` gets one line naming file, line and field, and a count; a missing
+    file or an empty directory raises RecordError. `notes` also collects what was kept as given.
     """
     path = Path(path)
     notes = notes if notes is not None else []
@@ -198,4 +216,9 @@ def read_label_file(path: Path, notes: list[str] | None = None) -> list[Labelled
         files = [path]
     else:
         raise RecordError(path, 0, None, "no such file")
-    return [t for f in files for t in _records(f, notes)]
+    skipped: list[str] = []
+    out = [t for f in files for t in _records(f, notes, skipped)]
+    notes.extend(f"skipped: {line}" for line in skipped)
+    if skipped:
+        notes.append(f"{len(skipped)} malformed label record(s) skipped")
+    return out

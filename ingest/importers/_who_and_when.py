@@ -2,17 +2,21 @@
 decisive error (`mistake_step` into `history`, `mistake_agent`, `mistake_reason`)."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import HumanLabel, ToolStep, Trajectory
+from trajscope.format import HumanLabel, RecordError, ToolStep, Trajectory
 
 from ._context import ImportContext, assemble
 from ._fields import Where, need_list, need_object, opt_str
 from ._json_stream import iter_whole_documents
 
 # The agent that runs the code the experts write: its turns are the environment's output.
-_EXECUTOR_NAMES = ("computer_terminal",)
+_EXECUTOR_NAMES = ("computer_terminal", "computerterminal")
+# Hand-crafted files have no `name`: the agent is the role, less a note such as `(thought)` or `(-> WebSurfer)`.
+_CHAT_ROLES = frozenset({"assistant", "user", "system", "tool"})
+_ROLE_NOTE = re.compile(r"\s*\([^()]*\)\s*$")
 
 
 def _mistake_step(record: dict[str, Any], n: int, where: Where) -> int:
@@ -27,6 +31,14 @@ def _mistake_step(record: dict[str, Any], n: int, where: Where) -> int:
     return step
 
 
+def _agent_of_role(role: Any) -> str | None:
+    """The agent a hand-crafted (Magentic-One) entry names in its role: `Orchestrator (thought)` ->
+    `Orchestrator`; None for a generic chat role."""
+    if not isinstance(role, str) or role.strip().lower() in _CHAT_ROLES:
+        return None
+    return _ROLE_NOTE.sub("", role).strip() or None
+
+
 def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
     record = need_object(record, where)
     history = need_list(record.get("history"), where.at("history"))
@@ -34,7 +46,7 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
     for i, entry in enumerate(history):
         at = where.at("history").at(i)
         entry = need_object(entry, at)
-        name = opt_str(entry, "name", at)
+        name = opt_str(entry, "name", at) or _agent_of_role(entry.get("role"))
         content = entry.get("content")
         content = content if isinstance(content, str) else (None if content is None else str(content))
         executor = (name or "").lower() in _EXECUTOR_NAMES
@@ -69,6 +81,12 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
 
 
 def import_who_and_when(ctx: ImportContext) -> Iterator[Trajectory]:
-    """One trajectory per record (a file holds one; a JSONL of them works too)."""
+    """One trajectory per record (a file holds one; a JSONL of them works too); a malformed record is skipped
+    with one line naming file, line and field (counted in the import report)."""
     for line, record in iter_whole_documents(ctx.path):
-        yield _trajectory(ctx, record, ctx.where(line))
+        try:
+            trajectory = _trajectory(ctx, record, ctx.where(line))
+        except RecordError as exc:
+            ctx.notes.skipped.append(str(exc))
+            continue
+        yield trajectory
