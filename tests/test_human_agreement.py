@@ -36,9 +36,15 @@ def _ingest(db: Path, *args: str) -> str:
 def _human_table(db: Path, run: str, *extra: str) -> dict[str, dict[str, str]]:
     result = CliRunner().invoke(cli, ["agreement", "--human", run, *extra, "--db", str(db)])
     assert result.exit_code == 0, result.output
-    lines = [ln for ln in result.output.splitlines() if ln.startswith("| ") and not ln.startswith("| method")]
     header = ["method", "n", "coverage", "step_accuracy", "within_1", "within_3", "agent_accuracy", "category_kappa",
               "vs_rules_mcnemar"]
+    # The rows of the decisive-step table only (the published-metrics table above it has other columns).
+    lines, inside = [], False
+    for ln in result.output.splitlines():
+        if ln.startswith("| method"):
+            inside = [c.strip() for c in ln.strip("|").split("|")] == header
+        elif ln.startswith("| ") and inside:
+            lines.append(ln)
     return {cells[0]: dict(zip(header, cells, strict=True))
             for cells in ([c.strip() for c in ln.strip("|").split("|")] for ln in lines)}
 

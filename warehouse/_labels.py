@@ -21,9 +21,11 @@ class LabelLoad:
     labels: int = 0
     trajectories: int = 0
     unmatched: list[str] = field(default_factory=list)
+    method: str | None = None
 
     def summary(self) -> str:
-        text = f"labels from {self.label_file}: {self.labels} label(s) on {self.trajectories} trajectory(ies)"
+        what = f"predictions of method {self.method}" if self.method else "labels"
+        text = f"{what} from {self.label_file}: {self.labels} label(s) on {self.trajectories} trajectory(ies)"
         if self.unmatched:
             shown = ", ".join(self.unmatched[:5]) + (" ..." if len(self.unmatched) > 5 else "")
             text += f"; {len(self.unmatched)} name no stored trajectory, skipped ({shown})"
@@ -38,6 +40,10 @@ def _matches(con: duckdb.DuckDBPyConnection, keys: list[str], run_id: str | None
             "SELECT k.key, t.trajectory_id, t.run_id FROM label_keys k JOIN trajectories t "
             "ON t.trajectory_id = k.key OR t.question_id = k.key "
             "OR json_extract_string(t.metadata, '$.trace_id') = k.key "
+            # A key `metadata:F=V,G=W` names the trajectory whose log record carried those fields (a dataset position).
+            "OR (starts_with(k.key, 'metadata:') AND list_bool_and([json_extract_string(t.metadata, '$.' || "
+            "split_part(kv, '=', 1)) IS NOT DISTINCT FROM split_part(kv, '=', 2) "
+            "FOR kv IN string_split(k.key[10:], ',')])) "
             "WHERE $run_id IS NULL OR t.run_id = $run_id", {"run_id": run_id}).fetchall()
     finally:
         con.unregister("label_keys")
@@ -66,14 +72,15 @@ def _steps(con: duckdb.DuckDBPyConnection, tids: list[str]) -> dict[str, dict[st
 
 
 def load_label_records(con: duckdb.DuckDBPyConnection, labelled: Sequence[LabelledTrajectory], label_file: str,
-                       run_id: str | None = None) -> LabelLoad:
-    """Resolve and store the labels of one label file (call inside the ingest's transaction).
+                       run_id: str | None = None, method: str | None = None) -> LabelLoad:
+    """Resolve and store the labels of one label file (call inside the ingest's transaction); with `method`,
+    as that method's predictions (method_step_labels), never as people's.
 
     A key that names no stored trajectory is skipped and reported; one that names trajectories in several
     runs, or a label whose step the trajectory lacks, is a RecordError (file, line, field): nothing is kept.
     The file's earlier labels on the same trajectories are replaced, so loading it twice adds nothing.
     """
-    report = LabelLoad(label_file)
+    report = LabelLoad(label_file, method=method)
     matches = _matches(con, sorted({t.key for t in labelled}), run_id)
     resolved: list[tuple[str, LabelledTrajectory]] = []
     for t in labelled:
@@ -118,18 +125,23 @@ def load_label_records(con: duckdb.DuckDBPyConnection, labelled: Sequence[Labell
             for column in _COLUMNS:
                 rows[column].append(values[column])
     tids = sorted(ordinals)
-    con.register("labelled_tids", pa.table({"trajectory_id": pa.array(tids, pa.string())}))
-    try:
-        con.execute("DELETE FROM human_step_labels WHERE origin = 'file' AND label_file = $f AND trajectory_id IN "
-                    "(SELECT trajectory_id FROM labelled_tids)", {"f": label_file})
-    finally:
-        con.unregister("labelled_tids")
     table = pa.table({c: pa.array(rows[c], pa.int32() if c in ("ordinal", "step_index") else pa.string())
                       for c in _COLUMNS})
+    con.register("labelled_tids", pa.table({"trajectory_id": pa.array(tids, pa.string())}))
     con.register("incoming_labels", table)
     try:
-        con.execute("INSERT INTO human_step_labels BY NAME SELECT * FROM incoming_labels")
+        if method is None:
+            con.execute("DELETE FROM human_step_labels WHERE origin = 'file' AND label_file = $f AND trajectory_id "
+                        "IN (SELECT trajectory_id FROM labelled_tids)", {"f": label_file})
+            con.execute("INSERT INTO human_step_labels BY NAME SELECT * FROM incoming_labels")
+        else:
+            con.execute("DELETE FROM method_step_labels WHERE method = $m AND trajectory_id IN "
+                        "(SELECT trajectory_id FROM labelled_tids)", {"m": method})
+            con.execute("INSERT INTO method_step_labels BY NAME SELECT $m AS method, trajectory_id, ordinal, "
+                        "source_ref, step_index, label, category, agent, reason, label_file FROM incoming_labels",
+                        {"m": method})
     finally:
+        con.unregister("labelled_tids")
         con.unregister("incoming_labels")
     report.labels, report.trajectories = table.num_rows, len(tids)
     return report

@@ -607,7 +607,7 @@ def remove_stale_batch_dirs(tmp_root: str | Path | None = None) -> list[Path]:
             *sweep_dead_process_dirs(root, _RECORDS_FILE_PREFIX, files=True)]
 
 
-LabelFiles = Sequence[tuple[str, Sequence[LabelledTrajectory]]]
+LabelFiles = Sequence[tuple[str, Sequence[LabelledTrajectory]] | tuple[str, Sequence[LabelledTrajectory], str]]
 
 
 def _ingest(db_path: str | Path | None, sources: Sequence[_Slice], *, progress: bool | None,
@@ -775,8 +775,9 @@ def _load(path: Path, sources: Sequence[_Slice], report: IngestReport, *, progre
                     report.replaced = met - report.new - report.unchanged
                     con.execute("DROP TABLE ingest_ids")
                     # Labels point at steps, so they load after the logs, in the same transaction.
-                    for name, labelled in labels:
-                        report.label_loads.append(load_label_records(con, labelled, name, labels_run))
+                    for name, labelled, *method in labels:  # (file, labels[, method]): a method's predictions
+                        report.label_loads.append(load_label_records(con, labelled, name, labels_run,
+                                                                     method[0] if method else None))
             finally:
                 if own and stored is not None:
                     stored.close()

@@ -16,6 +16,7 @@ from ._episodes import TextPatterns, load_patterns
 from ._inspect import SCORER_JUDGES
 from ._labels import TRAIL_CATEGORIES, normalise_trail_category, read_label_file
 from ._mapping import Mapping, load_mapping, load_tool_map
+from ._predictions import read_prediction_file
 from ._questions import QuestionBook, text_question_id
 from ._registry import FORMATS, Importer, import_file, open_import, resolve_format
 from ._report import FileReport, RunReport
@@ -26,6 +27,7 @@ __all__ = [
     "QuestionBook",
     "RecordError", "RunReport", "RunTally", "TextPatterns", "convert_file", "declare", "detect_format",
     "import_arag", "import_file", "infer_capabilities", "load_mapping", "load_patterns", "load_tool_map",
-    "normalise_trail_category", "open_import", "read_label_file", "parse_declarations", "profile_line",
+    "normalise_trail_category", "open_import", "read_label_file", "read_prediction_file", "parse_declarations",
+    "profile_line",
     "resolve_format", "text_question_id",
 ]

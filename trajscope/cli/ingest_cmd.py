@@ -54,10 +54,13 @@ INGEST_TMP_PREFIX = "trajscope-ingest-"
               help="Add the runs to this lake (trajscope lake: a folder or an object storage URL) instead of --db: "
                    "validated as for a warehouse, then written as this writer's own Parquet partitions, without a "
                    "global lock.")
+@click.option("--method", "label_method", default=None, metavar="NAME",
+              help="Load the --labels files as this attribution method's predicted labels (e.g. a judge's released "
+                   "annotations), never as people's; trajscope agreement --human compares it with the others.")
 @click.option("--labels-run", default=None, metavar="RUN",
               help="Resolve --labels against this run's trajectories only (when a question is in several runs).")
 def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declares, run_id, progress, on_duplicate,
-            per_run_questions, split_by, label_files, labels_run, corpus, lake) -> None:
+            per_run_questions, split_by, label_files, labels_run, corpus, lake, label_method) -> None:
     """Load trajectory logs (files, or directories read as one run each) and human labels into the warehouse.
 
     Every file, canonical or not, is read once by its importer (format detected unless --format) into
@@ -79,6 +82,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
         load_tool_map,
         parse_declarations,
         read_label_file,
+        read_prediction_file,
     )
     from trajscope.warehouse import (
         NoRoomForIngest,
@@ -91,6 +95,8 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
 
     if not files and not label_files:
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
+    if label_method is not None and (not label_files or lake):
+        raise click.UsageError("--method names the predictions of --labels files loaded into a --db warehouse")
     # The warehouse file first: a --db that is not one is refused before any log is converted.
     if lake:
         from trajscope.warehouse.lake import LakeError, lake_location
@@ -125,7 +131,11 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
                 converted.append(report.output)
                 sources.append(str(Path(name)))
             notes: list[str] = []
-            labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
+            if label_method is None:
+                labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
+            else:
+                labels = [(str(Path(name)), read_prediction_file(Path(name), notes), label_method)
+                          for name in label_files]
             for note in notes:
                 click.echo(terminal_text(f"labels: {note}"))
             load = dict(progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,

@@ -1,5 +1,6 @@
 """Typed query functions for the dashboard and CLI: each runs named views and returns a dataclass
 carrying the SQL it ran (for a "Show SQL" expander)."""
+from ._answer_agreement import AnswerVerdictAgreement, answer_verdict_agreement
 from ._attribution import (
     CI_METHODS,
     LABELLED_RUNS_SQL,
@@ -34,13 +35,18 @@ from ._forensics import (
 )
 from ._funnel import FUNNEL_PAIRED_SQL, FUNNEL_STAGES, FunnelComparison, compare_funnels
 from ._outcomes import DEFAULT_COMPARE_METRIC, METRICS, STRATA, QueryError, paired_outcomes_sql
+from ._published_metrics import PublishedAgreement, PublishedMetrics, published_agreement
 from ._rubric_agreement import ALWAYS_MATCH, RubricAgreement, ScannerAgreement, rubric_agreement
+from ._step_label_agreement import BASELINES, StepLabelAgreement, StepLabelScores, step_label_agreement
 from ._table import comparison_frame
 
 __all__ = [
     "ALWAYS_MATCH", "RubricAgreement", "ScannerAgreement", "rubric_agreement",
     "CI_METHODS", "LABELLED_RUNS_SQL", "HumanAgreement", "Measure", "MethodAgreement", "human_agreement",
     "poisson_binomial_range",
+    "BASELINES", "StepLabelAgreement", "StepLabelScores", "step_label_agreement",
+    "AnswerVerdictAgreement", "answer_verdict_agreement", "PublishedAgreement", "PublishedMetrics",
+    "published_agreement",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
     "CORPUS_TITLES_SQL", "corpus_titles", "DEFAULT_COMPARE_METRIC", "FUNNEL_PAIRED_SQL",
     "FUNNEL_STAGES", "FunnelComparison", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",

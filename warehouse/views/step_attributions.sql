@@ -2,7 +2,8 @@
 CREATE OR REPLACE VIEW step_attributions AS
 -- docs/definitions.md, "Agreement with people". A producer adds its method as rows in these seven
 -- columns: a branch here for a view (rules from first_decisive_error, models from
--- model_step_attributions), or rows in the step_attribution_rows table. A method that names a
+-- model_step_attributions), or rows in the step_attribution_rows table; an imported method's label
+-- map (method_step_labels) gives its first error. A method that names a
 -- step but no agent gets the agent that took the step (NULL in a single-agent log).
 WITH last AS (
     SELECT trajectory_id, max(step_index) AS step_index FROM steps GROUP BY trajectory_id
@@ -19,6 +20,11 @@ named AS (
     SELECT method, trajectory_id, step_index, agent, category, reason FROM model_step_attributions
     UNION ALL
     SELECT method, trajectory_id, step_index, agent, category, reason FROM step_attribution_rows
+    UNION ALL
+    -- An imported method's label map names its first -1 (trajscope ingest --labels FILE --method NAME).
+    SELECT method, trajectory_id, min(step_index), arg_min(agent, step_index), arg_min(category, step_index),
+           arg_min(reason, step_index)
+    FROM method_step_labels WHERE label = 'error' AND step_index IS NOT NULL GROUP BY method, trajectory_id
 )
 SELECT 'baseline:first_step' AS method, s.trajectory_id, s.step_index, s.source_ref, s.agent,
        CAST(NULL AS VARCHAR) AS category, 'always the first step' AS reason
