@@ -136,3 +136,70 @@ def test_agreement_human_csv_has_one_row_per_method(fixture_db):
     assert set(EXPECTED) | {"baseline:uniform", "rules"} <= set(by)
     assert float(by["judgeX"]["first_error_accuracy"]) == pytest.approx(0.5)
     assert by["judgeX"]["agent_accuracy"] == ""  # per-step labels name no agent
+
+
+# --- the real dev split: every figure recomputed from the raw files ------------------------------------------
+
+DEV = Path("../shared/data/external_logs/agentprocessbench_dev")
+
+
+def _first_minus_one(labels: dict) -> int | None:
+    return min((int(k) for k, v in labels.items() if v == -1), default=None)
+
+
+def _raw_scores(reference: dict[int, dict], predicted: dict[int, dict]) -> tuple[float, float, float]:
+    """The benchmark's compare: micro step accuracy (a missing label wrong), exact map, first -1 equal."""
+    steps = sum(len(r["step_labels"]) for r in reference.values())
+    hits = exact = first = 0
+    for key, ref in reference.items():
+        mine = predicted.get(key, {})
+        hits += sum(mine.get(k) == v for k, v in ref["step_labels"].items())
+        exact += mine == ref["step_labels"]
+        first += _first_minus_one(mine) == _first_minus_one(ref["step_labels"])
+    return hits / steps, exact / len(reference), first / len(reference)
+
+
+@pytest.fixture(scope="module")
+def dev_db(tmp_path_factory) -> tuple[Path, str, dict[str, Path]]:
+    db = tmp_path_factory.mktemp("dev") / "w.duckdb"
+    _invoke("ingest", str(DEV / "hotpotqa_dev50.jsonl"), "--db", str(db))
+    files = {f.stem.removeprefix("hotpotqa__"): f for f in sorted(DEV.glob("predictions/*/*.jsonl"))}
+    for method, f in files.items():
+        _invoke("ingest", "--labels", str(f.parent), "--method", method, "--db", str(db))
+    with open_readonly(db) as con:
+        (run,) = con.execute("SELECT DISTINCT run_id FROM trajectories").fetchone()
+    _invoke("judge", run, "--db", str(db))
+    return db, run, files
+
+
+def test_every_released_judge_scores_as_the_readme_table_and_the_raw_files(dev_db):
+    db, run, files = dev_db
+    reference = {r["total_index"]: r for r in map(json.loads, (DEV / "hotpotqa_dev50.jsonl").open())}
+    table = {}
+    for line in (DEV / "README.md").read_text().splitlines():
+        cells = line.split()
+        if len(cells) == 5 and cells[0].startswith("blind_"):
+            table[cells[0]] = [float(c.rstrip("%")) for c in cells[1:4]]
+    got = _by_method(db, run)
+    assert len(files) == len(table) == 20
+    for method, f in files.items():
+        predicted = {p["index_in_dataset"]: {k: v for k, v in p["step_labels"].items() if v is not None}
+                     for p in map(json.loads, f.open())}
+        raw = [100 * x for x in _raw_scores(reference, predicted)]
+        mine = [100 * m.value for m in (got[method].step_accuracy, got[method].exact,
+                                        got[method].first_error_accuracy)]
+        assert mine == pytest.approx(raw, abs=1e-9), method
+        assert mine == pytest.approx(table[method], abs=0.01), method
+
+
+def test_the_trivial_baselines_on_the_dev_split_from_the_raw_labels(dev_db):
+    db, run, _ = dev_db
+    reference = [json.loads(line) for line in (DEV / "hotpotqa_dev50.jsonl").open()]
+    got = _by_method(db, run)
+    all_fine = sum(_first_minus_one(r["step_labels"]) is None for r in reference) / len(reference)
+    final_if_wrong = sum(_first_minus_one(r["step_labels"]) == (max(map(int, r["step_labels"]))
+                                                                if r["final_label"] == -1 else None)
+                         for r in reference) / len(reference)
+    assert got["baseline:all_fine"].first_error_accuracy.value == pytest.approx(all_fine) == pytest.approx(0.62)
+    assert got["baseline:final_if_wrong"].first_error_accuracy.value == pytest.approx(final_if_wrong)
+    assert final_if_wrong == pytest.approx(0.82)
