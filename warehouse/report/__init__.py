@@ -23,7 +23,7 @@ from ._context import (
     sql_file,
     with_warehouse_hash,
 )
-from ._deviations import DEVIATIONS, Deviation, deviations_for, with_deviation_notes
+from ._deviations import DEVIATIONS, Deviation, deviations_for, with_deviation_notes, with_documented_notes
 from ._execution_rag import (
     ReportFigure,
     category_figure,
@@ -80,7 +80,7 @@ def build_report(
 ) -> list[ReportTable]:
     """Every table of one paper's report over the chosen runs (audit: audit ids or cells; none = all)."""
     if paper == "audit":
-        return audit_report(con, run_ids, db_path)
+        return with_documented_notes(audit_report(con, run_ids, db_path))
     if paper not in PAPERS:
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
     ctx = load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels)
