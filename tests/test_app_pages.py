@@ -186,7 +186,7 @@ def test_breakdowns_show_recall_and_accuracy_by_hop(warehouse_file, monkeypatch)
     assert hops.loc[3, "hop_evidence_recall"] == pytest.approx(1 / 3)
     assert hops.loc[2, "n_failures"] == 2
     types = at.dataframe[1].value.set_index("question_type")
-    assert types.loc["bridge", "zero_read_rate"] == 0.5
+    assert types.loc["bridge", "zero_read_final_rate"] == 0.5
     assert len(at.get("vega_lite_chart")) == 4
 
 

@@ -1,4 +1,4 @@
-"""Issue 21: each measure on a tiny warehouse built so the wrong definition and the paper's give different
+"""Each measure on a tiny warehouse built so the wrong definition and the paper's give different
 numbers; every expected value is worked out here from the papers' text, not by the code's SQL."""
 from __future__ import annotations
 
@@ -370,7 +370,7 @@ def test_failure_tables_are_named_by_dataset_and_backbone_not_position(tmp_path)
 
 def test_every_gate_condition_pairs_with_the_baseline(tmp_path):
     """RG Table 1 / 3 / 4 pair the baseline with the gate; the demo's gate run is `full` (all three gates):
-    it pairs too (before: 'does not apply: no ... read_gate run')."""
+    it pairs too, rather than 'does not apply: no ... read_gate run'."""
     from trajscope.warehouse.report import build_report
 
     records = [t for t in _rg_runs()]
@@ -390,7 +390,7 @@ def test_every_gate_condition_pairs_with_the_baseline(tmp_path):
     assert tables["rg_t1"].not_applicable is None and tables["rg_t4"].not_applicable is None
 
 
-# ------------------------------------------------------------------------------------ issue 27 item 13
+# ------------------------------------------------------------------------- zero-read and halted answers
 
 
 def test_one_zero_read_rule_and_em_is_the_same_before_and_after_judging(tmp_path):
@@ -416,10 +416,10 @@ def test_one_zero_read_rule_and_em_is_the_same_before_and_after_judging(tmp_path
     with open_readonly(path) as con:
         before = con.execute("SELECT em FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
         summary = con.execute("SELECT zero_read_final_rate FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
-        by_type = con.execute("SELECT zero_read_rate FROM type_breakdown WHERE run_id = 'rg'").fetchone()[0]
+        by_type = con.execute("SELECT zero_read_final_rate FROM type_breakdown WHERE run_id = 'rg'").fetchone()[0]
         from trajscope.warehouse.report import load_context
         ctx = load_context(con, ["rg", "rag"])
-        acc = {r["run_id"]: r["zero_read_rate"] for r in ctx.query("rg_accuracy").iter_rows(named=True)}
+        acc = {r["run_id"]: r["zero_read_final_rate"] for r in ctx.query("rg_accuracy").iter_rows(named=True)}
     judge_run(path, "rg", extractors=("regex",))
     with open_readonly(path) as con:
         after = con.execute("SELECT em FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
@@ -470,7 +470,7 @@ def test_table9_counts_the_full_texts_the_register_update_prompt_showed(tmp_path
 
 def test_an_errored_trajectory_counts_in_the_failure_total(tmp_path):
     """ER App. E: percentages are of each method's own failures; an errored (wrong) trajectory is one of
-    them, in its own row, not silently dropped (before: Total 1, missing evidence 100%)."""
+    them, in its own row, not silently dropped (which would give Total 1, missing evidence 100%)."""
     from trajscope.warehouse.report import DEVIATIONS, build_report
 
     run = Run(run_id="er", dataset="musique", controller="arag", condition="baseline", model="m")
@@ -566,8 +566,8 @@ def test_the_all_action_oracle_headroom_is_over_raw_retrieval(tmp_path):
 
 def test_a_tie_between_two_judges_is_correct_in_mcnemar_and_in_metric_llm(tmp_path):
     """says_correct: a verdict >= 0.5 is correct. Two judges split 1 / 0 (mean 0.5) on A's answer, both say
-    wrong on B's: A was right and B broke it, in `compare --metric llm` as in `correct` (before: --metric llm
-    compared the means 0.5 / 0, no McNemar at all, and transition_table split at > 0.5: A wrong)."""
+    wrong on B's: A was right and B broke it, in `compare --metric llm` as in `correct`, not
+    the means 0.5 / 0 with no McNemar at all, nor transition_table split at > 0.5 (A wrong)."""
     import numpy as np
 
     from trajscope.warehouse.queries import compare_runs

@@ -174,8 +174,8 @@ def test_failed_reads_are_counted_apart_from_reads_that_returned_a_passage(tmp_p
     assert _query(db, "SELECT read_count, failed_read_count FROM trajectory_facts") == [(1, 2)]
 
 
-def test_type_breakdown_zero_read_rate_applies_only_to_runs_with_a_read_action(db):
-    rows = _query(db, "SELECT run_id, zero_read_rate, zero_read_reason FROM type_breakdown ORDER BY run_id")
+def test_type_breakdown_zero_read_final_rate_applies_only_to_runs_with_a_read_action(db):
+    rows = _query(db, "SELECT run_id, zero_read_final_rate, zero_read_reason FROM type_breakdown ORDER BY run_id")
     got = {r[0]: r[1:] for r in rows}
     assert got["reader"] == (0.5, None)  # one of its two trajectories read nothing
     for run_id in ("web", "declared", "vrag"):

@@ -15,6 +15,7 @@ from trajscope.format import (
     GATE_EXTRACTOR,
     GAVE_UP_END_REASONS,
     LOW_EVIDENCE_THRESHOLD,
+    MIN_GOLD_CHARS,
     SEARCH_KINDS,
 )
 
@@ -36,6 +37,7 @@ def definitions_sql() -> str:
         gate_extractor=GATE_EXTRACTOR.replace("'", "''"),
         search_kinds=_sql_list(SEARCH_KINDS),
         agent_action_kinds=_sql_list(AGENT_ACTION_KINDS),
+        min_gold_chars=str(int(MIN_GOLD_CHARS)),
     )
 
 

@@ -8,6 +8,7 @@ from importlib import resources
 
 import duckdb
 
+from ._column_descriptions import describe_shared_columns, shared_descriptions
 from ._definitions import definitions_sql, install_definitions
 from ._derived import any_facts_stale, derived_hash, recompute_stale_facts
 from ._transaction import transaction
@@ -61,7 +62,7 @@ def _dependency_order(views: list[ViewDef]) -> list[ViewDef]:
 
 
 def install_views(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the measure macros, then every view, dependencies first."""
+    """(Re)create the measure macros, then every view, dependencies first; then the shared column descriptions."""
     install_definitions(con)
     for view in _dependency_order(load_views()):
         try:
@@ -70,6 +71,7 @@ def install_views(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(f"COMMENT ON VIEW {view.name} IS '{view.description.replace(chr(39), chr(39) * 2)}'")
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/views/{view.name}.sql: {exc}") from exc
+    describe_shared_columns(con)
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> int:
@@ -100,6 +102,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
 @functools.cache
 def _views_hash() -> str:
     digest = hashlib.sha256(definitions_sql().encode() + b"\0")
+    digest.update(repr(sorted(shared_descriptions().items())).encode() + b"\0")
     for view in load_views():
         digest.update(view.name.encode() + b"\0" + view.sql.encode() + b"\0")
     return digest.hexdigest()

@@ -85,4 +85,4 @@ elif state:
             if types is not None:
                 table_panel(types, key="type-table", stem="type-breakdown", column_config={
                     c: st.column_config.NumberColumn(format="percent")
-                    for c in ("accuracy", "contain_acc", "llm_acc", "hop_evidence_recall", "zero_read_rate")})
+                    for c in ("accuracy", "contain_acc", "llm_acc", "hop_evidence_recall", "zero_read_final_rate")})

@@ -30,7 +30,7 @@ ORDER BY run_id, hop_count"""
 def type_breakdown_sql(run_ids: list[str]) -> str:
     """Accuracy, recall and zero-read rate per run and question type from the type_breakdown view."""
     return f"""SELECT run_id, dataset, question_type, n, accuracy, contain_acc, llm_acc,
-       hop_evidence_recall, zero_read_rate, zero_read_reason, n_failures
+       hop_evidence_recall, zero_read_final_rate, zero_read_reason, n_failures
 FROM type_breakdown
 WHERE {_runs_clause(run_ids)}
 ORDER BY run_id, question_type"""

@@ -5,10 +5,11 @@ import random
 import re
 from dataclasses import dataclass
 
+from trajscope.format import MIN_GOLD_CHARS
+
 from ._sentinels import MASK
 
 PLACEBO_SEED = 1729
-MIN_GOLD_CHARS = 2
 INTERVENTIONS = ("remove", "placebo", "insert_prepend", "insert_mid")
 
 _WORD = re.compile(r"\S+")

@@ -16,6 +16,7 @@ from trajscope.format import (
     ReadStep,
     SearchStep,
     SemanticSearchStep,
+    counts_as_read,
 )
 
 from ._arguments import ArgumentError, chunk_id_list, keyword_list, named_arguments, text_argument
@@ -219,11 +220,10 @@ class ToolEnvironment:
                 self.read_ids.add(chunk_id)
                 self.visited_ids.add(chunk_id)
                 self._first_read_turn[chunk_id] = turn
-        if passages:
-            self.read_count += 1
         text = "\n\n".join(parts)
-        return self._result(ReadStep(tool_name=tool, args=args, chunk_ids=chunk_ids, passages=passages,
-                                     observation=text), text)
+        step = ReadStep(tool_name=tool, args=args, chunk_ids=chunk_ids, passages=passages, observation=text)
+        self.read_count += counts_as_read(step)
+        return self._result(step, text)
 
     def _final(self, answer: str) -> ToolResult:
         self.finished = True

@@ -36,6 +36,7 @@ from trajscope.format import (
     SearchStep,
     StepBase,
     Trajectory,
+    counts_as_read,
 )
 
 from ._interventions import ForkError, Intervention, parse_register_fix
@@ -380,7 +381,7 @@ class ForkEnvironment:
                 env.read_ids.add(chunk.chunk_id)
                 env.visited_ids.add(chunk.chunk_id)
                 env._first_read_turn.setdefault(chunk.chunk_id, env.turns)
-            env.read_count += int(bool(step.passages))
+            env.read_count += counts_as_read(step)
             text = "\n\n".join(parts)
         else:
             return env.call(action, {"answer": getattr(step, "answer", "")})

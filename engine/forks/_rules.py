@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from trajscope.format import FinalStep, ForcedAnswerStep, ReadStep, Trajectory
+from trajscope.format import FinalStep, ForcedAnswerStep, Trajectory, counts_as_read
 
 from ._interventions import ForkError
 
@@ -23,7 +23,7 @@ def _final(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
 def _first_read(parent: Trajectory, facts: Mapping[str, object]) -> int | None:
     """The first read step that returned a passage (the engine's read rule)."""
     for index, step in enumerate(parent.steps):
-        if isinstance(step, ReadStep) and step.passages:
+        if counts_as_read(step):
             return index
     return None
 
@@ -48,7 +48,7 @@ def register_warehouse_rule(name: str, view: str, columns: Mapping[str, str]) ->
     STEP_RULES[name] = _from_facts
 
 
-# Issue 22's view (docs/definitions.md, "First decisive error"): the decisive step, its rule and the lost gold chunk.
+# The first_decisive_error view (docs/definitions.md): the decisive step, its rule and the lost gold chunk.
 register_warehouse_rule("first_decisive_error", "first_decisive_error",
                         {"step_index": "rule_step", "rule": "decisive_rule", "chunk_id": "decisive_chunk_id"})
 

@@ -60,12 +60,16 @@ from ._definitions import (
     COMPARE_METRICS,
     CORRECT_AT,
     DEFAULT_COMPARE_METRIC,
+    END_REASONS,
     ENTITY_EXTRACTORS,
     FORCED_END_REASONS,
     GATE_EXTRACTOR,
     GAVE_UP_END_REASONS,
     LOW_EVIDENCE_THRESHOLD,
+    MIN_GOLD_CHARS,
     READ_KIND,
+    counts_as_read,
+    end_reason_description,
 )
 from ._export import EXPORT_KEY, EXPORT_VERSION, Exported, decode_exported, encode_exported
 from ._fork_interventions import FORK_INTERVENTIONS, ForkInterventionKind, fork_step_refusal
@@ -126,7 +130,8 @@ from ._terminal import FORMULA_STARTS, csv_cell_text, terminal_text
 from ._trajectory import ForkOrigin, Trajectory, make_trajectory_id
 
 __all__ = [
-    "FORCED_END_REASONS", "GAVE_UP_END_REASONS",
+    "END_REASONS", "FORCED_END_REASONS", "GAVE_UP_END_REASONS", "MIN_GOLD_CHARS", "counts_as_read",
+    "end_reason_description",
     "CONTROLLER_MESSAGE_KINDS", "ECHO_MIN_SHARE", "answer_invalidity", "comparison_options", "controller_messages",
     "echoes_controller", "mentions_answer", "names_every_option",
     "EXPORT_KEY", "EXPORT_VERSION", "Exported", "decode_exported", "encode_exported",

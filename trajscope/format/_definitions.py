@@ -5,7 +5,7 @@ paper section each comes from.
 """
 from __future__ import annotations
 
-from ._steps import SEARCH_KINDS
+from ._steps import SEARCH_KINDS, ReadStep, StepBase
 
 # Read-Gate §3: a final is low-evidence when its question's named entities are covered < 80% by
 # the passages the agent read.
@@ -24,6 +24,34 @@ CORRECT_AT = 0.5
 READ_KIND = "read"
 AGENT_ACTION_KINDS: tuple[str, ...] = (*SEARCH_KINDS, READ_KIND, "final", "tool")
 
+# A read step counts as a read (read_count, the zero-read rule, the first read) only when it returned a passage:
+# a read of unknown ids returned none. The warehouse's macro is_counted_read is the same rule.
+def counts_as_read(step: StepBase) -> bool:
+    """Whether the step is a read that returned a passage."""
+    return isinstance(step, ReadStep) and bool(step.passages)
+
+
+# An audit record whose gold, trimmed, is shorter than this is excluded from the audit: so short a text
+# matches almost anywhere. The warehouse's macro gold_too_short reads this value.
+MIN_GOLD_CHARS = 2
+
+# Every end_reason a trajectory records and what it means: the one description of an end_reason column in
+# every table and view (the warehouse writes it onto each at install).
+END_REASONS: dict[str, str] = {
+    "final": "the agent's own final answer",
+    "loop_cap": "forced at the loop cap",
+    "context_budget": "forced at the context budget",
+    "budget": "forced, cause not recorded",
+    "forced_answer": "forced, cause not recorded",
+    "error": "the run failed",
+}
+
+
+def end_reason_description(subject: str = "the trajectory") -> str:
+    """The column description of an end_reason, from END_REASONS."""
+    return f"How {subject} ended: " + ", ".join(f"{name} ({meaning})" for name, meaning in END_REASONS.items()) + "."
+
+
 # End reasons of an answer the environment forced (none is a voluntary final); the first two say why.
 FORCED_END_REASONS: tuple[str, ...] = ("loop_cap", "context_budget", "forced_answer", "budget")
 # ExecutionRAG App. B: an answer forced at the context budget is "Gave Up"; one forced at the loop cap is
@@ -37,7 +65,8 @@ DEFAULT_COMPARE_METRIC = "correct"
 
 
 __all__ = [
-    "FORCED_END_REASONS", "GAVE_UP_END_REASONS",
+    "END_REASONS", "FORCED_END_REASONS", "GAVE_UP_END_REASONS", "MIN_GOLD_CHARS", "counts_as_read",
+    "end_reason_description",
     "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
     "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
 ]

@@ -29,6 +29,13 @@ CREATE OR REPLACE MACRO is_zero_read_final(end_reason, read_count) AS end_reason
 -- The trajectory gave no answer at all: it failed or was forced and returned no text; wrong under every judge.
 CREATE OR REPLACE MACRO gave_no_answer(final_answer, end_reason) AS
     nullif(trim(final_answer), '') IS NULL AND (end_reason = 'error' OR is_forced_end(end_reason));
+-- A read step counts as a read only when it returned a passage (trajscope.format.counts_as_read, the same rule).
+CREATE OR REPLACE MACRO is_counted_read(kind, passages) AS kind = 'read' AND coalesce(len(passages), 0) > 0;
+-- An audit record's trimmed gold is too short to audit (engine.audit.gold_is_auditable: trajscope.format.MIN_GOLD_CHARS).
+CREATE OR REPLACE MACRO gold_too_short(gold_trimmed) AS length(gold_trimmed) < ${min_gold_chars};
+-- A reason a measure is NULL, said once: 'does not apply: ' before a reason that does not already start with it.
+CREATE OR REPLACE MACRO not_applicable(reason) AS
+    CASE WHEN starts_with(reason, 'does not apply') THEN reason ELSE 'does not apply: ' || reason END;
 -- Step kinds that are searches (Read-Gate search, A-RAG keyword_search / semantic_search).
 CREATE OR REPLACE MACRO search_kinds() AS ${search_kinds};
 -- Step kinds that are the agent's own actions (searches, read, final, other tools), not the environment's.

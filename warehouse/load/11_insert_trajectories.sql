@@ -1,10 +1,10 @@
--- One row per trajectory with its step aggregates, gold reach and register resolution; read_count counts read steps that returned a passage (the engine's rule), failed_read_count the others.
+-- One row per trajectory with its step aggregates, gold reach and register resolution; read_count counts the reads is_counted_read counts, failed_read_count the other read steps.
 INSERT INTO trajectories BY NAME
 WITH agg AS (
     SELECT trajectory_id,
            count(*) FILTER (list_contains(search_kinds(), st.kind)) AS search_count,
-           count(*) FILTER (st.kind = 'read' AND len(st.passages) > 0)  AS read_count,
-           count(*) FILTER (st.kind = 'read' AND coalesce(len(st.passages), 0) = 0) AS failed_read_count,
+           count(*) FILTER (is_counted_read(st.kind, st.passages))  AS read_count,
+           count(*) FILTER (st.kind = 'read' AND NOT is_counted_read(st.kind, st.passages)) AS failed_read_count,
            count(*) FILTER (list_contains(agent_action_kinds(), st.kind)) AS agent_actions,
            count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
            count(*) FILTER (st.kind = 'context_injection') AS injections,
@@ -36,7 +36,7 @@ gold AS (
 passages AS (
     SELECT trajectory_id, count(DISTINCT p.chunk_id) AS passages_read
     FROM (SELECT trajectory_id, unnest(st.passages) AS p FROM stage_steps
-          WHERE st.kind = 'read' AND len(st.passages) > 0)
+          WHERE is_counted_read(st.kind, st.passages))
     GROUP BY trajectory_id
 )
 SELECT s.trajectory_id, s.run.run_id AS run_id, s.question.question_id AS question_id,

@@ -26,7 +26,6 @@ COMMENT ON COLUMN questions.gold_match IS 'How the gold passages were matched to
 COMMENT ON TABLE chunks IS 'Corpus passages by (dataset, chunk_id), loaded by `trajscope data` and the demo.';
 
 COMMENT ON TABLE trajectories IS 'One row per trajectory with load-time aggregates of its steps, gold reach and register resolution.';
-COMMENT ON COLUMN trajectories.end_reason IS 'How it ended: final, budget, forced_answer or error.';
 COMMENT ON COLUMN trajectories.search_count IS 'Search steps (search, keyword_search, semantic_search).';
 COMMENT ON COLUMN trajectories.read_count IS 'Read steps that returned a passage (the engine''s rule; a re-read counts).';
 COMMENT ON COLUMN trajectories.failed_read_count IS 'Read steps that returned no passage (an unknown chunk id).';

@@ -68,7 +68,6 @@ COMMENT ON COLUMN trajectory_signals.record_hash IS 'sha256 of the trajectory''s
 COMMENT ON COLUMN trajectory_signals.question_type IS 'Question type from the dataset (NULL: the source gives none).';
 COMMENT ON COLUMN trajectory_signals.hop_count IS 'Reasoning hops the dataset assigns the question (NULL: the source gives none).';
 COMMENT ON COLUMN trajectory_signals.final_answer IS 'The answer the trajectory ended with (NULL: none).';
-COMMENT ON COLUMN trajectory_signals.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN trajectory_signals.search_count IS 'Search steps (search, keyword_search, semantic_search).';
 COMMENT ON COLUMN trajectory_signals.read_count IS 'Read steps that returned a passage (the engine''s rule; a re-read counts).';
 COMMENT ON COLUMN trajectory_signals.failed_read_count IS 'Read steps that returned no passage (an unknown chunk id).';

@@ -27,7 +27,7 @@ from trajscope.warehouse.stats import (
 
 from ._context import ReportContext, RunInfo, frame, sql_file
 from ._funnel import FunnelArm, funnel_table
-from ._paired import paired_comparison
+from ._paired import assumption_notes, mcnemar_applies, paired_comparison
 from ._table import Column, Interval, ReportFigure, ReportTable, WithDelta, does_not_apply
 
 PTS = 100.0
@@ -114,23 +114,27 @@ def _delta_table(
         result = paired_comparison(ctx, base, gate, subset=subset)
         results.append((key, base, result))
         used += base + gate
-    holm = adjust_p_values([np.nan if r is None else r.mcnemar_p for _, _, r in results], "holm").adjusted
-    rows = []
+    # A row without a discordant pair has no McNemar p, and takes no part in Holm's correction.
+    holm = adjust_p_values([r.mcnemar_p if r is not None and mcnemar_applies(r) else np.nan for _, _, r in results],
+                           "holm").adjusted
+    rows, warnings = [], []
     n_total = 0
     for (key, base, result), holm_p in zip(results, holm, strict=False):
         row: list[object] = [key]
+        warnings += assumption_notes(key, result)
         if result is None:
             row += [0, None, None, Interval(None, None, None), None, None]
         else:
             n_total += 2 * result.n_pairs
             ci = result.delta
+            tested = mcnemar_applies(result)
             row += [
                 result.n_pairs,
                 PTS * result.acc_a,
                 PTS * result.acc_b,
                 Interval(PTS * ci.delta, PTS * ci.low, PTS * ci.high),
-                result.mcnemar_p,
-                float(holm_p),
+                result.mcnemar_p if tested else None,
+                float(holm_p) if tested else None,
             ]
         if with_discipline:
             # P_disc as failure_plane defines it: discipline labels (regex) over the judged trajectories,
@@ -148,7 +152,8 @@ def _delta_table(
     if with_discipline:
         extra += (" Baseline discipline error: share of the baseline's judged trajectories labelled discipline "
                   "(regex), as P_disc (failure_plane).")
-    return ReportTable(name, title, caption, columns_t, tuple(rows), ctx.footnote(used, n_total, extra), sql)
+    return ReportTable(name, title, caption, columns_t, tuple(rows), ctx.footnote(used, n_total, extra), sql,
+                       notes=tuple(warnings))
 
 
 def _labels(ctx: ReportContext) -> list[dict]:
@@ -213,20 +218,22 @@ def model_transfer(ctx: ReportContext) -> ReportTable:
                   f"every baseline / gate pair of the chosen runs is of one model ({models[0]}): "
                   "transfer needs gate pairs of two or more models")
         return does_not_apply("rg_t12", "Table 12", caption, columns, reason, sql)
-    rows, used, n_total = [], [], 0
-    for _, base, gate in pairs:
+    rows, used, n_total, warnings = [], [], 0, []
+    for key, base, gate in pairs:
         result = paired_comparison(ctx, base, gate)
         used += base + gate
+        warnings += assumption_notes(key, result)
         cells: list[object] = [0, None, None, NO_INTERVAL, None]
         if result is not None:
             n_total += 2 * result.n_pairs
             ci = result.delta
             cells = [result.n_pairs, PTS * result.acc_a, PTS * result.acc_b,
-                     Interval(PTS * ci.delta, PTS * ci.low, PTS * ci.high), result.mcnemar_p]
+                     Interval(PTS * ci.delta, PTS * ci.low, PTS * ci.high),
+                     result.mcnemar_p if mcnemar_applies(result) else None]
         rows.append((ctx.dataset_key(base[0]), base[0].model or "(none)", base[0].reasoning_effort or "",
                      gate[0].condition or "", *cells))
     return ReportTable("rg_t12", "Table 12", caption, columns, tuple(rows),
-                       ctx.footnote(used, n_total, ACCURACY_NOTE), sql)
+                       ctx.footnote(used, n_total, ACCURACY_NOTE), sql, notes=tuple(warnings))
 
 
 def _accuracy(ctx: ReportContext) -> dict[str, dict]:
@@ -419,9 +426,9 @@ def _sweep_order(value: str) -> tuple[int, float | str]:
 
 def _zero_read(stats: dict[str, dict], runs: list[RunInfo]) -> float | None:
     # A run without a read action has no zero-read rate (NULL): it is left out, not counted as 0.
-    runs = [r for r in runs if r.run_id in stats and stats[r.run_id]["zero_read_rate"] is not None]
+    runs = [r for r in runs if r.run_id in stats and stats[r.run_id]["zero_read_final_rate"] is not None]
     n = sum(stats[r.run_id]["n"] for r in runs if r.run_id in stats)
-    zero = sum(stats[r.run_id]["zero_read_rate"] * stats[r.run_id]["n"] for r in runs if r.run_id in stats)
+    zero = sum(stats[r.run_id]["zero_read_final_rate"] * stats[r.run_id]["n"] for r in runs if r.run_id in stats)
     return PTS * zero / n if n else None
 
 

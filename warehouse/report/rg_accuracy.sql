@@ -6,7 +6,7 @@ SELECT run_id,
        sum(CAST(correct AS DOUBLE))        AS n_correct,
        -- NULL for a run without a read action, as run_summary.zero_read_final_rate.
        CASE WHEN any_value(c.read_action)
-            THEN avg(CAST(is_zero_read_final(end_reason, read_count) AS DOUBLE)) END AS zero_read_rate
+            THEN avg(CAST(is_zero_read_final(end_reason, read_count) AS DOUBLE)) END AS zero_read_final_rate
 FROM trajectory_forensics
 LEFT JOIN run_capabilities c USING (run_id)
 WHERE list_contains($runs, run_id)

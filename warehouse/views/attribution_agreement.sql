@@ -65,10 +65,10 @@ counted AS (
            coalesce(u.n_category_pairs, s.n_category_pairs, 0) AS n_category_pairs,
            CASE WHEN m.method = 'baseline:most_frequent_agent' THEN 'does not apply: the method names an agent, no step'
                 WHEN coalesce(u.n_step_attributed, s.n_step_attributed, 0) > 0 THEN NULL
-                WHEN m.method = 'rules' THEN 'does not apply: ' || coalesce(rr.reason,
+                WHEN m.method = 'rules' THEN not_applicable(coalesce(rr.reason,
                     CASE WHEN NOT coalesce(c.gold_passages, false)
                          THEN 'the rules need gold passages: ' || coalesce(c.gold_passages_reason, 'none recorded') END,
-                    'no labelled trajectory is wrong by a verdict (the rules attribute wrong trajectories; run trajscope judge)')
+                    'no labelled trajectory is wrong by a verdict (the rules attribute wrong trajectories; run trajscope judge)'))
                 ELSE 'does not apply: the method attributed none of the labelled trajectories' END AS step_reason
     FROM methods m JOIN runs r USING (run_id)
     LEFT JOIN scored s ON s.run_id = m.run_id AND s.method = m.method

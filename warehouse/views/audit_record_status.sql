@@ -1,4 +1,4 @@
--- One row per audit record: its cell, whether the gold is too short to audit (< 2 characters), whether any call failed, ans_in_b1.
+-- One row per audit record: its cell, whether the gold is too short to audit (gold_too_short), whether any call failed, ans_in_b1.
 CREATE OR REPLACE VIEW audit_record_status AS
 WITH failed AS (
     SELECT record_id FROM audit_outputs WHERE error IS NOT NULL
@@ -10,7 +10,7 @@ trimmed AS (
     FROM audit_records r
 ),
 flagged AS (
-    SELECT r.*, length(r.gold_trimmed) < 2 AS excluded_short_gold,
+    SELECT r.*, gold_too_short(r.gold_trimmed) AS excluded_short_gold,
            (r.error IS NOT NULL OR f.record_id IS NOT NULL) AS has_error,
            -- the same test as the engine: a case-insensitive occurrence of the literal gold
            '(?i)' || regexp_escape(r.gold_trimmed) AS gold_regex
@@ -34,7 +34,7 @@ COMMENT ON COLUMN audit_record_status.gold_trimmed IS 'The gold with leading and
 COMMENT ON COLUMN audit_record_status.reader_model IS 'Reader model (NULL: not recorded).';
 COMMENT ON COLUMN audit_record_status.compiler_a IS 'Compiler MA: writes the b2 compile that b4 verifies (NULL: not recorded).';
 COMMENT ON COLUMN audit_record_status.compiler_b IS 'Compiler MB, another model family: writes b3 and the b4 verify (NULL: not recorded).';
-COMMENT ON COLUMN audit_record_status.excluded_short_gold IS 'The trimmed gold is shorter than 2 characters: excluded from the audit, as in the paper.';
+COMMENT ON COLUMN audit_record_status.excluded_short_gold IS 'The trimmed gold is too short to audit (macro gold_too_short): excluded from the audit, as in the paper.';
 COMMENT ON COLUMN audit_record_status.has_error IS 'The record or any of its reader / compile / verify calls failed.';
 COMMENT ON COLUMN audit_record_status.analysable IS 'Not excluded, no failure, and a b1 raw context exists: only these records enter the analysis.';
 COMMENT ON COLUMN audit_record_status.ans_in_b1 IS 'The gold occurs in the b1 raw-retrieval context; NULL when the gold is excluded (excluded_short_gold) or there is no b1 context.';

@@ -16,7 +16,6 @@ COMMENT ON COLUMN failure_erag.hop_count IS 'Reasoning hops the dataset assigns 
 COMMENT ON COLUMN failure_erag.label IS 'ExecutionRAG failure label (App. E): error > judge_error (LLM says wrong, Contain-Acc right) > gave_up (abstained, or forced at the context budget or for an unrecorded cause; not at the loop cap) > reasoning_error > missing_evidence; no_gold_evidence without gold passages.';
 COMMENT ON COLUMN failure_erag.reasoning_subtype IS 'For reasoning_error: all_gold_retrieved (every gold passage reached) or false_resolution; NULL for every other label.';
 COMMENT ON COLUMN failure_erag.abstained IS 'The final answer is an abstention; NULL: not checked yet (answer_checked), and then it counts as not abstained.';
-COMMENT ON COLUMN failure_erag.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN failure_erag.false_resolution IS 'At least one register item falsely resolved (ExecutionRAG App. E); NULL without gold passages (n_gold = 0) or without a register.';
 COMMENT ON COLUMN failure_erag.n_false_resolved IS 'Register items falsely resolved: last status resolved, citing no gold passage that reached the agent (0 without gold passages; NULL: no register item).';
 COMMENT ON COLUMN failure_erag.register_complete IS 'Every register item ended resolved or retired and at least one resolved (false without a register).';

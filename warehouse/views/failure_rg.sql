@@ -79,7 +79,6 @@ COMMENT ON COLUMN failure_rg.dataset IS 'Dataset key of the trajectory (trajecto
 COMMENT ON COLUMN failure_rg.question_type IS 'Question type from the dataset (NULL: the source gives none).';
 COMMENT ON COLUMN failure_rg.hop_count IS 'Reasoning hops the dataset assigns the question (NULL: the source gives none).';
 COMMENT ON COLUMN failure_rg.extractor IS 'Entity extractor of the low-evidence test: regex or spacy (Read-Gate reports both).';
-COMMENT ON COLUMN failure_rg.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN failure_rg.no_read IS 'No-read final: the agent could read but answered with no read step that returned a passage; NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.snippet_only IS 'Snippet-only final: the answer occurs in a snippet and in no read passage (false when the answer is unchecked, see answer_checked); NULL where discipline does not apply (see does_not_apply).';
 COMMENT ON COLUMN failure_rg.low_evidence IS 'Low-evidence final: read passages cover less than low_evidence_threshold() of the question''s entities (false when coverage is unknown, see coverage_computed); NULL where discipline does not apply (see does_not_apply).';

@@ -85,8 +85,8 @@ SELECT trajectory_id, run_id, question_id, dataset, question_type, rule,
        CASE WHEN rule IS NOT NULL THEN NULL
             WHEN coalesce(n_gold, 0) = 0 THEN 'does not apply: no gold passages for this question ('
                                               || coalesce(gold_passages_reason, 'no capability profile') || ')'
-            WHEN lost.verdict = 'missing:search_candidates' THEN 'does not apply: ' || search_candidates_reason
-            ELSE 'does not apply: ' || read_action_reason END                      AS reason,
+            WHEN lost.verdict = 'missing:search_candidates' THEN not_applicable(search_candidates_reason)
+            ELSE not_applicable(read_action_reason) END                      AS reason,
        erag_label
 FROM decided;
 COMMENT ON COLUMN first_decisive_error.trajectory_id IS 'Trajectory id (trajectories.trajectory_id); only wrong trajectories (correct = false).';

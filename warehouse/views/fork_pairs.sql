@@ -32,6 +32,5 @@ COMMENT ON COLUMN fork_pairs.parent_correct IS 'The parent''s verdict by the pap
 COMMENT ON COLUMN fork_pairs.child_correct IS 'The child''s verdict by the same criterion (NULL: unjudged).';
 COMMENT ON COLUMN fork_pairs.rescued IS 'Parent wrong and child right (NULL: a failed fork or a missing verdict).';
 COMMENT ON COLUMN fork_pairs.broke IS 'Parent right and child wrong (NULL: a failed fork or a missing verdict).';
-COMMENT ON COLUMN fork_pairs.child_end_reason IS 'How the child ended: final, budget, forced_answer or error.';
 COMMENT ON COLUMN fork_pairs.child_answer IS 'The child''s final answer.';
 COMMENT ON COLUMN fork_pairs.parent_answer IS 'The parent''s final answer.';

@@ -34,7 +34,6 @@ COMMENT ON COLUMN trajectory_erag_label.correct IS 'Correct by the papers'' crit
 COMMENT ON COLUMN trajectory_erag_label.label IS 'ExecutionRAG failure label (App. E) of a wrong trajectory: error > judge_error > gave_up > reasoning_error > missing_evidence, no_gold_evidence without gold passages; NULL when correct or unjudged (see correct).';
 COMMENT ON COLUMN trajectory_erag_label.reasoning_subtype IS 'For reasoning_error: all_gold_retrieved (every gold passage reached) or false_resolution; NULL for every other label.';
 COMMENT ON COLUMN trajectory_erag_label.abstained IS 'The final answer is an abstention; NULL: not checked yet (answer_checked), and then it counts as not abstained.';
-COMMENT ON COLUMN trajectory_erag_label.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN trajectory_erag_label.false_resolution IS 'At least one register item falsely resolved (ExecutionRAG App. E); NULL without gold passages (n_gold = 0) or without a register.';
 COMMENT ON COLUMN trajectory_erag_label.n_false_resolved IS 'Register items falsely resolved: last status resolved, citing no gold passage that reached the agent (0 without gold passages; NULL: no register item).';
 COMMENT ON COLUMN trajectory_erag_label.register_complete IS 'Every register item ended resolved or retired and at least one resolved (false without a register).';

@@ -21,7 +21,6 @@ COMMENT ON COLUMN trajectory_facts.dataset IS 'Dataset key of the trajectory (tr
 COMMENT ON COLUMN trajectory_facts.question_type IS 'Question type from the dataset (NULL: the source gives none).';
 COMMENT ON COLUMN trajectory_facts.hop_count IS 'Reasoning hops the dataset assigns the question (NULL: the source gives none).';
 COMMENT ON COLUMN trajectory_facts.final_answer IS 'The answer the trajectory ended with (NULL: none).';
-COMMENT ON COLUMN trajectory_facts.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN trajectory_facts.search_count IS 'Search steps (search, keyword_search, semantic_search).';
 COMMENT ON COLUMN trajectory_facts.passages_read IS 'Distinct chunks opened by read steps.';
 COMMENT ON COLUMN trajectory_facts.turns IS 'Turns: the agent''s own actions (searches, read, final, other tools) plus finals a gate refused.';

@@ -20,7 +20,6 @@ COMMENT ON COLUMN trajectory_forensics.record_hash IS 'Hash of the trajectory ve
 COMMENT ON COLUMN trajectory_forensics.question_type IS 'Question type from the dataset (NULL: the source gives none).';
 COMMENT ON COLUMN trajectory_forensics.hop_count IS 'Reasoning hops the dataset assigns the question (NULL: the source gives none).';
 COMMENT ON COLUMN trajectory_forensics.final_answer IS 'The answer the trajectory ended with (NULL: none).';
-COMMENT ON COLUMN trajectory_forensics.end_reason IS 'How the trajectory ended: final, loop_cap (forced at the loop cap), context_budget (forced at the context budget), budget / forced_answer (forced, cause not recorded) or error.';
 COMMENT ON COLUMN trajectory_forensics.search_count IS 'Search steps (search, keyword_search, semantic_search).';
 COMMENT ON COLUMN trajectory_forensics.read_count IS 'Read steps that returned a passage (the engine''s rule; a re-read counts).';
 COMMENT ON COLUMN trajectory_forensics.tokens_in IS 'Prompt tokens: the total the source reports, else the sum over steps (NULL: neither reported).';
