@@ -17,7 +17,7 @@ DEPS_STAMP := $(VENV)/.deps-stamp
 # pyproject.toml's dependencies, by name: `$(PROJECT_DEPS) NAME...` prints those with their version
 # constraints, so the light set-up cannot disagree with the project file.
 # uv installs what pip would (same requirements, same wheels) about ten times faster here: parallel
-# downloads and no bytecode compile at install (BENCHMARKS.md, session 10). It does not read pip's
+# downloads and no bytecode compile at install (BENCHMARKS.md). It does not read pip's
 # config, so pip's find-links (on these machines, the folder holding torch's CPU wheel) is passed on.
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv pip install --quiet --python $(BIN)/python

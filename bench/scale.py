@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from bench.synthetic import write_synthetic_log  # noqa: E402
 
 TINY_SIZES = (200, 400)
-INGEST_TARGET = 2.0  # issue 26: ingest within 2x DuckDB's own read_json of the same file
+INGEST_TARGET = 2.0  # ingest within 2x DuckDB's own read_json of the same file
 WARM_TARGET_S, COLD_TARGET_S, COMMAND_TARGET_S = 1.0, 2.0, 5.0
 
 _INGEST = r"""
@@ -187,7 +187,7 @@ def measure(n: int, work: Path, keep_log: bool, floor: bool = False) -> dict:
         print(f"N={n:,}: reused the kept log ({row['steps']:,} steps, {row['log_bytes'] / 1e6:,.0f} MB)", flush=True)
     row.update(ingest_s=ingest["seconds"], ingest_rss_mb=ingest["peak_rss_mb"], db_bytes=db.stat().st_size)
     flat_load = _child(_READ_JSON, str(log), str(flat))
-    # The baseline counts only if it read every record (its row count was never checked before session 14).
+    # The baseline counts only if it read every record.
     assert flat_load["rows"] == n, f"read_json read {flat_load['rows']} of {n} records"
     row.update(read_json_s=flat_load["seconds"], read_json_rss_mb=flat_load["peak_rss_mb"])
     flat.unlink()

@@ -1,4 +1,4 @@
-"""Each measure's definition exists once in the source (issue 14, item 1): scanned with ast and regexes."""
+"""Each measure's definition exists once in the source: scanned with ast and regexes."""
 from __future__ import annotations
 
 import ast
@@ -110,7 +110,7 @@ def test_compare_metrics_and_default_are_one_definition():
 
 
 # Read-Gate Table 4, §5.1 co-occurrence with regex-vs-spaCy kappa, Table 18 and the audit's pipeline F1 are each
-# computed in one place (issues 14 and 16): warehouse/report/ and the app call these, never recompute them.
+# computed in one place: warehouse/report/ and the app call these, never recompute them.
 FORENSICS = "warehouse/queries/_forensics.py"
 
 

@@ -267,7 +267,7 @@ def test_the_warehouse_holds_each_logs_profile_and_its_reasons(warehouse):
             assert reason.startswith("no read action in this log: discipline metrics do not apply")
 
 
-# --- issue 27: passage text not its JSON, reads without captured content, the source's own verdicts --------
+# --- passage text not its JSON, reads without captured content, the source's own verdicts --------
 
 def _otel_spans(path: Path) -> list[tuple[dict, dict]]:
     out = []

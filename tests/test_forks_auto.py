@@ -38,7 +38,7 @@ def agent(request):
 
 
 def implied(rule, parent, step, chunk, placebo):
-    """The mapping of issue 24, by hand: (fork step, intervention, argument) or None."""
+    """The mapping of the automatic forks, by hand: (fork step, intervention, argument) or None."""
     other = placebo_chunk(chunk, set(GOLD), CORPUS) if chunk else None
     target = other if placebo else chunk
     if rule == "never_queried":

@@ -1,4 +1,4 @@
-"""Issue 27 items 8 and 9 on fixtures written for the test: a directory of per-trajectory JSON files is one
+"""On fixtures written for the test: a directory of per-trajectory JSON files is one
 run (split by a field on request), and a TRAIL-style `{trace_id, spans}` export with nested child_spans
 becomes one trajectory with a step per LLM and tool span."""
 

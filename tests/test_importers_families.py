@@ -1,4 +1,4 @@
-"""Log families a new user brings (issue 27): each hand-written fixture converts to exactly the expected records,
+"""Log families a new user brings: each hand-written fixture converts to exactly the expected records,
 in one command with its import report."""
 from __future__ import annotations
 

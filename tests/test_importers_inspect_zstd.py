@@ -1,5 +1,5 @@
 """Inspect AI's own writer compresses `.eval` members with Zstandard: trajscope reads such a log, within
-the same archive limits as a DEFLATE one (issue 26, found by bench/peers.py)."""
+the same archive limits as a DEFLATE one (bench/peers.py writes such logs)."""
 from __future__ import annotations
 
 import json

@@ -102,7 +102,7 @@ ERAG_CASES = {
     "e_judge_error": ([R1, R2], RESOLVE_BOTH, "Helen Pitts Douglass, probably", BOTH, {}, GOLDS, ("judge_error", None)),
     "e_gave_up_abstains": ([R1, R2], RESOLVE_BOTH, "I was unable to find the answer.", BOTH, {}, GOLDS,
                            ("gave_up", None)),
-    # Forced at the context budget (ER App. B: Gave Up); one forced at the loop cap is not (issue 21).
+    # Forced at the context budget (ER App. B: Gave Up); one forced at the loop cap is not.
     "e_gave_up_budget": ([R1, R2], [{"updates": [{"id": "R1", "status": "active", "note": "still looking"}]}] * 2,
                          "Anna Murray", BOTH, {"max_loops": 2, "context_token_budget": 1}, GOLDS, ("gave_up", None)),
     "e_reasoning_all_gold": ([R1, R2], RESOLVE_BOTH, "Anna Murray Douglass", BOTH, {}, GOLDS,

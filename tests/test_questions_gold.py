@@ -1,4 +1,4 @@
-"""Issue 27 item 3: a questions file carries gold evidence (passage ids, or titles with sentence ids) and may
+"""A questions file carries gold evidence (passage ids, or titles with sentence ids) and may
 be keyed by line number; titles are matched to the corpus the warehouse holds, else kept and reported."""
 
 from __future__ import annotations

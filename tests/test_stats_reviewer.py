@@ -132,7 +132,7 @@ def test_paired_power_is_connors_formula(delta, n, psi):
 
 
 def test_connor_critical_value_uses_the_null_variance():
-    """Issue 21's example: n = 300, delta = 0.1, psi = 0.3, alpha = 0.01. The alternative's variance for
+    """A reviewer's example: n = 300, delta = 0.1, psi = 0.3, alpha = 0.01. The alternative's variance for
     the critical value (statsmodels' one-sample NormalIndPower) gives 0.739, Connor 0.725, the exact
     McNemar test about 0.69."""
     wrong = NormalIndPower().power(0.1 / math.sqrt(0.3 - 0.01), nobs1=300, alpha=0.01, ratio=0)

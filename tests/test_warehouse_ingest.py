@@ -203,7 +203,7 @@ def test_small_batches_give_the_same_warehouse(tmp_path, monkeypatch):
 
 
 def _roll_back_to_version_3(db) -> None:
-    """The warehouse as session 1 left it: no migration 0004 (cached calls), 0005 (capabilities) or 0007 (gold
+    """A warehouse at schema version 3: no migration 0004 (cached calls), 0005 (capabilities) or 0007 (gold
     paragraphs), views of that time."""
     import duckdb
 
@@ -224,7 +224,7 @@ def _roll_back_to_version_3(db) -> None:
         for column in ("failed_read_count", "n_candidates", "n_snippets", "n_search_observations",
                        "n_record_judgments"):
             con.execute(f"ALTER TABLE trajectories DROP COLUMN {column}")
-        # Session 1 counted every read step, passage or not.
+        # At version 3 every read step counted, passage or not.
         con.execute("UPDATE trajectories t SET read_count = (SELECT count(*) FROM steps s "
                     "WHERE s.trajectory_id = t.trajectory_id AND s.kind = 'read')")
         con.execute("DELETE FROM schema_migrations WHERE version >= 4")

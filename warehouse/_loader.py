@@ -105,7 +105,7 @@ class GoldConflict(RecordError):
 # took 34-38 s in 48 MB batches and 23 s in 256 MB ones, at the same peak RSS (DuckDB spills under its limit).
 _BATCH_BYTES = 256 * 1024 * 1024
 # Reading and writing log lines (about 10 KB each) through 1 MB buffers, not 8 KB ones: half the system time of
-# the validation pass (BENCHMARKS.md, session 17).
+# the validation pass (BENCHMARKS.md).
 _IO_BUFFER_BYTES = 1 << 20
 _BATCH_DIR_PREFIX = "trajscope-batches-"
 _NEW_FILE_PREFIX = ".trajscope-ingest-"  # beside the warehouse it becomes: .trajscope-ingest-<pid>-<token>.duckdb
@@ -161,7 +161,7 @@ class _SplitState:
     ingest whether some batch holds the id, and the warehouse's stored hashes through `stored`."""
 
     def __init__(self, spill_dir: str | Path | None = None, stored: duckdb.DuckDBPyConnection | None = None):
-        # No extension may load here either (issue 28): the state only holds ids and hashes.
+        # No extension may load here either (docs/security.md): the state only holds ids and hashes.
         config: dict[str, object] = {"memory_limit": "256MB", "preserve_insertion_order": False,
                                      "autoinstall_known_extensions": False, "autoload_known_extensions": False}
         if spill_dir is not None:

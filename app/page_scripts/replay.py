@@ -10,7 +10,7 @@ from trajscope.app.ui import fetch, page_header, require_warehouse, set_url, url
 
 
 def human_labels_present() -> bool:
-    """Whether the warehouse has the human_step_labels table (issue 22 item 4; older warehouses lack it)."""
+    """Whether the warehouse has the human_step_labels table (an older warehouse lacks it)."""
     found = fetch(f"SELECT count(*) AS n FROM ({RELATIONS_SQL}) WHERE name = 'human_step_labels'")
     return found is not None and found.df["n"][0] > 0
 

@@ -1,8 +1,8 @@
 """Context spent, one definition for every controller: the prompt tokens of every model call, summed.
 
 ExecutionRAG App. B: "a cumulative context budget of 128,000 tokens"; A-RAG, its matched baseline, runs
-under the same rule (issue 21: A-RAG used its current context size, so with 100 prompt tokens a call and a
-1,000 budget ExecutionRAG was forced after 10 calls while A-RAG ran all 15 loops).
+under the same rule: with its current context size instead, at 100 prompt tokens a call and a 1,000 budget
+ExecutionRAG would be forced after 10 calls while A-RAG ran all 15 loops.
 """
 from __future__ import annotations
 

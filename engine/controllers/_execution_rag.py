@@ -29,7 +29,7 @@ class ExecutionRAGController(ControllerBase):
         "register": {},
         "composed": {"variant": "composed"},
         # The ablations run the same (agent) variant as `register`, so Tables 2 and 10 remove one component
-        # of one system (issue 21); the composed variant's ablations keep their own names.
+        # of one system; the composed variant's ablations keep their own names.
         "question_only_init": {"seed_init": False},
         "no_updates": {"iterative_updates": False},
         "composed_question_only_init": {"variant": "composed", "seed_init": False},

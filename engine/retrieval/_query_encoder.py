@@ -52,7 +52,7 @@ def query_threads_for_load(concurrency: int, *, load: float | None = None, cores
 
     DEFAULT_QUERY_THREADS is tuned on an idle machine: its spinning intra-op threads win only when a core
     is free for each. With other processes busy they compete for the same cores and a query took 13.3 ms
-    on 2 threads against 6.8 ms on 1 (issue 26); an engine running many episodes is itself the load (model
+    on 2 threads against 6.8 ms on 1; an engine running many episodes is itself the load (model
     server, logging, ingest between queries), so each episode's share of the free cores is what a query
     can use without being descheduled mid-run.
     """

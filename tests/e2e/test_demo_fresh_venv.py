@@ -1,4 +1,4 @@
-"""Acceptance (issue 25): `make demo` from an empty venv and an empty pip cache. The dashboard answers its
+"""Acceptance: `make demo` from an empty venv and an empty pip cache. The dashboard answers its
 health endpoint within the light set-up's time plus 60 s, and the Overview, never reloaded, shows the
 embedded model's trajectories arriving while the build goes on: the runs start once the demo's own
 packages are in (Makefile DEPS_STAMP), before the test tools. Each phase's time is printed (run with -s)

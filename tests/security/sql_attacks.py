@@ -1,4 +1,4 @@
-"""The attack catalogue: issue 15's attacks and more of each family, each with what must happen.
+"""The attack catalogue: attacks of each family, each with what must happen.
 
 "refuse": no result at all (a refusal or a stopped query, a one-line message).
 "bounded": a result within the row cap and byte budget (or a refusal at a limit).

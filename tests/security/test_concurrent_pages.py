@@ -57,8 +57,8 @@ SCHEMA_SQL = "SELECT view_name FROM duckdb_views() WHERE NOT internal"
 
 
 def test_twenty_concurrent_page_loads_all_succeed(app_env, baseline):
-    # Before: "Cannot change configuration option enable_progress_bar - the configuration has been locked"
-    # in most of them, as a later connection's SET met the shared database instance already locked.
+    # The failure this guards against: "Cannot change configuration option enable_progress_bar - the configuration
+    # has been locked", when a later connection's SET meets the shared database instance already locked.
     barrier = threading.Barrier(CROWD)
 
     def load() -> list[str]:

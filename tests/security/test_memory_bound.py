@@ -37,7 +37,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 ATTACKS = [
-    # issue 15 item 1: 4 x 100 kB per row; 302 MB -> over 4 GB in the dashboard before
+    # 4 x 100 kB per row: 302 MB of result, over 4 GB in an unbounded dashboard
     "SELECT repeat('a',100000) AS ca, repeat('b',100000) AS cb, repeat('c',100000) AS cc, "
     "repeat('d',100000) AS cd FROM range(20000)",
     "SELECT repeat('a', 1000000000) AS x",  # one 1 GB value, which DuckDB's memory limit does not count

@@ -8,7 +8,7 @@ import msgspec
 SCHEMA_VERSION: Final = "1"
 
 JudgeName = Literal["em", "f1", "contain", "llm"]
-# loop_cap / context_budget: an answer forced at the loop (turn) cap or at the context budget (issue 21);
+# loop_cap / context_budget: an answer forced at the loop (turn) cap or at the context budget;
 # budget / forced_answer: forced for a reason the log does not say (older engine logs, importers).
 EndReason = Literal["final", "budget", "forced_answer", "loop_cap", "context_budget", "error"]
 GoldMatch = Literal["given", "title", "fingerprint", "unmatched"]

@@ -32,7 +32,7 @@ _WRITERS_SUFFIX = ".writers"  # beside the catalog: its code key and writers, so
 _FOLLOWED_SHARED = tuple(UPSERT_KEYS)
 # Shared tables a catalog stores as a table of their distinct rows rather than a view that deduplicates them on every
 # read (26 ms per read of 25k questions, and nearly every page reads the questions). Not a corpus: it can be many GB,
-# few views read it, and as an empty table it made DuckDB plan first_decisive_error 3x slower (session 17).
+# few views read it, and as an empty table it made DuckDB plan first_decisive_error 3x slower (BENCHMARKS.md).
 _STORED_SHARED = ("questions",)
 # Bumped when what a catalog holds changes in a way schema_stamp() does not see (the layout of its views).
 _CATALOG_FORMAT = 3
@@ -183,7 +183,7 @@ def _build(path: Path, lake: Path, writers: Sequence[str]) -> None:
                         con.execute(f"DROP TABLE {table.name}")
                     _install(con, lake, table, writers, extending=base is not None)
                 # The derived tables stay tables, filled by the load SQL a warehouse runs: computed per query, they
-                # made each lake page up to 10x slower than the file's (BENCHMARKS.md, session 16).
+                # made each lake page up to 10x slower than the file's (BENCHMARKS.md).
                 if base is None or not _extend(con, tables):
                     for derived in DERIVED:
                         recompute_facts(con, derived)

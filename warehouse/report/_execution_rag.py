@@ -804,7 +804,7 @@ def budget_check(ctx: ReportContext) -> list[str]:
             notes.append(
                 f"Budget not checked on {group}: run(s) {', '.join(unrecorded)} do not record their context-budget "
                 "rule (logs from before the one rule, or imported), so A-RAG and ExecutionRAG may have run under "
-                "different budgets (before: A-RAG its current context, ExecutionRAG the sum of every prompt)."
+                "different budgets (older logs: A-RAG its current context, ExecutionRAG the sum of every prompt)."
             )
         elif len(set(settings.values())) > 1 and len({r.controller for r in arms}) > 1:
             detail = "; ".join(f"{rid}: {'/'.join(v[0])} {'/'.join(v[1])}" for rid, v in settings.items())

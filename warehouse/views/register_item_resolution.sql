@@ -1,7 +1,7 @@
 -- One row per (trajectory, requirement-register item): its last status, every chunk cited for it, how many of those are gold passages that reached the agent, and whether it is a false resolution (resolved with no such gold passage).
 CREATE OR REPLACE VIEW register_item_resolution AS
 -- ExecutionRAG App. E counts a false resolution when "the register marks the question sufficiently
--- answered despite remaining evidence gaps"; trajscope judges it per item (issue 14): an item whose
+-- answered despite remaining evidence gaps"; trajscope judges it per item: an item whose
 -- last status is resolved while none of the evidence it cites is a gold passage the agent retrieved,
 -- read or was given. An item that cites its gold passage is not falsely resolved even if another hop's
 -- gold passage is missing, so a wrong answer with every item properly resolved but a gold passage

@@ -4,7 +4,7 @@ SELECT r.run_id, r.source, r.dataset, r.controller, r.condition, r.intervention,
        r.temperature, r.retriever_kind, r.top_k, r.seed, r.started_at,
        count(f.trajectory_id)                         AS n_trajectories,
        -- A trajectory that gave no answer (failed, or forced with no text) is wrong under every judge: 0
-       -- before trajscope judge too, so em is the same number before and after judging (issue 27); a
+       -- before trajscope judge too, so em is the same number before and after judging; a
        -- score stays NULL while no trajectory of the run has that verdict at all.
        CASE WHEN count(f.em) > 0 THEN avg(CASE WHEN f.em IS NULL AND f.no_answer_wrong THEN 0.0 ELSE f.em END) END
                                                       AS em,
