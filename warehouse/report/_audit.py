@@ -243,7 +243,7 @@ def length_controlled_ols(ctx: AuditContext) -> ReportTable:
     )
     sql = sql_file("au_question_f1")
     df = _question_f1(ctx).filter(~pl.col("baseline").str.ends_with(BLIND_SUFFIX)) if ctx.names else pl.DataFrame()
-    rows, n_total, skipped = [], 0, []
+    rows, n_total, skipped, too_few_clusters = [], 0, [], []
     for cell in ctx.names:
         part = df.filter(pl.col("cell") == cell) if df.height else df
         baselines = sorted(set(part["baseline"].to_list())) if part.height else []
@@ -273,8 +273,14 @@ def length_controlled_ols(ctx: AuditContext) -> ReportTable:
             continue
         fit = ols_cluster(y, x, part["question_id"].to_list(), names)
         n_total += fit.n
+        # The cluster-robust covariance has rank at most G - 1: with fewer question clusters than terms its SEs
+        # and p-values are not estimable, so the table prints the coefficients alone.
+        estimable = fit.n_clusters > x.shape[1]
+        if not estimable:
+            too_few_clusters.append(f"{cell} ({fit.n_clusters} question clusters, {x.shape[1]} terms)")
         rows += [
-            (cell, name, float(b), float(se), float(p), fit.n, fit.n_clusters)
+            (cell, name, float(b), float(se) if estimable else None, float(p) if estimable else None, fit.n,
+             fit.n_clusters)
             for name, b, se, p in zip(fit.names, fit.coef, fit.se, fit.p, strict=False)
         ]
     if not rows:
@@ -292,6 +298,9 @@ def length_controlled_ols(ctx: AuditContext) -> ReportTable:
     )
     if skipped:
         note += f" Does not apply to {', '.join(skipped)}: fewer than two settings or too few records."
+    if too_few_clusters:
+        note += (" Cluster-robust SEs and p-values do not apply (fewer question clusters than terms): "
+                 + "; ".join(too_few_clusters) + "; the coefficients alone are printed.")
     return ReportTable("au_ols", "Table 6", caption, columns, tuple(rows), ctx.footnote(n_total, note), sql)
 
 

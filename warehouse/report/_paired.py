@@ -34,6 +34,29 @@ class PairedResult:
     b_only: int
 
 
+# Below this many paired questions a percentile bootstrap CI is too coarse to read (one question moves the delta
+# by more than 10 points): the table carries a warning beside the interval.
+PAIRED_FLOOR = 10
+
+
+def mcnemar_applies(result: PairedResult) -> bool:
+    """McNemar tests the discordant pairs: with none, there is nothing to test (its p of 1 says nothing)."""
+    return result.a_only + result.b_only > 0
+
+
+def assumption_notes(label: str, result: PairedResult | None) -> list[str]:
+    """What a paired row's statistics cannot claim: no discordant pair, or fewer questions than PAIRED_FLOOR."""
+    if result is None:
+        return []
+    notes = []
+    if not mcnemar_applies(result):
+        notes.append(f"McNemar does not apply on {label}: no discordant pair (the arms agree on every question).")
+    if result.n_questions < PAIRED_FLOOR:
+        notes.append(f"Warning on {label}: {result.n_questions} paired question(s), below the floor of "
+                     f"{PAIRED_FLOOR}; the bootstrap CI and McNemar p are not reliable there.")
+    return notes
+
+
 def seed_pairs(runs_a: list[RunInfo], runs_b: list[RunInfo]) -> list[tuple[RunInfo, RunInfo]]:
     """Run A_s with run B_s: by equal seed when both sides carry the same seeds, else in run-id order."""
     seeds_a = {r.seed: r for r in runs_a}
