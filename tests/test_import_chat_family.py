@@ -173,3 +173,42 @@ def test_a_malformed_record_is_skipped_with_one_line_and_counted(tmp_path):
     assert report.skipped == [f"{log}:2: field messages[{at}].tool_calls[0].function.name: tool call without a "
                               "function name"]
     assert "  malformed records skipped: 1" in report.lines()
+
+
+def _langgraph_record() -> dict:
+    """A LangGraph state dump: LangChain messages by `type`, calls as {name, args, id}, one in `dumpd` form."""
+    return {"question": "Which river flows through Velm?", "answer": "Oder", "messages": [
+        {"type": "human", "content": "Which river flows through Velm?"},
+        {"type": "ai", "content": "", "tool_calls": [{"name": "retrieve", "args": {"query": "Velm river"},
+                                                      "id": "c1", "type": "tool_call"}]},
+        {"type": "tool", "tool_call_id": "c1", "name": "retrieve",
+         "content": json.dumps([{"id": "d7", "title": "Velm", "text": "Velm is a town on the Oder."}])},
+        {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"],
+         "kwargs": {"content": "I know enough."}},
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking."},
+                                          {"type": "tool_use", "id": "u1", "name": "search", "input": {"q": "Oder"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "u1", "content": "The Oder is a river."}]},
+        {"type": "ai", "content": "<answer>Oder</answer>"}]}
+
+
+def test_langgraph_and_anthropic_message_shapes_read_as_chat(tmp_path):
+    record = _langgraph_record()
+    log = tmp_path / "graph.jsonl"
+    log.write_text(json.dumps(record) + "\n")
+    assert detect_format(log) == "openai_chat"
+    (t,) = import_file(log)
+    kinds = [(type(s).__name__, s.tool_name, s.source_ref) for s in t.steps]
+    assert kinds == [("SearchStep", "retrieve", "message:1"), ("ToolStep", None, "message:3"),
+                     ("SearchStep", "search", "message:4"), ("FinalStep", None, "message:6")]
+    assert [c.chunk_id for c in t.steps[0].candidates] == ["d7"]
+    assert t.steps[2].observation == "The Oder is a river." and t.steps[2].thought == "Checking."
+    assert t.final_answer == "Oder" and t.question.gold_answer == "Oder"
+
+
+def test_messages_inside_a_saved_graph_state_are_found(tmp_path):
+    record = _langgraph_record()
+    state = {"values": {"messages": record.pop("messages"), "step": 7}, **record}
+    log = tmp_path / "state.jsonl"
+    log.write_text(json.dumps(state) + "\n")
+    (t,) = import_file(log, format="openai_chat")
+    assert len(t.steps) == 4 and t.metadata["values"] == {"step": 7}

@@ -30,9 +30,10 @@ from trajscope.format import (
 from ._actions import SEARCH_ACTIONS, answer_of, make_step, parse_arguments
 from ._answer_rules import FINAL_ANSWER_TOOL, extract_answer
 from ._chat_labels import embedded_labels, human_answer_verdict
+from ._chat_messages import ChatMessage, ToolCall, ToolResult, chat_message
 from ._context import ImportContext, assemble
 from ._documents import decoded, documents_of, passages, result_error
-from ._fields import Where, as_text, need_list, need_object, score_value
+from ._fields import Where, lookup, need_list, need_object, score_value
 from ._gold_shapes import gold_strings
 from ._json_stream import iter_records
 from ._questions import plain_question, text_question_id
@@ -41,6 +42,8 @@ from ._search_results import ranked_documents
 # Where the message list sits: `messages` (chat-completions logs), `traj` (eval harnesses such as
 # tau-bench), `conversation` / `chat`.
 _MESSAGES_KEYS = ("messages", "traj", "conversation", "chat")
+# A graph framework's saved state holding the messages (LangGraph `values`).
+_STATE_KEYS = ("values", "state", "output", "outputs")
 # A record's own id; a per-record index (`total_index`, `index_in_dataset`) keeps each labelled sample apart.
 _ID_KEYS = ("question_id", "qid", "id", "_id", "sample_id", "idx", "index", "task_id", "record_id",
             "index_in_dataset", "total_index")
@@ -88,14 +91,6 @@ def chat_action(ctx: ImportContext, name: str | None) -> str | None:
     return name_rule(name)
 
 
-def _text(content: Any) -> str | None:
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):  # content parts
-        return "\n".join(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
-    return as_text(content)
-
-
 def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, Any]:
     return next(((k, record[k]) for k in keys if record.get(k) is not None), (None, None))
 
@@ -139,15 +134,16 @@ def _query(args: dict[str, Any]) -> str | None:
     return None
 
 
-def _tool_step(ctx: ImportContext, call: dict[str, Any], where: Where, result: tuple[Any, str | None] | None,
-               thought: str | None) -> Step:
-    function = call.get("function") if isinstance(call.get("function"), dict) else call
-    name = function.get("name")
-    if not isinstance(name, str) or not name:
-        raise where.error("tool call without a function name", "function.name")
-    args = parse_arguments(function.get("arguments"), where.at("function").at("arguments"))
+def _tool_step(ctx: ImportContext, call: ToolCall, result: ToolResult | None, thought: str | None) -> Step:
+    if not isinstance(call.name, str) or not call.name:
+        raise call.where.error("tool call without a function name", "function.name")
+    name = call.name
+    args = parse_arguments(call.arguments, call.where.at("function").at("arguments"))
     action = chat_action(ctx, name)
-    value, observation = result if result is not None else (None, None)
+    value = None
+    if result is not None:
+        value = decoded(result.text, result.where) if isinstance(result.text, str) else result.content
+    observation = result.text if result is not None else None
     common: dict[str, Any] = dict(tool_name=name, args=args, observation=observation, thought=thought)
     if result is not None and (error := result_error(value)) is not None:
         return ErrorStep(error_type="tool_error", message=error, **common)
@@ -160,38 +156,34 @@ def _tool_step(ctx: ImportContext, call: dict[str, Any], where: Where, result: t
     return make_step(action, **common)
 
 
-def _calls(message: dict[str, Any], at: Where) -> list[Any]:
-    calls = message.get("tool_calls") or ([message["function_call"]] if message.get("function_call") else [])
-    return need_list(calls, at.at("tool_calls"))
+def _read_messages(messages: list[Any], where: Where) -> list[ChatMessage]:
+    out = []
+    for i, raw in enumerate(messages):
+        message = chat_message(need_object(raw, where.at(i)), where.at(i))
+        if message.role is None:
+            raise where.at(i).error("missing or non-string role", "role")
+        out.append(message)
+    return out
 
 
-def _call_results(messages: list[Any], where: Where) -> dict[tuple[int, int], tuple[Any, str | None]]:
-    """(assistant message, call) -> (decoded result, text), each tool turn matched to one earlier open call:
-    by `tool_call_id` within this trajectory (ids repeat across trajectories), else by tool name, else in order."""
+def _call_results(messages: list[ChatMessage]) -> dict[tuple[int, int], ToolResult]:
+    """(assistant message, call) -> its result, each result matched to one earlier open call: by call id
+    within this trajectory (ids repeat across trajectories), else by tool name, else in order."""
     open_calls: list[tuple[int, int, Any, Any]] = []  # message index, call index, id, name
-    out: dict[tuple[int, int], tuple[Any, str | None]] = {}
+    out: dict[tuple[int, int], ToolResult] = {}
     for i, message in enumerate(messages):
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role == "assistant":
-            for k, call in enumerate(_calls(message, where.at(i))):
-                if isinstance(call, dict):
-                    function = call.get("function") if isinstance(call.get("function"), dict) else call
-                    open_calls.append((i, k, call.get("id"), function.get("name")))
-            continue
-        if role not in ("tool", "function") or not open_calls:
-            continue
-        call_id, name = message.get("tool_call_id"), message.get("name")
-        if isinstance(call_id, str) and call_id:
-            match = next((c for c in open_calls if c[2] == call_id), None)
-        else:
-            match = next((c for c in open_calls if isinstance(name, str) and c[3] == name), open_calls[0])
-        if match is None:
-            continue
-        open_calls.remove(match)
-        text = _text(message.get("content"))
-        out[(match[0], match[1])] = (decoded(text, where.at(i).at("content")), text)
+        open_calls.extend((i, k, call.call_id, call.name) for k, call in enumerate(message.calls))
+        for result in message.results:
+            if not open_calls:
+                break
+            if result.call_id is not None:
+                match = next((c for c in open_calls if c[2] == result.call_id), None)
+            else:
+                match = next((c for c in open_calls if result.name is not None and c[3] == result.name),
+                             open_calls[0])
+            if match is not None:
+                open_calls.remove(match)
+                out[(match[0], match[1])] = result
     return out
 
 
@@ -203,24 +195,17 @@ def _message_step(content: str, i: int) -> Step:
 def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[str | None, list[Step], str | None]:
     """(first user message, steps, the rule that took the answer): one step per tool call, and one per
     assistant message without a call (the last one is the final answer unless a final tool already answered)."""
-    results = _call_results(messages, where)
-    question: str | None = None
+    read = _read_messages(messages, where)
+    results = _call_results(read)
+    question = next((m.text for m in read if m.role == "user"), None)
     steps: list[Step] = []
-    assistant = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
+    assistant = [i for i, m in enumerate(read) if m.role == "assistant"]
     rule: str | None = None
-    for i, message in enumerate(messages):
-        at = where.at(i)
-        message = need_object(message, at)
-        role = message.get("role")
-        if not isinstance(role, str):
-            raise at.error("missing or non-string role", "role")
-        content = _text(message.get("content"))
-        if role == "user" and question is None:
-            question = content
-        if role != "assistant":
+    for i, message in enumerate(read):
+        if message.role != "assistant":
             continue
-        calls = _calls(message, at)
-        if not calls:
+        content = message.text
+        if not message.calls:
             if i == assistant[-1] and rule is None and content and content.strip():
                 answer, rule = extract_answer(content)
                 steps.append(make_step("final", tool_name=None, args={}, answer=answer, thought=content,
@@ -228,10 +213,8 @@ def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[s
             else:
                 steps.append(_message_step(content or "", i))
             continue
-        for k, call in enumerate(calls):
-            call_at = at.at("tool_calls").at(k)
-            call = need_object(call, call_at)
-            step = _tool_step(ctx, call, call_at, results.get((i, k)), content if k == 0 and content else None)
+        for k, call in enumerate(message.calls):
+            step = _tool_step(ctx, call, results.get((i, k)), content if k == 0 and content else None)
             if isinstance(step, FinalStep) and rule is None:
                 rule = FINAL_ANSWER_TOOL
                 if step.answer is None:
@@ -242,6 +225,17 @@ def chat_steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[s
 
 
 _SEEN_KEYS = frozenset({*_MESSAGES_KEYS, *_ID_KEYS, *_QUESTION_KEYS, *_TRIAL_KEYS})
+
+
+def _messages_key(record: dict[str, Any]) -> str:
+    """Where the record keeps its message list: a top-level key, else inside a LangGraph state (`values`)."""
+    for outer in ("", *_STATE_KEYS):
+        holder = record.get(outer) if outer else record
+        if isinstance(holder, dict):
+            key = next((k for k in _MESSAGES_KEYS if isinstance(holder.get(k), list)), None)
+            if key is not None:
+                return f"{outer}.{key}" if outer else key
+    return _MESSAGES_KEYS[0]
 
 
 def _trial(record: dict[str, Any], where: Where) -> str | None:
@@ -269,8 +263,8 @@ def _refused(error: RecordError) -> bool:
 def _trajectory(ctx: ImportContext, record: Any, where: Where, position: int,
                 attempts: dict[str, dict[str, int]]) -> Trajectory:
     record = need_object(record, where)
-    list_key = next((k for k in _MESSAGES_KEYS if isinstance(record.get(k), list)), _MESSAGES_KEYS[0])
-    messages = need_list(record.get(list_key), where.at(list_key))
+    list_key = _messages_key(record)
+    messages = need_list(lookup(record, list_key), where.at(list_key))
     first_user, steps, rule = chat_steps(ctx, messages, where.at(list_key))
     id_key, own_id = _pick(record, _ID_KEYS)
     if own_id is not None and (isinstance(own_id, bool) or not isinstance(own_id, (str, int))):
@@ -293,6 +287,9 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where, position: int,
     verdict, verdict_key = human_answer_verdict(record, where)
     metadata = {k: v for k, v in record.items()
                 if k not in _SEEN_KEYS and k != gold_key and k not in used and k not in label_keys}
+    if "." in list_key:  # the state keeps its other fields; its messages are the steps
+        outer, inner = list_key.split(".", 1)
+        metadata[outer] = {k: v for k, v in record[outer].items() if k != inner}
     if rule is not None:
         metadata["answer_rule"] = rule
     if verdict is not None:
