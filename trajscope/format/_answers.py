@@ -99,8 +99,10 @@ ECHO_MIN_SHARE = 0.5
 _ECHO_N = 3
 # Step kinds whose observation / message is the environment's (controller's) text, not evidence.
 CONTROLLER_MESSAGE_KINDS = ("gate_rejection", "budget_nudge", "forced_answer", "error")
-# A comparison question's options: the clause after its last comma or colon, "A or B?" / "A, B or C?".
-_OPTIONS_RE = re.compile(r"[,:]\s*([^,:?]+(?:,\s*[^,:?]+)*?)\s+or\s+([^,:?]+?)\s*\?\s*$", re.IGNORECASE)
+# A comparison question's options: the clause after its last colon (or first comma after its last colon),
+# "A or B?" / "A, B or C?". Parsed by hand in one pass: a regular expression for it backtracked
+# quadratically or worse on long text (2,000 characters of answer took 27 s).
+_OR_BEFORE = re.compile(r"\s(?=or\s)", re.IGNORECASE)
 _MAX_OPTION_WORDS = 8
 
 
@@ -137,15 +139,41 @@ def echoes_controller(answer: str | None, messages: Iterable[str | None]) -> boo
     return False
 
 
+def _option_clause(question: str) -> str | None:
+    """The text a comparison's options are read from: after the last colon, or after the first comma
+    following the last colon or question mark, up to the final question mark; None without one."""
+    body = question.rstrip()
+    if not body.endswith("?"):
+        return None
+    body = body[:-1]
+    cut = max(body.rfind(":"), body.rfind("?"))
+    start = cut if cut >= 0 and body[cut] == ":" else body.find(",", cut + 1)
+    return None if start < 0 else body[start + 1:]
+
+
+def _split_options(clause: str) -> list[str] | None:
+    """"A, B or C" -> [A, B, C] (unnormalised); None when the last comma part has no " or " with text
+    on both sides. An empty part (",,") ends the list before it, as the options start after it."""
+    parts = clause.split(",")
+    empties = [i for i, part in enumerate(parts[:-1]) if not part]
+    parts = parts[empties[-1] + 1:] if empties else parts
+    last = parts[-1]
+    # the rightmost " or " with at least one character before it and one after its trailing space
+    cuts = [m.start() for m in _OR_BEFORE.finditer(last) if m.start() >= 1 and len(last) > m.start() + 4]
+    if not cuts:
+        return None
+    head, tail = last[:cuts[-1]], last[cuts[-1] + 4:]
+    return [part.strip() for part in [*parts[:-1], head, tail]]
+
+
 def comparison_options(question: str | None) -> list[str]:
     """The options a comparison question names ("Which is older, A or B?" -> [A, B]); [] when it names
-    none in that form."""
-    match = _OPTIONS_RE.search(question or "")
-    if not match:
+    none in that form. Linear in the question's length."""
+    clause = _option_clause(question or "")
+    raw = _split_options(clause) if clause is not None else None
+    if raw is None:
         return []
-    head = [part.strip() for part in re.split(r",\s*", match.group(1))]
-    options = [normalize_answer(o) for o in [*head, match.group(2).strip()]]
-    options = [o for o in options if o]
+    options = [o for o in (normalize_answer(r) for r in raw) if o]
     if len(options) < 2 or any(len(o.split()) > _MAX_OPTION_WORDS for o in options):
         return []
     return options

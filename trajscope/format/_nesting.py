@@ -13,7 +13,8 @@ from typing import Any
 from ._record_error import RecordError
 
 NESTING_LIMIT = 100
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+# A string, or an unclosed one running to the end: possessive, so no search backtracks over it (linear).
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
 _NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
 _INNERMOST_PAIR = re.compile(rb"[\[{][\]}]")
 

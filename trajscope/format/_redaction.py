@@ -38,7 +38,9 @@ KEY_MARKERS = ("earer", "EARER", "sk-", "AKIA", "ghp_", "gho_", "ghu_", "ghs_", 
 _KEY_RUN = re.compile(r'(?:\\u[0-9a-fA-F]{4}|\\/|[A-Za-z0-9._~+/=-])+')
 _ESCAPE = re.compile(r'\\u([0-9a-fA-F]{4})|\\/')
 # A JSON string token: what redaction may change in a JSON line (numbers, literals and syntax never).
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+# Possessive, and an unclosed string runs to the end of the line: a search restarting at every escaped
+# quote of an unclosed string was quadratic in the line's length.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*+(?:"|\\?\Z)', re.S)
 
 _registered: set[str] = set()
 _lock = threading.Lock()
