@@ -82,3 +82,24 @@ def test_cluster_robust_p_values_do_not_apply_with_fewer_clusters_than_terms(tmp
     assert all(r["p"] is None and r["se"] is None for r in rows)
     assert all(r["coef"] is not None for r in rows)
     assert any(f"C1 ({len(keep)} question clusters, {terms} terms)" in n for n in [ols.footnote, *ols.notes])
+
+
+def test_compare_calls_an_unjudged_shared_question_unscored_not_only_in_one_run(tmp_path):
+    """Both runs answered q0-q5; run B has no verdict on q4, q5: they are shared but unscored (judge them),
+    not "only in A" (and nothing is only in B)."""
+    from trajscope.warehouse.queries import compare_runs
+
+    base, gate = _arm("baseline", {0, 1}, 6), _arm("read_gate", {0, 1, 2}, 6)
+    unjudged = {"q4", "q5"}
+    gate = [t if t.question.question_id not in unjudged else Trajectory(
+        trajectory_id=t.trajectory_id, run=t.run, question=t.question, steps=t.steps, final_answer=t.final_answer,
+        end_reason=t.end_reason, judgments=[]) for t in gate]
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, base + gate)
+    with open_readonly(path) as con:
+        result = compare_runs(con, "rg-baseline", "rg-read_gate")
+    shared = {t.question.question_id for t in base} & {t.question.question_id for t in gate}
+    assert result.overall.n == len(shared) - len(unjudged) == 4
+    assert result.pairing == ("paired on the 4 shared question ids; 2 shared question(s) lacking a score under "
+                           "'correct' in a run (`trajscope judge` on both runs scores them) are excluded")
+    assert not result.only_a and not result.only_b

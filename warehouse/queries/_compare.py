@@ -144,15 +144,23 @@ def compare_runs(
     b = scored["outcome_b"].cast(pa.float64()).to_numpy()
     binary = bool(np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all())
     paired_ids = set(ids)
-    only_a, only_b = _unpaired(con, run_a, paired_ids), _unpaired(con, run_b, paired_ids)
+    # A question both runs answered but one left unscored (unjudged) is shared, not "only in" either run.
+    shared_ids = paired_ids if subset else set(rows["question_id"].to_pylist())
+    unscored = len(shared_ids - paired_ids)
+    only_a, only_b = _unpaired(con, run_a, shared_ids), _unpaired(con, run_b, shared_ids)
     if subset == "a_zero_read":
         note = (f"paired on the {len(ids)} questions run A finalised voluntarily without reading "
                 "(zero-read rescue subset)")
-    elif not only_a and not only_b:
+    elif not only_a and not only_b and not unscored:
         note = f"paired on all {len(ids)} question ids"
     else:
-        note = (f"paired on the {len(ids)} shared question ids; {len(only_a)} only in A and "
-                f"{len(only_b)} only in B are excluded")
+        excluded = []
+        if unscored:
+            hint = " (`trajscope judge` on both runs scores them)" if metric == DEFAULT_COMPARE_METRIC else ""
+            excluded.append(f"{unscored} shared question(s) lacking a score under {metric!r} in a run{hint}")
+        if only_a or only_b:
+            excluded.append(f"{len(only_a)} only in A and {len(only_b)} only in B")
+        note = f"paired on the {len(ids)} shared question ids; {' and '.join(excluded)} are excluded"
     options = dict(binary=binary, margin=margin, n_resamples=n_resamples, seed=seed)
     overall = _statistics("all", ids, a, b, **options)
     sliced: list[PairedStatistics] = []
