@@ -34,7 +34,9 @@ from trajscope.warehouse.queries import (
 )
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
-            "post-gold-read failures (P_post) as shares of each run's trajectories. Click a point, or "
+            "post-gold-read failures (P_post) as shares of each run's judged trajectories; every wrong "
+            "answer, one forced at the turn cap or budget included, is in one of the paper's four classes. "
+            "Click a point, or "
             "pick a run below, to list its failures.")
 
 

@@ -134,6 +134,10 @@ if state:
                            f"{_percent(row['p_post_from'])} → {_percent(row['p_post_to'])}: "
                            "this movement on the plane"),
                 )
+            st.caption("Positions use Read-Gate's four classes (RG §3): a wrong answer the gate forced at the turn "
+                       "cap or context budget is classified like any other (how it ended is a flag), so forcing "
+                       "answers does not move a run off the discipline axis. A short arrow, or none, is the "
+                       "finding: the gate rejected finals but did not get better evidence read.")
         else:
             st.caption("No baseline with an intervention of the same dataset and model to draw an arrow between.")
 

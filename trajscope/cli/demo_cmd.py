@@ -383,6 +383,9 @@ def _print_guide(db: Path, port: int, *, serving: bool) -> None:
         lines.append(f"  2. The failure plane: {from_run} -> {to_run} ({condition}) moves P_disc "
                      f"{disc_a:.0%} -> {disc_b:.0%}, P_post {post_a:.0%} -> {post_b:.0%}: "
                      f"{root}/failure_plane?{urlencode({'run': to_run})}")
+        # The paper's four classes keep a forced wrong answer on the discipline axis: say what that leaves.
+        lines.append("     (Read-Gate's four classes: a wrong answer the gate forced at the turn cap is classified "
+                     "like any other" + ("; the gate did not lower P_disc here.)" if disc_b >= disc_a else ".)"))
     else:
         lines.append(f"  2. The failure plane: {root}/failure_plane")
     if pair:
