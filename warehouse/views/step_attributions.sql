@@ -17,6 +17,12 @@ named AS (
            CAST(NULL AS VARCHAR) AS category, 'rule ' || f.rule AS reason
     FROM first_decisive_error f WHERE f.rule IS NOT NULL
     UNION ALL
+    -- Without gold passages the answer-evidence rules name the step, on right answers too.
+    SELECT 'rules', a.trajectory_id, a.step_index, NULL, NULL, 'rule ' || a.rule
+    FROM first_error_answer_evidence a
+    WHERE a.rule IS NOT NULL AND NOT EXISTS (SELECT 1 FROM first_decisive_error f
+                                             WHERE f.trajectory_id = a.trajectory_id AND f.rule IS NOT NULL)
+    UNION ALL
     SELECT method, trajectory_id, step_index, agent, category, reason FROM model_step_attributions
     UNION ALL
     SELECT method, trajectory_id, step_index, agent, category, reason FROM step_attribution_rows
@@ -40,7 +46,7 @@ UNION ALL
 SELECT n.method, n.trajectory_id, n.step_index, s.source_ref, coalesce(n.agent, s.agent), n.category, n.reason
 FROM named n LEFT JOIN steps s ON s.trajectory_id = n.trajectory_id AND s.step_index = n.step_index;
 
-COMMENT ON COLUMN step_attributions.method IS 'Who names the step: baseline:first_step, baseline:final_step, baseline:most_frequent_agent, rules (first_decisive_error), llm:<protocol>:<model> (trajscope attribute), or a stored method.';
+COMMENT ON COLUMN step_attributions.method IS 'Who names the step: baseline:first_step, baseline:final_step, baseline:most_frequent_agent, rules (first_decisive_error, else first_error_answer_evidence), llm:<protocol>:<model> (trajscope attribute), or a stored method.';
 COMMENT ON COLUMN step_attributions.trajectory_id IS 'Trajectory attributed.';
 COMMENT ON COLUMN step_attributions.step_index IS 'Step named as the first decisive error (NULL: the method names an agent only).';
 COMMENT ON COLUMN step_attributions.source_ref IS 'That step''s position in the source log (NULL: none recorded, or no step named).';
