@@ -93,9 +93,13 @@ def _human(db_path, run_id: str, method: str | None, fmt: str, versus: str = "ru
     metrics = published.metrics
     if metrics.rows:
         caption = (f"The benchmarks' own metrics in run {run_id} ({metrics.family}; n = {metrics.rows[0].n} "
-                   f"labelled trajectories; mcnemar: paired with {versus} on first-error hits, exact). 95% CIs: "
-                   "step accuracy a percentile bootstrap over trajectories, shares Wilson, baseline:uniform the "
-                   "exact Poisson-binomial range. Empty: " + "; ".join(metrics.reasons()))
+                   f"labelled trajectories; mcnemar: paired with "
+                   f"{versus if metrics.family == 'per-step labels' else 'rules'} on first-error hits, exact). "
+                   "95% CIs: "
+                   + ("step accuracy a percentile bootstrap over trajectories, shares Wilson, baseline:uniform the "
+                      "exact Poisson-binomial range" if metrics.family == "per-step labels" else
+                      "Wilson, the uniform baseline the exact Poisson-binomial range")
+                   + ". Empty: " + "; ".join(metrics.reasons()))
         if fmt == "csv":  # one row per method, numbers only; the reasons go to stderr
             click.echo(caption, err=True)
             click.echo(to_csv(metrics.frame(numeric=True)), nl=False)
