@@ -78,8 +78,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pat
     return wheel, _fresh_venv(tmp, wheel), tmp
 
 
-def _run(venv: Path, cwd: Path, *args: str) -> str:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRAJSCOPE_DB", "PYTHONHOME")}
+def _run(venv: Path, cwd: Path, *args: str, **env_set: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TRAJSCOPE_DB", "PYTHONHOME")} | env_set
     done = subprocess.run([str(venv / "bin" / args[0]), *args[1:]], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -133,3 +133,30 @@ def test_the_installed_demo_data_prompts_and_dashboard_pages_load(installed):
                "print(','.join(sorted(p.name for p in (r.files('trajscope.app') / 'page_scripts').iterdir() "
                "if p.name.endswith('.py'))))").split()
     assert (int(out[0]), int(out[1]), out[2].split(",")) == (questions, prompts, pages)
+
+
+DASHBOARD = """
+from pathlib import Path
+
+import trajscope.app
+from streamlit.testing.v1 import AppTest
+
+main = Path(trajscope.app.__file__).parent / "main.py"
+at = AppTest.from_file(str(main), default_timeout=120).run()
+assert not at.exception, [e.message for e in at.exception]
+at.switch_page("page_scripts/runs.py").run()
+assert not at.exception, [e.message for e in at.exception]
+print(main)
+print(at.title[0].value)
+print(",".join(at.dataframe[0].value["run_id"]))
+"""
+
+
+def test_the_installed_dashboard_opens_its_pages_on_a_warehouse(installed):
+    _, venv, tmp = installed
+    work = tmp / "dashboard"
+    work.mkdir()
+    _write_log(work / "installed.jsonl")
+    _run(venv, work, "trajscope", "ingest", "installed.jsonl", "--db", "wh.duckdb")
+    main, title, runs = _run(venv, work, "python", "-c", DASHBOARD, TRAJSCOPE_DB=str(work / "wh.duckdb")).split()
+    assert Path(main).is_relative_to(venv) and (title, runs) == ("Runs", "installed")
