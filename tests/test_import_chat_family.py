@@ -105,6 +105,18 @@ def test_a_search_that_returns_passages_says_so_in_the_profile():
     assert isinstance(t.steps[0], ToolStep) and t.steps[0].tool_name is None  # the text-only message 2
 
 
+def test_tau_bench_ingests_one_question_per_task_across_its_trials(tmp_path):
+    runs = json.loads(TAU.read_text())
+    db = tmp_path / "w.duckdb"
+    result = CliRunner().invoke(cli, ["ingest", str(TAU), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect(str(db), read_only=True)
+    # The simulated user's opening differs per trial; the task it was given does not.
+    tasks = {str(r["task_id"]): r["info"]["task"]["instruction"] for r in runs}
+    assert dict(con.execute("SELECT question_id, text FROM questions").fetchall()) == tasks
+    assert con.execute("SELECT count(*), count(DISTINCT run_id) FROM trajectories").fetchone() == (len(runs), 4)
+
+
 def test_tau_bench_trials_rewards_and_tool_calls_match_its_count_script():
     runs = json.loads(TAU.read_text())
     assert detect_format(TAU) == "openai_chat"
@@ -212,3 +224,15 @@ def test_messages_inside_a_saved_graph_state_are_found(tmp_path):
     log.write_text(json.dumps(state) + "\n")
     (t,) = import_file(log, format="openai_chat")
     assert len(t.steps) == 4 and t.metadata["values"] == {"step": 7}
+
+
+def test_embedded_labels_keyed_every_way_and_an_unrated_step_left_out(tmp_path):
+    record = _langgraph_record()
+    record["step_labels"] = {"1": 1, "message:3": -1, "4": None}
+    record["final_label"] = -1
+    log = tmp_path / "labelled.jsonl"
+    log.write_text(json.dumps(record) + "\n")
+    (t,) = import_file(log)
+    assert [(h.source_ref, h.step_index, h.label) for h in t.human_labels] == [
+        ("message:1", 0, "correct"), ("message:3", 1, "error")]
+    assert t.metadata["human_answer_correct"] is False and "step_labels" not in t.metadata

@@ -50,6 +50,8 @@ _ID_KEYS = ("question_id", "qid", "id", "_id", "sample_id", "idx", "index", "tas
 # Trials of one task in one file (tau-bench `trial`): the run `<run_id>:trial<value>`.
 _TRIAL_KEYS = ("trial", "trial_index", "attempt")
 _QUESTION_KEYS = ("question", "query", "problem")
+# The task an eval harness gave its (simulated) user: the same in every trial, unlike the user's first message.
+_TASK_PATHS = ("instruction", "info.task.instruction", "task.instruction")
 _GOLD_KEYS = ("ground_truth", "gold_answer", "answer", "gold", "golden_answers", "answers", "reference",
               "expected_answer", "target", "true_answer")
 # A reward in [0, 1] from the harness (tau-bench) is its verdict when no other field gives one.
@@ -270,7 +272,8 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where, position: int,
     if own_id is not None and (isinstance(own_id, bool) or not isinstance(own_id, (str, int))):
         raise where.error("expected a string or integer id", id_key)
     q_key, text = _pick(record, _QUESTION_KEYS)
-    text = text if isinstance(text, str) else first_user
+    if not isinstance(text, str):
+        text = next((t for t in (lookup(record, p) for p in _TASK_PATHS) if isinstance(t, str)), first_user)
     gold_key, gold, aliases = _gold(record)
     if ctx.questions is not None:
         try:

@@ -39,6 +39,8 @@ def _step_map(record: dict[str, Any], key: str, steps: list[Step], where: Where)
     labels = []
     if isinstance(value, list):
         for i, rating in enumerate(value):
+            if rating is None:
+                continue
             ref = steps[i].source_ref if i < len(steps) else None
             labels.append(HumanLabel(label=_rating(rating, at.at(i)), source_ref=ref,  # type: ignore[arg-type]
                                      step_index=i, annotator=annotator, source=key))
@@ -46,6 +48,8 @@ def _step_map(record: dict[str, Any], key: str, steps: list[Step], where: Where)
     if not isinstance(value, dict):
         raise at.error("expected an object of message index -> +1 / 0 / -1, or a list in step order")
     for raw_key, rating in value.items():
+        if rating is None:  # a step the annotator left unrated: no label there
+            continue
         ref = f"{_MESSAGE_PREFIX}{_message_index(raw_key, at.at(str(raw_key)))}"
         labels.append(HumanLabel(label=_rating(rating, at.at(str(raw_key))), source_ref=ref,  # type: ignore[arg-type]
                                  step_index=_resolved(ref, steps), annotator=annotator, source=key))

@@ -85,7 +85,7 @@ def _calls(fields: dict[str, Any], where: Where) -> list[ToolCall]:
         for k, call in enumerate(need_list(listed, at)):
             if not isinstance(call, dict):
                 raise at.at(k).error("expected an object")
-            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            function: dict[str, Any] = call["function"] if isinstance(call.get("function"), dict) else call
             arguments = next((function[key] for key in ("arguments", "args", "input") if key in function), None)
             out.append(ToolCall(call.get("id"), function.get("name"), arguments, at.at(k)))
     elif isinstance(fields.get("function_call"), dict):
