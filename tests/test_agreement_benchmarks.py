@@ -203,3 +203,16 @@ def test_the_trivial_baselines_on_the_dev_split_from_the_raw_labels(dev_db):
     assert got["baseline:all_fine"].first_error_accuracy.value == pytest.approx(all_fine) == pytest.approx(0.62)
     assert got["baseline:final_if_wrong"].first_error_accuracy.value == pytest.approx(final_if_wrong)
     assert final_if_wrong == pytest.approx(0.82)
+
+
+def test_the_failure_plane_page_shows_the_benchmarks_metrics(fixture_db, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    db, _ = fixture_db
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app" / "page_scripts" / "failure_plane.py"),
+                           default_timeout=60).run()
+    assert not at.exception, [e.message for e in at.exception]
+    table = next(d.value for d in at.dataframe if "first_error_accuracy" in d.value.columns)
+    rows = dict(zip(table["method"], table["first_error_accuracy"], strict=True))
+    assert rows["judgeX"].startswith("0.500 [") and rows["baseline:final_if_wrong"].startswith("0.500 [")

@@ -31,6 +31,7 @@ from trajscope.warehouse.queries import (
     human_agreement,
     judge_agreements,
     pooled_cooccurrence,
+    published_agreement,
 )
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
@@ -95,6 +96,24 @@ def _human_section(views: set[str]) -> None:
                "method or the labels cannot give a measure.")
     st.dataframe(result.frame(), hide_index=True)
     sql_expander(result.sql)
+    published = _published(str(config.db_path), warehouse_stamp(config.db_path), run_id)
+    if published.metrics.rows:
+        st.markdown(f"**The benchmarks' own metrics** ({published.metrics.family}): step accuracy, exact label map "
+                    "and first-error accuracy as the benchmark's script computes them, each imported method "
+                    "(`trajscope ingest --labels FILE --method NAME`) beside the rules and the trivial baselines; "
+                    "mcnemar pairs each with the rules on first-error hits. An empty cell: "
+                    + "; ".join(published.metrics.reasons()))
+        st.dataframe(published.metrics.frame(), hide_index=True)
+    if published.answers.judges:
+        st.caption("The answer verdict against people's final labels, per judge (accuracy: Wilson 95% CI; kappa: "
+                   "percentile bootstrap)")
+        st.dataframe(published.answers_frame(), hide_index=True)
+
+
+@st.cache_data(max_entries=32, show_spinner="Scoring methods by the benchmarks' own metrics…")
+def _published(db_path: str, stamp: tuple[int, ...], run_id: str):
+    with read_connection(db_path, lock_wait_s=app_config().lock_wait_s) as con:
+        return published_agreement(con, run_id, versus="rules")
 
 
 def _off_plane(points: pl.DataFrame) -> None:
