@@ -144,7 +144,8 @@ def _tool_step(ctx: ImportContext, call: ToolCall, result: ToolResult | None, th
     action = chat_action(ctx, name)
     value = None
     if result is not None:
-        value = decoded(result.text, result.where) if isinstance(result.text, str) else result.content
+        # JSON text is decoded; structured content (a list of documents, a dict) is read as it is
+        value = decoded(result.text, result.where) if isinstance(result.content, str) else result.content
     observation = result.text if result is not None else None
     common: dict[str, Any] = dict(tool_name=name, args=args, observation=observation, thought=thought)
     if result is not None and (error := result_error(value)) is not None:
