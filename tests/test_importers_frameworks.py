@@ -26,6 +26,7 @@ CLAUDE = FORMATS / "claude_code" / "tool_heavy.jsonl"
 LANGSMITH = FORMATS / "langsmith" / "langsmith_py_wrap_openai_.json"
 WEAVE = FORMATS / "weave" / "weaveclient_getagentspans_gets_agent_spans.yaml"
 DSPY = FORMATS / "dspy" / "multihop_llama213b_0.json"
+ATIF = FORMATS / "atif_harbor" / "openhands_hello-world.trajectory.json"
 
 
 def reference(path: Path, family: str | None = None) -> str:
@@ -496,3 +497,83 @@ def test_dspy_demo_without_run_id_names_file_line_and_field(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(raw, indent=1))
     assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field generate_query[1].demos[1].dspy_uuid:")
+
+
+# --- ATIF ----------------------------------------------------------------------------------------------
+
+def _atif_expected(path: Path) -> dict:
+    text = reference(path, "atif_harbor")
+    sources = ast.literal_eval(re.search(r"by source: (\{.*?\})", text).group(1))
+    n_calls, calls = counted(text, "structured tool calls")
+    commands = int(re.search(r"terminal commands \(JSON protocol\): (\d+)", text).group(1))
+    final = ast.literal_eval(re.search(r"final answer: (.*)$", text, re.M).group(1))
+    return {"sources": sources, "calls": calls, "commands": commands, "final": final}
+
+
+def test_atif_harbor_trajectory_has_its_reference_counts(tmp_path):
+    want = _atif_expected(ATIF)
+    db = tmp_path / "w.duckdb"
+    ingest(db, ATIF)
+    got = stored(db, f"atif:{ATIF.name}")
+    assert got["trajectories"] == 1 and want["sources"] == {"system": 3, "user": 1, "agent": 2}
+    assert want["calls"] == {"str_replace_editor": 1, "finish": 1}
+    assert got["names"] == {("tool", "str_replace_editor"): 1, ("final", "finish"): 1}
+    with open_readonly(db) as con:
+        answer, = con.execute("SELECT final_answer FROM trajectories").fetchone()
+    assert answer.startswith(want["final"])
+
+
+def _terminus_step(step_id: int, analysis: str, keystrokes: list[str], output: str, copied: bool = False) -> dict:
+    message = json.dumps({"analysis": analysis, "plan": "next", "commands": [
+        {"keystrokes": k, "duration": 0.1} for k in keystrokes], "task_complete": not keystrokes})
+    return {"step_id": step_id, "source": "agent", "message": message, "is_copied_context": copied,
+            "observation": {"results": [{"content": output}]}, "metrics": {"prompt_tokens": 10,
+                                                                           "completion_tokens": 5}}
+
+
+def _terminus(tmp_path: Path) -> tuple[Path, Path]:
+    """A Terminus-2 run in ATIF v1.7 whose context hand-off continues it in a second file."""
+    task = {"step_id": 1, "source": "user", "message": "Create file1.txt and file2.txt."}
+    first = [_terminus_step(2, "Start.", ["ls\n"], "(empty)"),
+             _terminus_step(3, "Create file1.", ["echo a > file1.txt\n", "ls\n"], "file1.txt")]
+    main = {"schema_version": "ATIF-v1.7", "session_id": "s1", "agent": {"name": "terminus-2", "version": "2.0.0",
+            "model_name": "openai/gpt-4o"}, "steps": [task, *first],
+            "final_metrics": {"total_prompt_tokens": 20, "total_completion_tokens": 10},
+            "continued_trajectory_ref": "trajectory.cont-1.json"}
+    cont = {**{k: v for k, v in main.items() if k != "continued_trajectory_ref"},
+            "steps": [{**task, "is_copied_context": True}, *({**s, "is_copied_context": True} for s in first),
+                      _terminus_step(4, "Create file2.", ["echo b > file2.txt\n"], "file2.txt"),
+                      _terminus_step(5, "Done.", [], "")]}
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "trajectory.json").write_text(json.dumps(main, indent=1))
+    (folder / "trajectory.cont-1.json").write_text(json.dumps(cont, indent=1))
+    return folder / "trajectory.json", folder / "trajectory.cont-1.json"
+
+
+def test_atif_continued_trajectory_is_joined_and_copied_context_taken_once(tmp_path):
+    main, cont = _terminus(tmp_path)
+    want_main, want_cont = _atif_expected(main), _atif_expected(cont)
+    raw_cont = json.loads(cont.read_text())
+    copied_commands = sum(len(json.loads(s["message"])["commands"]) for s in raw_cont["steps"]
+                          if s["source"] == "agent" and s["is_copied_context"])
+    assert detect_format(main) == detect_format(cont) == "atif"
+    for name, paths in (("file", [main]), ("folder", [main.parent])):
+        db = tmp_path / f"{name}.duckdb"
+        ingest(db, *paths)
+        with open_readonly(db) as con:
+            (n, answer, tokens_in), = con.execute("SELECT count(*), any_value(final_answer), "
+                                                  "any_value(total_tokens_in) FROM trajectories").fetchall()
+            commands = con.execute("SELECT count(*) FROM steps WHERE tool_name = 'terminal_command'").fetchone()[0]
+            finals = con.execute("SELECT count(*) FROM steps WHERE kind = 'final'").fetchone()[0]
+        assert n == 1 and finals == 1 and answer == want_cont["final"]
+        assert commands == want_main["commands"] + want_cont["commands"] - copied_commands == 4
+        assert tokens_in == sum(json.loads(p.read_text())["final_metrics"]["total_prompt_tokens"] for p in (main, cont))
+
+
+def test_atif_step_with_an_unknown_source_names_file_line_and_field(tmp_path):
+    raw = json.loads(ATIF.read_text())
+    raw["steps"][2]["source"] = "robot"
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(raw, indent=1))
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field steps[2].source:")

@@ -10,7 +10,7 @@ from trajscope.format import RecordError, Trajectory
 
 from ._actions import DEFAULT_TOOL_MAP, REACT_TOOL_MAP, merged_tool_map
 from ._arag import import_arag
-from ._atif import import_atif
+from ._atif import ATIF_NOTES, import_atif
 from ._autoact import import_autoact
 from ._canonical import import_canonical
 from ._chat import import_chat
@@ -61,7 +61,8 @@ FORMATS: dict[str, Importer] = {
         Importer("openinference", "OpenInference spans (Phoenix JSON/JSONL or OTLP JSON); one trace per trajectory",
                  import_openinference),
         Importer("otel_genai", "OpenTelemetry GenAI spans in OTLP JSON (gen_ai.operation.name)", import_otel_genai),
-        Importer("atif", "ATIF agent trajectories (schema_version ATIF-v1.x), one per file or JSONL", import_atif),
+        Importer("atif", "ATIF agent trajectories (schema_version ATIF-v1.x, continued trajectories joined), one "
+                         "per file or JSONL", import_atif, capability_notes=ATIF_NOTES),
         Importer("inspect", "Inspect AI eval logs (.json or .eval archive): samples, tool calls, scores",
                  import_inspect),
         Importer("react", "ReAct Thought/Action/Observation logs (FireAct JSON, chat lists, text with many episodes "

@@ -19,7 +19,7 @@ from ._chat import chat_action
 from ._context import ImportContext, assemble
 from ._documents import candidates, documents_of, passages
 from ._fields import Where, as_text, need_list, need_object
-from ._json_stream import iter_records
+from ._json_stream import check_text, iter_records
 from ._llm_payloads import deep_decode, output_text, tool_requests, user_text
 
 WEAVE_NOTES = {"gold_answers": "Weave traces carry no gold answer",
@@ -220,13 +220,16 @@ def _cassette(ctx: ImportContext, traces: dict[str, _Trace]) -> None:
     """The Weave response bodies of a recorded HTTP cassette (a YAML list of request / response pairs)."""
     if ctx.path.stat().st_size > _MAX_CASSETTE_BYTES:
         raise RecordError(ctx.path, 1, None, f"a cassette over {_MAX_CASSETTE_BYTES >> 20} MB is not read")
-    text = ctx.path.read_text(encoding="utf-8")
+    text = ctx.path.read_text(encoding="utf-8-sig")
+    loader = yaml.SafeLoader(text)
     try:
-        nodes = yaml.compose(text, Loader=yaml.SafeLoader)
-        interactions = yaml.safe_load(text)
+        nodes = loader.get_single_node()
+        interactions = loader.construct_document(nodes) if nodes is not None else []
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise RecordError(ctx.path, mark.line + 1 if mark else 1, None, f"malformed YAML: {exc}") from None
+    finally:
+        loader.dispose()
     where = ctx.where(1)
     for i, interaction in enumerate(need_list(interactions, where)):
         line = nodes.value[i].start_mark.line + 1
@@ -247,8 +250,9 @@ def import_weave(ctx: ImportContext) -> Iterator[Trajectory]:
     """One trajectory per trace, in order of first appearance."""
     traces: dict[str, _Trace] = {}
     with open(ctx.path, "rb") as fh:
-        head = fh.read(4096).lstrip()
-    if head.startswith((b"{", b"[")):
+        head = fh.read(8192)
+    check_text(ctx.path, head)
+    if head.removeprefix(b"\xef\xbb\xbf").lstrip().startswith((b"{", b"[")):
         for line, key, value in iter_records(ctx.path, frozenset({"spans", "calls"})):
             where = ctx.where(line, key or "")
             if key is not None and key.startswith("spans["):  # one item of a streamed `spans` list
