@@ -103,3 +103,21 @@ def test_compare_calls_an_unjudged_shared_question_unscored_not_only_in_one_run(
     assert result.pairing == ("paired on the 4 shared question ids; 2 shared question(s) lacking a score under "
                            "'correct' in a run (`trajscope judge` on both runs scores them) are excluded")
     assert not result.only_a and not result.only_b
+
+
+def test_the_audit_regression_is_titled_by_its_cells_dataset(tmp_path):
+    """AP §11: Table 6 is HotpotQA, Table 7 Qasper; a Qasper cell printed as "Table 6" was the old title."""
+    import msgspec
+    from fixtures.report.audit import build
+
+    records = [r for r in build() if r.cell == "C1"]
+    qasper = [msgspec.structs.replace(r, cell="Q1", audit_id="audit-Q1", dataset="qasper") for r in records]
+    titles = {}
+    for name, chosen in (("hotpot", records), ("qasper", qasper), ("both", records + qasper)):
+        path = tmp_path / f"{name}.duckdb"
+        load_audit_records(path, chosen)
+        with open_readonly(path) as con:
+            titles[name] = next(t for t in build_report(con, "audit", [], db_path=path) if t.name == "au_ols")
+    assert titles["hotpot"].title == "Table 6" and titles["qasper"].title == "Table 7"
+    assert titles["both"].title == "Tables 6/7"
+    assert "Cells by paper table: C1 (hotpotqa): Table 6; Q1 (qasper): Table 7." in titles["both"].notes

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from ._audit import audit_report
-from ._audit_panels import AUDIT_TABLES, audit_tables
+from ._audit_panels import AUDIT_TABLES, alias_table, audit_tables, identity_table, insertion_table
 from ._context import (
     BY_CHOICES,
     POOLED,
@@ -80,7 +80,9 @@ def build_report(
 ) -> list[ReportTable]:
     """Every table of one paper's report over the chosen runs (audit: audit ids or cells; none = all)."""
     if paper == "audit":
-        return with_documented_notes(audit_report(con, run_ids, db_path))
+        # The audit-report checks (AP §3.1 insertion, the identity re-run, §17's alias spot-check) print here too.
+        checks = (insertion_table, identity_table, alias_table)
+        return with_documented_notes(audit_report(con, run_ids, db_path, checks))
     if paper not in PAPERS:
         raise ReportError(f"unknown report {paper!r}; choose one of {', '.join(PAPERS)}")
     ctx = load_context(con, run_ids, by=by, db_path=db_path, sweep=sweep, human_labels=human_labels)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -301,7 +302,28 @@ def length_controlled_ols(ctx: AuditContext) -> ReportTable:
     if too_few_clusters:
         note += (" Cluster-robust SEs and p-values do not apply (fewer question clusters than terms): "
                  + "; ".join(too_few_clusters) + "; the coefficients alone are printed.")
-    return ReportTable("au_ols", "Table 6", caption, columns, tuple(rows), ctx.footnote(n_total, note), sql)
+    title, mapping = _ols_title(ctx, sorted({r[0] for r in rows}))
+    return ReportTable("au_ols", title, caption, columns, tuple(rows), ctx.footnote(n_total, note), sql,
+                       notes=(mapping,) if mapping else ())
+
+
+# AP §11: the length-controlled regression is Table 6 on HotpotQA and Table 7 on Qasper.
+OLS_TABLES = (("hotpot", 6), ("qasper", 7))
+
+
+def _ols_title(ctx: AuditContext, cells: list[str]) -> tuple[str, str | None]:
+    """The paper table(s) the printed cells are, by their dataset (never "Table 6" for a Qasper cell), and a
+    note naming each cell's table where they are more than one."""
+    datasets = {r["cell"]: (r["dataset"] or "") for r in ctx.cells.iter_rows(named=True)}
+    number = {c: next((n for key, n in OLS_TABLES if key in datasets.get(c, "").lower()), None) for c in cells}
+    found = sorted({n for n in number.values() if n is not None})
+    title = ("Length-controlled OLS" if not found else f"Table {found[0]}" if len(found) == 1
+             else "Tables " + "/".join(str(n) for n in found))
+    if len(set(number.values())) == 1:
+        return title, None
+    mapping = "; ".join(f"{c} ({datasets.get(c) or 'no dataset'}): "
+                        + (f"Table {number[c]}" if number[c] else "no paper table") for c in cells)
+    return title, f"Cells by paper table: {mapping}."
 
 
 def oracle_headroom(ctx: AuditContext) -> ReportTable:
@@ -595,11 +617,13 @@ TABLES = (
 
 
 def audit_report(
-    con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None = None
+    con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None = None,
+    checks: Sequence[Callable[[AuditContext], ReportTable]] = (),
 ) -> list[ReportTable]:
-    """Every audit table over the chosen audit ids or cells (all when none are named)."""
+    """Every audit table over the chosen audit ids or cells (all when none are named), then `checks` (the
+    insertion, identity and alias panels) over the same cells."""
     ctx = audit_context(con, selection, db_path)
-    return with_warehouse_hash([build(ctx) for build in TABLES], ctx.warehouse_hash)
+    return with_warehouse_hash([build(ctx) for build in (*TABLES, *checks)], ctx.warehouse_hash)
 
 
 __all__ = [
