@@ -577,3 +577,39 @@ def test_atif_step_with_an_unknown_source_names_file_line_and_field(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(raw, indent=1))
     assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field steps[2].source:")
+
+
+# --- every shared file of these families, into one warehouse ---------------------------------------------
+
+def test_all_framework_files_ingest_together_into_one_warehouse(tmp_path):
+    files = {"smolagents": [SMOL], "langfuse": LANGFUSE, "claude_code": [CLAUDE], "langsmith": [LANGSMITH],
+             "weave": [WEAVE], "dspy": [DSPY], "atif": [ATIF]}
+    db = tmp_path / "w.duckdb"
+    ingest(db, *(p for paths in files.values() for p in paths))
+    smol = raw_smolagents(SMOL)
+    dspy_text = reference(DSPY)
+    claude_calls, _ = counted(reference(CLAUDE), "tool calls")
+    weave = _weave_expected(WEAVE)
+    expected = {  # run -> (trajectories, final answers, steps that are not the answer)
+        f"smolagents:{SMOL.name}": (smol["rows"], smol["answered"],
+                                    sum(smol["declared"].values()) - smol["declared"]["final_answer"]),
+        f"claude_code:{CLAUDE.name}": (1, 1, claude_calls),
+        f"langsmith:{LANGSMITH.name}": (1, len(_langsmith_expected(LANGSMITH)["finals"]), 0),
+        f"weave:{WEAVE.name}": (weave["traces"], len(weave["finals"]), sum(weave["calls"].values())),
+        f"dspy:{DSPY.name}": (int(re.search(r"traces \(distinct dspy_uuid of augmented demos\): (\d+)",
+                                            dspy_text).group(1)),
+                              len(ast.literal_eval(re.search(r"final answers: \d+ -> (.*)$", dspy_text,
+                                                             re.M).group(1))),
+                              int(re.search(r"retrieval \(search\) calls: (\d+)", dspy_text).group(1))),
+        f"atif:{ATIF.name}": (1, 1, sum(_atif_expected(ATIF)["calls"].values()) - 1),
+        **{f"langfuse:{p.name}": (1, _langfuse_expected(p)["finals"], sum(_langfuse_expected(p)["executed"].values()))
+           for p in LANGFUSE},
+    }
+    with open_readonly(db) as con:
+        got = {run: (n, finals, others) for run, n, finals, others in con.execute(
+            "SELECT t.run_id, count(DISTINCT t.trajectory_id), count(DISTINCT t.trajectory_id) FILTER "
+            "(WHERE t.final_answer IS NOT NULL), count(s.step_index) FILTER (WHERE s.kind <> 'final') "
+            "FROM trajectories t LEFT JOIN steps s USING (trajectory_id) GROUP BY ALL").fetchall()}
+        sources = {src for (src,) in con.execute("SELECT DISTINCT source FROM runs").fetchall()}
+    assert got == expected
+    assert sources == {f"import:{fmt}" for fmt in files}
