@@ -216,3 +216,21 @@ def test_the_failure_plane_page_shows_the_benchmarks_metrics(fixture_db, monkeyp
     table = next(d.value for d in at.dataframe if "first_error_accuracy" in d.value.columns)
     rows = dict(zip(table["method"], table["first_error_accuracy"], strict=True))
     assert rows["judgeX"].startswith("0.500 [") and rows["baseline:final_if_wrong"].startswith("0.500 [")
+
+
+def test_replay_shows_people_and_each_method_side_by_side_at_the_step(fixture_db, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    db, run = fixture_db
+    monkeypatch.setenv("TRAJSCOPE_DB", str(db))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app" / "page_scripts" / "replay.py"),
+                           default_timeout=60)
+    at.query_params.update({"trajectory": f"{run}::q2"})
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    table = next(d.value for d in at.dataframe if "first_error_named_by" in d.value.columns)
+    # q2: people 1, -1, -1; judgeX's map names its first -1 at step 1 too; the rules name the wrong answer's
+    # step (no observation shows the gold or the answer, no query repeats).
+    assert table["people"].tolist() == ["correct", "error", "error"]
+    named = dict(zip(table["step_index"], table["first_error_named_by"].fillna(""), strict=True))
+    assert named == {0: "", 1: "judgeX", 2: "rules (rule answered_wrong)"}

@@ -38,8 +38,10 @@ from ._runs import (
 )
 from ._schema import schema_columns_sql, schema_relations_sql
 from ._search import cluster_sizes_sql, rubric_choices_sql, trajectory_verdicts_sql, verdict_steps_sql, verdicts_sql
+from ._step_methods import replay_step_methods_sql
 
 __all__ = [
+    "replay_step_methods_sql",
     "cluster_sizes_sql", "rubric_choices_sql", "trajectory_verdicts_sql", "verdict_steps_sql", "verdicts_sql",
     "CAPABILITIES", "RunFilters", "decisive_error_summary_sql", "failure_breakdown_sql",
     "funnel_summary_sql", "replay_decisive_sql", "replay_funnel_sql", "replay_human_labels_sql", "failure_plane_sql",

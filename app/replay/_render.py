@@ -19,6 +19,7 @@ from trajscope.app.queries import (
     replay_labels_sql,
     replay_reads_sql,
     replay_register_sql,
+    replay_step_methods_sql,
     replay_steps_sql,
 )
 from trajscope.app.ui import fetch_many, sql_expander
@@ -52,6 +53,7 @@ def replay_queries(trajectory_id: str, *, with_labels: bool, with_funnel: bool =
         named["decisive"] = replay_decisive_sql(trajectory_id)
     if with_human:
         named["human"] = replay_human_labels_sql(trajectory_id)
+        named["step_methods"] = replay_step_methods_sql(trajectory_id)
     return named
 
 
@@ -242,6 +244,13 @@ def render_trajectory(results: dict[str, QueryResult], *, compact: bool = False,
     funnel = results.get("funnel")
     if funnel is not None and funnel.df.height and not compact:
         _render_funnel(funnel, results.get("decisive"), results.get("human"))
+    methods = results.get("step_methods")
+    if methods is not None and not compact and (methods.df["people"].drop_nulls().len()
+                                                  or methods.df["first_error_named_by"].drop_nulls().len()):
+        st.markdown("**Side by side** — at each step, people's labels and the methods that name it as the first "
+                    "error (the rules with the rule that fired; `agreement --human` scores them)")
+        st.dataframe(methods.df, hide_index=True, width="stretch")
+        sql_expander(methods.sql, seconds=methods.seconds)
     st.markdown("**Steps**")
     candidates, reads = results["candidates"].df, results["reads"].df
     register = results["register"].df
