@@ -166,3 +166,35 @@ def test_ablation_tables_warn_when_an_arm_ran_another_variant(tmp_path):
         assert not any("VARIANT" in n or "Variant not checked" in n for n in matched[name].notes)
         assert any(n.startswith("Variant not checked on musique: run(s) old") for n in old[name].notes)
     assert not any("VARIANT" in n for n in mixed["er_t1"].notes)
+
+
+def _scored_run(rid: str, dataset: str, controller: str, condition: str, right: int, n: int) -> list[Trajectory]:
+    run = Run(run_id=rid, dataset=dataset, controller=controller, condition=condition, model="m",
+              retriever=RetrieverSettings(embedding_model="Qwen3-Embedding-0.6B"))
+    return [Trajectory(
+        trajectory_id=make_trajectory_id(rid, f"q{i}"), run=run,
+        question=Question(question_id=f"q{i}", text="Where is Ann Lee from?", dataset=dataset, gold_answer="Paris"),
+        steps=[FinalStep(answer="Paris" if i < right else "Lyon")], final_answer="Paris" if i < right else "Lyon",
+        end_reason="final", judgments=[Judgment(judge="contain", score=1.0 if i < right else 0.0)])
+        for i in range(n)]
+
+
+def test_figure_3_averages_the_benchmarks_not_the_questions(tmp_path):
+    """ER Figure 3 (right): the average accuracy across benchmarks. 9/10 on HotpotQA and 1/4 on 2Wiki average
+    57.5, where pooling the 14 questions would say 71.4; a method missing a benchmark has no average."""
+    records = (_scored_run("h-erag", "hotpotqa", "execution_rag", "register", 9, 10)
+               + _scored_run("w-erag", "2wiki", "execution_rag", "register", 1, 4)
+               + _scored_run("h-arag", "hotpotqa", "arag", "baseline", 5, 10))
+    path = tmp_path / "wh.duckdb"
+    ingest_trajectories(path, records)
+    with open_readonly(path) as con:
+        fig3 = next(t for t in build_report(con, "execution-rag", ["h-erag", "w-erag", "h-arag"], db_path=path)
+                    if t.name == "er_fig3")
+    rows = {r["method"]: r for r in _rows(fig3)}
+    erag, arag = rows["ExecutionRAG"], rows["A-RAG"]
+    expected = (100 * 9 / 10 + 100 * 1 / 4) / 2
+    assert erag["avg_contain"] == pytest.approx(expected) and round(expected, 1) == 57.5
+    assert erag["avg_contain"] != pytest.approx(100 * 10 / 14)
+    assert erag["hotpotqa_contain"] == pytest.approx(90.0) and erag["2wiki_contain"] == pytest.approx(25.0)
+    assert arag["avg_contain"] is None and arag["2wiki_contain"] is None
+    assert erag["embedding"] == "Qwen3-Embedding-0.6B"

@@ -171,6 +171,46 @@ def main_results(ctx: ReportContext) -> ReportTable:
     )
 
 
+def _mean(values: list[float | None]) -> float | None:
+    """The unweighted mean over benchmarks; None unless every benchmark has a value."""
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known and len(known) == len(values) else None
+
+
+def backbone_results(ctx: ReportContext) -> ReportTable:
+    """Figure 3's data: per embedding backbone and method, accuracy on each benchmark and the cross-benchmark
+    average (the mean of the benchmarks' accuracies, each benchmark weighted once whatever its size)."""
+    groups = list(ctx.groups())
+    columns = (
+        Column("embedding", "Embedding", "text"),
+        Column("method", "Method", "text"),
+        *[c for g in groups for c in (Column(f"{g}_contain", f"{g} Contain"), Column(f"{g}_llm", f"{g} LLM"))],
+        Column("avg_contain", "Average Contain"),
+        Column("avg_llm", "Average LLM"),
+    )
+    caption = ("Per-benchmark Contain-Match and LLM-Evaluation accuracy (%) under each embedding backbone, and "
+               "the average across benchmarks.")
+    stats = _accuracy_rows(ctx)
+    rows, n = [], 0
+    embeddings = sorted({_embedding(r) for r in ctx.runs}, key=lambda e: (e != "all-MiniLM-L6-v2", e))
+    for embedding in embeddings:
+        on = [r for r in ctx.runs if _embedding(r) == embedding]
+        grouped = {g: _methods(ctx, members) for g, members in ctx.groups(on).items()}
+        for method in dict.fromkeys(method_name(r) for r in on):
+            pools = [_pool(stats, grouped.get(g, {}).get(method, [])) if g in grouped else _Pooled() for g in groups]
+            n += sum(p.n for p in pools)
+            cells = [v for p in pools for v in (p.contain, p.llm)]
+            ran = [p for p in pools if p.n]
+            # A method missing from a benchmark has no average: the mean would be over other benchmarks.
+            complete = len(ran) == len(groups)
+            rows.append((embedding, method, *cells, _mean([p.contain for p in pools]) if complete else None,
+                         _mean([p.llm for p in pools]) if complete else None))
+    note = ("Average: the mean of the per-benchmark accuracies, each benchmark once (not pooled over questions); "
+            "none where the method did not run on every benchmark.")
+    return ReportTable("er_fig3", "Figure 3", caption, columns, tuple(rows), ctx.footnote(ctx.runs, n, note),
+                       _accuracy_sql())
+
+
 def _erag_runs(
     ctx: ReportContext, conditions: tuple[str, ...] | None = None, *, one_backbone: bool = False
 ) -> list[RunInfo]:
@@ -848,6 +888,7 @@ def execution_rag_report(ctx: ReportContext) -> list[ReportTable]:
 def _tables(ctx: ReportContext) -> list[ReportTable]:
     return [
         main_results(ctx),
+        backbone_results(ctx),
         ablations(ctx),
         *per_category(ctx),
         category_points(ctx),
@@ -867,6 +908,7 @@ __all__ = [
     "budget_check",
     "variant_check",
     "ablations",
+    "backbone_results",
     "category_figure",
     "category_points",
     "efficiency",
