@@ -236,3 +236,30 @@ def test_embedded_labels_keyed_every_way_and_an_unrated_step_left_out(tmp_path):
     assert [(h.source_ref, h.step_index, h.label) for h in t.human_labels] == [
         ("message:1", 0, "correct"), ("message:3", 1, "error")]
     assert t.metadata["human_answer_correct"] is False and "step_labels" not in t.metadata
+
+
+def test_smolagents_memory_turns_read_as_calls_of_the_turn_before(tmp_path):
+    def call(call_id: str, name: str, arguments: dict) -> list[dict]:
+        return [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}]
+
+    calls, final = call("call_1", "web_search", {"query": "Velm"}), call("call_2", "final_answer", {"answer": "Oder"})
+    text = "## Search Results\n\n[Velm](https://x.example/velm)\nVelm is on the Oder."
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "Which river flows through Velm?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Thought: search for Velm."}]},
+        {"role": "tool-call", "content": [{"type": "text", "text": f"Calling tools:\n{calls!r}"}]},
+        {"role": "tool-response", "content": [{"type": "text", "text": f"Call id: call_1\nObservation:\n{text}"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Thought: done."}]},
+        {"role": "tool-call", "content": [{"type": "text", "text": f"Calling tools:\n{final!r}"}]},
+        {"role": "tool-response", "content": [{"type": "text", "text": "Call id: call_2\nObservation:\nOder"}]}]
+    log = tmp_path / "memory.jsonl"
+    log.write_text(json.dumps({"task_id": "v1", "true_answer": "Oder", "messages": messages}) + "\n")
+    assert detect_format(log) == "openai_chat"
+    (t,) = import_file(log)
+    assert [(type(s).__name__, s.tool_name, s.source_ref) for s in t.steps] == [
+        ("SearchStep", "web_search", "message:1"), ("FinalStep", "final_answer", "message:4")]
+    assert t.steps[0].observation == text and t.steps[0].thought == "Thought: search for Velm."
+    assert [(c.chunk_id, c.rank, c.snippet) for c in t.steps[0].candidates] == [
+        ("https://x.example/velm", 1, "[Velm](https://x.example/velm)\nVelm is on the Oder.")]
+    assert t.final_answer == "Oder" and t.metadata["answer_rule"] == "final_answer_tool"
+    assert t.question.gold_answer == "Oder"

@@ -6,6 +6,7 @@ assistant answer, and beside the list the question, the gold and per-record fiel
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -165,6 +166,11 @@ def _read_messages(messages: list[Any], where: Where) -> list[ChatMessage]:
         message = chat_message(need_object(raw, where.at(i)), where.at(i))
         if message.role is None:
             raise where.at(i).error("missing or non-string role", "role")
+        previous = out[-1] if out else None
+        if message.continues and previous is not None and previous.role == "assistant" and not previous.calls:
+            # smolagents writes the model's text and its calls as two turns: one step, at the text's index
+            out[-1] = dataclasses.replace(previous, calls=message.calls)
+            message = dataclasses.replace(message, role="merged", calls=[])
         out.append(message)
     return out
 

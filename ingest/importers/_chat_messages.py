@@ -3,10 +3,14 @@
 OpenAI chat-completions (`role`, `tool_calls: [{id, function: {name, arguments}}]`, `tool` turns with
 `tool_call_id`, the legacy `function_call`); LangChain / LangGraph dumps (`type` human / ai / tool,
 `tool_calls: [{name, args, id}]`, and `dumpd` / `messages_to_dict` objects with the fields in `kwargs` / `data`);
-Anthropic content blocks (`tool_use` in an assistant turn, `tool_result` in a user turn).
+Anthropic content blocks (`tool_use` in an assistant turn, `tool_result` in a user turn); smolagents memory
+(`tool-call` turns whose text is `Calling tools:` and the calls as a Python literal, `tool-response` turns
+`Call id: <id>` then the observation).
 """
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,6 +19,11 @@ from ._fields import Where, as_text, need_list
 # Role names frameworks use -> the chat-completions role.
 _ROLES = {"system": "system", "developer": "system", "user": "user", "human": "user", "assistant": "assistant",
           "ai": "assistant", "model": "assistant", "tool": "tool", "function": "tool"}
+# smolagents' own roles: its calls and their results written as text.
+_SMOL_CALL, _SMOL_RESPONSE = "tool-call", "tool-response"
+_CALLING = "Calling tools:"
+_CALL_ID = re.compile(r"\ACall id:[ \t]*(?P<id>[^\s]+)[ \t]*\n(?:(?:Observation|Output):[ \t]*\n)?")
+_MAX_LITERAL = 1_000_000
 # LangChain `dumpd` class names (the last part of `id`) -> role.
 _LC_CLASSES = {"SystemMessage": "system", "HumanMessage": "user", "AIMessage": "assistant",
                "AIMessageChunk": "assistant", "ToolMessage": "tool", "FunctionMessage": "tool"}
@@ -49,6 +58,7 @@ class ChatMessage:
     text: str | None
     calls: list[ToolCall] = field(default_factory=list)
     results: list[ToolResult] = field(default_factory=list)
+    continues: bool = False  # a smolagents `tool-call` turn: the calls of the assistant turn before it
 
 
 def content_text(content: Any) -> str | None:
@@ -118,9 +128,36 @@ def _results(fields: dict[str, Any], role: str | None, where: Where) -> list[Too
     return out
 
 
+def _smolagents_calls(text: str, where: Where) -> list[ToolCall]:
+    listed = text.strip()[len(_CALLING):].strip()
+    if len(listed) > _MAX_LITERAL:
+        return []
+    try:
+        calls = ast.literal_eval(listed)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise where.error("expected the tool calls as a list after 'Calling tools:'", "content") from None
+    fields = {"tool_calls": calls if isinstance(calls, list) else [calls]}
+    return _calls(fields, where.at("content"))
+
+
+def _smolagents_message(role: str, text: str | None, where: Where) -> ChatMessage | None:
+    if role == _SMOL_CALL and text and text.strip().startswith(_CALLING):
+        return ChatMessage(role="assistant", text=None, calls=_smolagents_calls(text, where), continues=True)
+    if role == _SMOL_RESPONSE and text is not None:
+        match = _CALL_ID.match(text)
+        body = text[match.end():] if match else text
+        result = ToolResult(match.group("id") if match else None, None, body, body, where.at("content"))
+        return ChatMessage(role="tool", text=text, results=[result])
+    return None
+
+
 def chat_message(raw: dict[str, Any], where: Where) -> ChatMessage:
     """The message read as chat-completions: role, text, calls (assistant) and tool results."""
     fields, role = _fields(raw)
+    if role in (_SMOL_CALL, _SMOL_RESPONSE):
+        smol = _smolagents_message(role, content_text(fields.get("content")), where)
+        if smol is not None:
+            return smol
     calls = _calls(fields, where) if role == "assistant" else []
     results = _results(fields, role, where)
     if results and role == "user":

@@ -14,7 +14,7 @@ _REACT_TEXT = re.compile(r"^\s*(?:\d+[ \t]+)?(Thought|Action|Question|Claim)(\s*
 _REACT_ACTION = re.compile(r"Action(?:\s*\d+)?\s*:\s*[A-Za-z_][\w-]*\s*\[")
 _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
-_TOOL_CALLS = re.compile(r'"tool_calls"\s*:\s*\[|"role"\s*:\s*"tool"')
+_TOOL_CALLS = re.compile(r'"tool_calls"\s*:\s*\[|"role"\s*:\s*"tool(?:-call)?"')
 _MISTAKE_KEY = re.compile(r'"mistake_(?:step|agent)"\s*:')
 _HARNESS_CHAT = re.compile(r'"(?:traj|conversation)"\s*:\s*\[')
 

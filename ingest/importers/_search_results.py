@@ -3,7 +3,8 @@
 Beside the flat lists `_documents.documents_of` reads: one list per query (`{"result": [[{"document":
 {"id", "contents"}, "score"}]]}` from Search-R1 / FlashRAG retrieval servers), a hit wrapping its document
 (`{"document" | "doc" | "passage": {...}, "score"}`), Pyserini's `contents` (`"Title"\\ntext`: the first
-line is the title) and plain-text blocks `Doc 1(Title: X) text`. Ranks restart at 1 for each query.
+line is the title), plain-text blocks `Doc 1(Title: X) text` and markdown hits `[Title](url)` (the url is
+the id). Ranks restart at 1 for each query.
 """
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ _MAX_TITLE = 300  # a first line longer than this is text, not a Pyserini title
 # `Doc 1(Title: "Marion, South Australia") text...`: Search-R1's text rendering of its top-k.
 # A quoted title may hold parentheses ("Marion (film)"): it runs to its closing quote.
 _DOC_BLOCK = re.compile(r'(?m)^Doc\s*(?P<rank>\d+)\s*\(Title:\s*(?:"(?P<quoted>[^"\n]*)"|(?P<title>[^\n]*?))\)[ \t]*')
+
+
+# `[Title](https://...)` on a line of its own: one hit of a markdown search result list.
+_MARKDOWN_HIT = re.compile(r"(?m)^\[(?P<title>[^\]\n]{1,500})\]\((?P<url>[^()\s]{1,2000})\)[ \t]*$")
 
 
 def _unwrapped(hit: dict[str, Any]) -> dict[str, Any]:
@@ -46,6 +51,17 @@ def _with_contents_title(item: dict[str, Any]) -> dict[str, Any]:
 def _flat_documents(items: list[Any]) -> list[Document]:
     flat = [_with_contents_title(_unwrapped(i)) if isinstance(i, dict) else i for i in items]
     return documents_of(flat)
+
+
+def _markdown_hits(text: str) -> list[tuple[int, Document]]:
+    """Web-search results written as markdown (smolagents' search tools): `[Title](url)` then its snippet."""
+    marks = list(_MARKDOWN_HIT.finditer(text))
+    out = []
+    for k, mark in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
+        out.append((k + 1, Document(doc_id=mark.group("url"), title=mark.group("title").strip() or None,
+                                    text=text[mark.start():end].strip(), score=None)))
+    return out
 
 
 def _text_blocks(text: str) -> list[tuple[int, Document]]:
@@ -85,5 +101,5 @@ def ranked_documents(value: Any, text: str | None) -> list[tuple[int, Document]]
     if not out and isinstance(value, (dict, list)):
         out = list(enumerate(documents_of(value), start=1))
     if not out and isinstance(text, str):
-        out = _text_blocks(text)
+        out = _text_blocks(text) or _markdown_hits(text)
     return out
