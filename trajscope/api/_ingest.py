@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from trajscope.format import LabelledTrajectory
     from trajscope.ingest.importers import ImportOptions
     from trajscope.warehouse import IngestReport
     from trajscope.warehouse.lake import LakeWrite
@@ -40,12 +41,13 @@ def import_options(db_path: str | Path, *, fmt: str | None = None, mapping: str 
 def ingest_files(files: Sequence[str | Path], db_path: str | Path, options: ImportOptions, *,
                  label_files: Sequence[str | Path] = (), labels_run: str | None = None, progress: bool | None = None,
                  on_duplicate: str | None = None, per_run_questions: bool = False, lake: str | None = None,
-                 echo: Echo | None = None) -> IngestReport | LakeWrite:
+                 label_method: str | None = None, echo: Echo | None = None) -> IngestReport | LakeWrite:
     """Convert every file with its importer (echoing each import report), then load them and the label files in
-    one transaction into db_path (or as this writer's partitions of lake). Raises RecordError naming file, line
-    and field; nothing is written then."""
+    one transaction into db_path (or as this writer's partitions of lake). label_method: the label files are that
+    attribution method's predictions, not people's. Raises RecordError naming file, line and field; nothing is
+    written then."""
     from trajscope.format import terminal_text
-    from trajscope.ingest.importers import convert_file, read_label_file
+    from trajscope.ingest.importers import convert_file, read_label_file, read_prediction_file
     from trajscope.warehouse import ingest_paths, sweep_dead_process_dirs
 
     say = echo or (lambda _line: None)
@@ -61,7 +63,11 @@ def ingest_files(files: Sequence[str | Path], db_path: str | Path, options: Impo
             converted.append(report.output or out)  # set by every conversion that returns
             sources.append(str(Path(name)))
         notes: list[str] = []
-        labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
+        labels: list[tuple[str, list[LabelledTrajectory]] | tuple[str, list[LabelledTrajectory], str]]
+        if label_method is None:
+            labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
+        else:
+            labels = [(str(Path(name)), read_prediction_file(Path(name), notes), label_method) for name in label_files]
         for note in notes:
             say(terminal_text(f"labels: {note}"))
         if lake:

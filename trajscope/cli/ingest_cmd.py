@@ -1,19 +1,14 @@
 """`trajscope ingest`: any supported log into the warehouse, all or nothing, with an import report per file."""
 from __future__ import annotations
 
-import functools
 import os
-import tempfile
-from pathlib import Path
 
 import click
 
-from trajscope.format import RecordError, terminal_text
+from trajscope.api import INGEST_TMP_PREFIX  # noqa: F401 - the dashboard's uploads sweep the same folders
+from trajscope.format import RecordError
 
 from ._options import LakeLocation, db_option
-
-# The folder of an ingest's converted logs (a full copy of each input), `<prefix><pid>-...` in the temp dir.
-INGEST_TMP_PREFIX = "trajscope-ingest-"
 
 
 @click.command("ingest")
@@ -76,28 +71,16 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     """
     import duckdb
 
-    from trajscope.ingest.importers import (
-        ImportOptions,
-        convert_file,
-        load_tool_map,
-        parse_declarations,
-        read_label_file,
-        read_prediction_file,
-    )
-    from trajscope.warehouse import (
-        NoRoomForIngest,
-        WarehouseBusy,
-        check_warehouse_file,
-        ingest_paths,
-        sweep_dead_process_dirs,
-    )
-    from trajscope.warehouse.queries import corpus_titles
+    from trajscope.api import import_options, ingest_files
+    from trajscope.ingest.importers import parse_declarations
+    from trajscope.warehouse import NoRoomForIngest, WarehouseBusy, check_warehouse_file
 
     if not files and not label_files:
         raise click.UsageError("give log files or directories to load, or --labels for stored trajectories")
     if label_method is not None and (not label_files or lake):
         raise click.UsageError("--method names the predictions of --labels files loaded into a --db warehouse")
     # The warehouse file first: a --db that is not one is refused before any log is converted.
+    lake_errors: tuple[type[Exception], ...] = ()
     if lake:
         from trajscope.warehouse.lake import LakeError, lake_location
 
@@ -105,64 +88,38 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
             lake_location(lake)
         except LakeError as exc:
             raise click.ClickException(str(exc)) from None
+        lake_errors = (LakeError,)
     else:
         check_warehouse_file(db_path, create=True)
     try:
         declared = parse_declarations(declares)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--declare") from None
-    # Named after this process, so an ingest killed midway leaves a folder the next one removes.
-    sweep_dead_process_dirs(Path(tempfile.gettempdir()), INGEST_TMP_PREFIX)
-    with tempfile.TemporaryDirectory(prefix=f"{INGEST_TMP_PREFIX}{os.getpid()}-") as tmp:
-        try:
-            options = ImportOptions(
-                format=fmt, mapping=Path(mapping) if mapping else None,
-                questions=Path(questions) if questions else None,
-                tool_map=load_tool_map(Path(tool_map)) if tool_map else None, run_id=run_id,
-                patterns=Path(patterns) if patterns else None, declare=declared, on_duplicate=on_duplicate,
-                split_by=split_by, corpus=corpus,
-                # No corpus named: titles are matched to the corpus the warehouse holds, if it holds one.
-                warehouse_corpus=None if corpus or lake else functools.partial(corpus_titles, db_path))
-            converted, sources = [], []
-            for k, name in enumerate(files):
-                out = Path(tmp) / f"{k}-{Path(name).name}.canonical.jsonl"
-                report = convert_file(Path(name), out, options)
-                click.echo(terminal_text("\n".join(report.lines())))  # run ids and notes come from the log
-                converted.append(report.output)
-                sources.append(str(Path(name)))
-            notes: list[str] = []
-            if label_method is None:
-                labels = [(str(Path(name)), read_label_file(Path(name), notes)) for name in label_files]
-            else:
-                labels = [(str(Path(name)), read_prediction_file(Path(name), notes), label_method)
-                          for name in label_files]
-            for note in notes:
-                click.echo(terminal_text(f"labels: {note}"))
-            load = dict(progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,
-                        source_names=sources, labels=labels, labels_run=labels_run)
-            if lake:
-                from trajscope.warehouse.lake import LakeError, ingest_into_lake
-
-                try:
-                    written = ingest_into_lake(lake, converted, **load)
-                except LakeError as exc:
-                    raise click.ClickException(f"{exc}\nnothing was committed to {lake}") from None
-                click.echo(f"{written.ingest.summary() if written.ingest else ''}\n{written.summary()}")
-                return
-            result = ingest_paths(db_path, converted, **load)
-        except RecordError as exc:
-            raise click.ClickException(f"{exc}\nnothing was written to {lake or db_path}") from None
-        except WarehouseBusy as exc:
-            raise click.ClickException(str(exc)) from None
-        except NoRoomForIngest as exc:  # refused before writing: its message names the room needed and left
-            raise click.ClickException(str(exc)) from None
-        except OSError as exc:  # a full disk or a file-size limit met by a converted log or a batch file
-            reason = os.strerror(exc.errno) if exc.errno else str(exc)
-            raise click.ClickException(f"ingest stopped: {reason}{f' ({exc.filename})' if exc.filename else ''}; "
-                                       f"nothing was committed to {lake or db_path}") from None
-        except (duckdb.IOException, duckdb.FatalException, duckdb.TransactionException) as exc:  # met by DuckDB
-            # writing the file or, at the commit, its WAL ("Failed to commit: Could not write file")
-            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            raise click.ClickException(f"ingest stopped: {first}; {lake or db_path} holds what its last commit "
-                                       "wrote") from None
+    try:
+        options = import_options(db_path, fmt=fmt, mapping=mapping, questions=questions, tool_map=tool_map,
+                                 patterns=patterns, declare=declared, run_id=run_id, on_duplicate=on_duplicate,
+                                 split_by=split_by, corpus=corpus, lake=lake)
+        result = ingest_files(files, db_path, options, label_files=label_files, labels_run=labels_run,
+                              progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,
+                              lake=lake, label_method=label_method, echo=click.echo)
+    except lake_errors as exc:
+        raise click.ClickException(f"{exc}\nnothing was committed to {lake}") from None
+    except RecordError as exc:
+        raise click.ClickException(f"{exc}\nnothing was written to {lake or db_path}") from None
+    except WarehouseBusy as exc:
+        raise click.ClickException(str(exc)) from None
+    except NoRoomForIngest as exc:  # refused before writing: its message names the room needed and left
+        raise click.ClickException(str(exc)) from None
+    except OSError as exc:  # a full disk or a file-size limit met by a converted log or a batch file
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise click.ClickException(f"ingest stopped: {reason}{f' ({exc.filename})' if exc.filename else ''}; "
+                                   f"nothing was committed to {lake or db_path}") from None
+    except (duckdb.IOException, duckdb.FatalException, duckdb.TransactionException) as exc:  # met by DuckDB
+        # writing the file or, at the commit, its WAL ("Failed to commit: Could not write file")
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise click.ClickException(f"ingest stopped: {first}; {lake or db_path} holds what its last commit "
+                                   "wrote") from None
+    if lake:
+        click.echo(f"{result.ingest.summary() if result.ingest else ''}\n{result.summary()}")
+        return
     click.echo(f"{db_path}: {result.summary()}")
