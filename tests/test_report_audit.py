@@ -195,5 +195,5 @@ def test_selecting_one_cell_and_an_empty_warehouse(fixture, tmp_path):
     assert tables["au_blind"].not_applicable and "_blind" in tables["au_blind"].not_applicable
     result = CliRunner().invoke(main, ["report", "audit", "--runs", "no-such-audit", "--db", str(path)])
     assert result.exit_code == 0, result.output
-    # every table: the nine paper tables and the insertion, identity and alias checks
-    assert result.output.count("_Does not apply:") == 12 and "Traceback" not in result.output
+    # every table: the ten paper tables and the insertion, identity and alias checks
+    assert result.output.count("_Does not apply:") == 13 and "Traceback" not in result.output

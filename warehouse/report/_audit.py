@@ -19,7 +19,7 @@ from trajscope.warehouse.audit import causal_effects, paired_bootstrap, sentinel
 from trajscope.warehouse.stats import ols_cluster
 
 from ._context import HASH_MARK, PendingDigest, frame, sql_file, trajscope_version, with_warehouse_hash
-from ._table import Column, Interval, ReportTable, does_not_apply
+from ._table import Column, Interval, ReportTable, WithDelta, does_not_apply
 
 PTS = 100.0
 RAW = "b1"
@@ -216,6 +216,37 @@ def pipeline_f1(ctx: AuditContext) -> ReportTable:
     return ReportTable(
         "au_t3", "Table 3", caption, columns, tuple(rows), ctx.footnote(int(ctx.cells["n_analysable"].sum())), sql
     )
+
+
+# AP App. §10: the verification modes applied to the compiled context (hard rewriting, soft annotation, label-only).
+VERIFY_MODES = ("b4", "b4s", "b4lr")
+
+
+def verification_modes(ctx: AuditContext) -> ReportTable:
+    """Table 5: reader F1 under each verification mode of the compiled context, with its lift over raw retrieval
+    on the same records (audit_pipeline_f1, the definition Table 3 uses)."""
+    df = _pipeline(ctx)
+    modes = [m for m in VERIFY_MODES if df.height and m in set(df["baseline"].to_list())]
+    columns = (
+        CELL,
+        Column("dataset", "Dataset", "text"),
+        Column("reader", "Reader", "text"),
+        *(Column(m, f"{m.upper()} (Δ vs B1)", "with_delta") for m in modes),
+    )
+    caption = ("Verification-mode ablation: reader F1 (points) under hard rewriting (B4), soft annotation (B4S) and "
+               "label-only verification (B4LR) of the compiled context, with the lift over raw retrieval.")
+    sql = PIPELINE_F1_SQL
+    if len(modes) < 2:
+        return does_not_apply("au_t5", "Table 5", caption, columns,
+                              "fewer than two verification modes (b4, b4s, b4lr) in the records", sql)
+    f1 = {(r["cell"], r["baseline"]): r for r in df.iter_rows(named=True)}
+    rows = [(c["cell"], c["dataset"], c["reader_model"],
+             *(WithDelta(f1[(c["cell"], m)]["f1_points"], f1[(c["cell"], m)]["lift_over_b1_points"])
+               if (c["cell"], m) in f1 else WithDelta(None, None) for m in modes))
+            for c in ctx.cells.iter_rows(named=True) if any((c["cell"], m) in f1 for m in modes)]
+    note = "Δ vs B1: mean paired F1 change against raw retrieval on the records both settings answered."
+    return ReportTable("au_t5", "Table 5", caption, columns, tuple(rows),
+                       ctx.footnote(int(ctx.cells["n_analysable"].sum()), note), sql)
 
 
 def _question_f1(ctx: AuditContext) -> pl.DataFrame:
@@ -608,6 +639,7 @@ TABLES = (
     sentinel_panel,
     pipeline_f1,
     reader_scale,
+    verification_modes,
     length_controlled_ols,
     length_quartiles,
     oracle_headroom,
@@ -640,4 +672,5 @@ __all__ = [
     "question_blind_containment",
     "reader_scale",
     "sentinel_panel",
+    "verification_modes",
 ]
