@@ -179,8 +179,8 @@ def test_smolagents_malformed_call_list_names_file_line_and_field(tmp_path):
 
 # --- Langfuse ----------------------------------------------------------------------------------------
 
-def _langfuse_expected(path: Path) -> dict:
-    text = reference(path)
+def _langfuse_expected(path: Path, family: str | None = None) -> dict:
+    text = reference(path, family)
     n_obs, by_type = counted(text, "observations")
     n_req, requested = counted(text, "tool calls requested by model")
     n_exec, executed = counted(text, "tool executions (TOOL obs / SPAN named as tool)")
@@ -227,6 +227,41 @@ def test_langfuse_public_api_shape_and_flat_observations_give_the_same_records(t
     for run in ("langfuse:api.json", "langfuse:flat.jsonl"):
         got = stored(db, run)
         assert (got["names"], got["finals"]) == (want["names"], want["finals"])
+
+
+def _observation(oid: str, kind: str, name: str, parent: str | None, start: str, **fields) -> dict:
+    return {"id": oid, "traceId": "t1", "type": kind, "name": name, "parentObservationId": parent,
+            "startTime": f"2025-09-30T09:04:{start}Z", "endTime": f"2025-09-30T09:04:{start}Z", "level": "DEFAULT",
+            "input": None, "output": None, **fields}
+
+
+def test_langfuse_openai_agents_shape_responses_api_and_a_tool_that_names_no_passage(tmp_path):
+    call = {"arguments": '{"city":"Tokyo"}', "call_id": "call_1", "name": "get_weather", "type": "function_call"}
+    answer = {"output": [{"type": "message", "role": "assistant",
+                          "content": [{"type": "output_text", "text": "It is sunny in Tokyo."}]}]}
+    observations = [
+        _observation("a", "AGENT", "Agent workflow", None, "00.000"),
+        _observation("g1", "GENERATION", "response", "a", "01.000", model="gpt-4.1",
+                     input=json.dumps([{"content": "What's the weather in Tokyo?", "role": "user"}]),
+                     output=json.dumps({"output": [call]}), usageDetails={"input": 55, "output": 15}),
+        _observation("t", "TOOL", "get_weather", "a", "02.000", input='{"city":"Tokyo"}',
+                     output="The weather in Tokyo is sunny."),
+        _observation("g2", "GENERATION", "response", "a", "03.000", model="gpt-4.1",
+                     output=json.dumps(answer), usageDetails={"input": 85, "output": 29})]
+    trace = {"id": "t1", "name": "Agent workflow", "input": None, "output": None, "observations": observations}
+    path = tmp_path / "openai-agents.trace.json"
+    path.write_text(json.dumps({"trace": trace, "observations": observations}, indent=2))
+    want = _langfuse_expected(path, "langfuse")
+    assert detect_format(path) == "langfuse" and want["executed"] == want["requested"] == {"get_weather": 1}
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    got = stored(db, "langfuse:openai-agents.trace.json")
+    # get_weather(city) names no passage: a tool, not a read that failed
+    assert got["names"] == {("tool", "get_weather"): 1, ("final", None): want["finals"]}
+    with open_readonly(db) as con:
+        row = con.execute("SELECT q.text, t.final_answer, t.total_tokens_in FROM trajectories t JOIN questions q "
+                          "USING (dataset, question_id)").fetchone()
+    assert row == ("What's the weather in Tokyo?", want["final_head"], 55 + 85)
 
 
 def test_langfuse_observation_without_id_names_file_line_and_field(tmp_path):

@@ -11,15 +11,15 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import ErrorStep, Step, Trajectory
+from trajscope.format import Step, Trajectory
 
-from ._actions import SEARCH_ACTIONS, make_step, parse_arguments
+from ._actions import make_step, parse_arguments
 from ._chat import chat_action
 from ._context import ImportContext, assemble
-from ._documents import candidates, documents_of, passages
 from ._fields import Where, as_text, need_list, need_object
 from ._json_stream import iter_records
 from ._llm_payloads import deep_decode, output_text, tool_requests, user_text
+from ._traced_tools import traced_tool_step
 
 LANGFUSE_NOTES = {"gold_answers": "a Langfuse trace holds a gold answer only as metadata `gold_answer`",
                   "gold_passages": "Langfuse traces carry no gold passages"}
@@ -74,19 +74,10 @@ def _tool_step(ctx: ImportContext, obs: _Observation, thought: str | None) -> St
     raw_args = obs.value("input")
     args = raw_args if isinstance(raw_args, dict) else parse_arguments(raw_args, obs.where.at("input"))
     observation = _result_text(obs.value("output"))
-    common: dict[str, Any] = dict(tool_name=obs.name or None, args=args, observation=observation, thought=thought,
-                                  source_ref=f"observation:{obs.id}")
-    if obs.level == "ERROR":
-        return ErrorStep(error_type="tool_error", message=obs.text("statusMessage") or "error", **common)
-    action = chat_action(ctx, obs.name)
-    if obs.type == "RETRIEVER" and action not in SEARCH_ACTIONS:
-        action = "search"
-    docs = documents_of(deep_decode(observation, obs.where.at("output")))
-    if action in SEARCH_ACTIONS:
-        return make_step(action, candidates=candidates(docs), **common)
-    if action == "read" and docs:
-        return make_step(action, chunk_ids=[d.doc_id for d in docs], passages=passages(docs), **common)
-    return make_step(action, **common)
+    error = (obs.text("statusMessage") or "error") if obs.level == "ERROR" else None
+    return traced_tool_step(ctx, name=obs.name or None, args=args, observation=observation,
+                            result=deep_decode(observation, obs.where.at("output")), retriever=obs.type == "RETRIEVER",
+                            error=error, thought=thought, source_ref=f"observation:{obs.id}")
 
 
 def _has_generation_ancestor(obs: _Observation, by_id: dict[str, _Observation]) -> bool:
@@ -138,7 +129,9 @@ def _trajectory(ctx: ImportContext, trace: dict[str, Any], raw_obs: list[tuple[A
     metadata = metadata if isinstance(metadata, dict) else {}
     # The trace's input, else the root observation's (an agent's input), else an LLM call's first user message.
     roots = [o for o in observations if o.parent is None or o.parent not in by_id]
-    question_text = user_text(deep_decode(trace.get("input"), where.at("input"))) or next(
+    trace_input = deep_decode(trace.get("input"), where.at("input"))
+    question_text = user_text(trace_input) or (trace_input.strip() or None if isinstance(trace_input, str) else None) \
+        or next(
         (t for o in (*roots, *generations, *observations) if (t := user_text(o.value("input")))), None)
     if question_text is None:
         question_text = f"(question text not captured: trace {trace_id})"

@@ -11,15 +11,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from trajscope.format import ErrorStep, Step, Trajectory
+from trajscope.format import Step, Trajectory
 
-from ._actions import SEARCH_ACTIONS, make_step, parse_arguments
+from ._actions import make_step, parse_arguments
 from ._chat import chat_action
 from ._context import ImportContext, assemble
-from ._documents import candidates, documents_of, passages
 from ._fields import Where, as_text, need_list, need_object
 from ._json_stream import iter_records
 from ._llm_payloads import deep_decode, output_text, tool_requests, user_text
+from ._traced_tools import traced_tool_step
 
 LANGSMITH_NOTES = {"gold_answers": "a LangSmith run holds a gold answer only as metadata `gold_answer`",
                    "gold_passages": "LangSmith runs carry no gold passages"}
@@ -102,21 +102,15 @@ def _tool_step(ctx: ImportContext, run: _Run, thought: str | None) -> Step:
     result = _result(run)
     observation = result.get("content") if isinstance(result, dict) and isinstance(result.get("content"), str) \
         else as_text(result)
-    common: dict[str, Any] = dict(tool_name=name, args=args, observation=observation, thought=thought,
-                                  source_ref=f"run:{run.fields['id']}")
-    if run.fields.get("error"):
-        return ErrorStep(error_type="tool_error", message=str(run.fields["error"]), **common)
-    action = chat_action(ctx, name)
+    extra: dict[str, Any] = {}
     if run.fields.get("run_type") == "retriever":
-        action = action if action in SEARCH_ACTIONS else "search"
         query = inputs.get("query") if isinstance(inputs, dict) else None
-        common["query"] = query if isinstance(query, str) else None
-    docs = documents_of(_documents(deep_decode(result, run.where.at("outputs"))))
-    if action in SEARCH_ACTIONS:
-        return make_step(action, candidates=candidates(docs), **common)
-    if action == "read" and docs:
-        return make_step(action, chunk_ids=[d.doc_id for d in docs], passages=passages(docs), **common)
-    return make_step(action, **common)
+        extra["query"] = query if isinstance(query, str) else None
+    return traced_tool_step(ctx, name=name, args=args, observation=observation,
+                            result=_documents(deep_decode(result, run.where.at("outputs"))),
+                            retriever=run.fields.get("run_type") == "retriever",
+                            error=str(run.fields["error"]) if run.fields.get("error") else None, thought=thought,
+                            source_ref=f"run:{run.fields['id']}", **extra)
 
 
 def _usage(run: _Run) -> tuple[int, int]:

@@ -12,15 +12,14 @@ from typing import Any
 
 import yaml
 
-from trajscope.format import ErrorStep, RecordError, Step, Trajectory
+from trajscope.format import RecordError, Step, Trajectory
 
-from ._actions import SEARCH_ACTIONS, make_step, parse_arguments
-from ._chat import chat_action
+from ._actions import make_step, parse_arguments
 from ._context import ImportContext, assemble
-from ._documents import candidates, documents_of, passages
 from ._fields import Where, as_text, need_list, need_object
 from ._json_stream import check_text, iter_records
 from ._llm_payloads import deep_decode, output_text, tool_requests, user_text
+from ._traced_tools import traced_tool_step
 
 WEAVE_NOTES = {"gold_answers": "Weave traces carry no gold answer",
                "gold_passages": "Weave traces carry no gold passages"}
@@ -42,17 +41,8 @@ class _Trace:
 def _step(ctx: ImportContext, name: str | None, args: Any, result: Any, where: Where, ref: str,
           error: str | None = None) -> Step:
     args = args if isinstance(args, dict) else parse_arguments(args, where)
-    observation = as_text(result)
-    common: dict[str, Any] = dict(tool_name=name, args=args, observation=observation, source_ref=ref)
-    if error:
-        return ErrorStep(error_type="tool_error", message=error, **common)
-    action = chat_action(ctx, name)
-    docs = documents_of(deep_decode(result, where))
-    if action in SEARCH_ACTIONS:
-        return make_step(action, candidates=candidates(docs), **common)
-    if action == "read" and docs:
-        return make_step(action, chunk_ids=[d.doc_id for d in docs], passages=passages(docs), **common)
-    return make_step(action, **common)
+    return traced_tool_step(ctx, name=name, args=args, observation=as_text(result), result=deep_decode(result, where),
+                            error=error, source_ref=ref)
 
 
 def _span_steps(ctx: ImportContext, trace: _Trace) -> tuple[list[Step], str | None, list[str], Counter[str]]:
