@@ -263,3 +263,29 @@ def test_smolagents_memory_turns_read_as_calls_of_the_turn_before(tmp_path):
         ("https://x.example/velm", 1, "[Velm](https://x.example/velm)\nVelm is on the Oder.")]
     assert t.final_answer == "Oder" and t.metadata["answer_rule"] == "final_answer_tool"
     assert t.question.gold_answer == "Oder"
+
+
+def test_calls_written_as_text_tags_are_steps_answered_by_the_next_user_turn(tmp_path):
+    info = 'Doc 1(Title: "Velm") Velm is a town on the Oder.\nDoc 2(Title: "Oder") The Oder is a river.'
+    hermes = '<tool_call>\n{"name": "search", "arguments": {"query": "Oder length"}}\n</tool_call>'
+    messages = [
+        {"role": "user", "content": "Answer. Search with <search> query </search>; results come in "
+                                    "<information> </information>. Question: Which river flows through Velm?"},
+        {"role": "assistant", "content": "<think>I need Velm.</think>\n<search> Velm river </search>"},
+        {"role": "user", "content": f"<information>{info}</information>"},
+        {"role": "assistant", "content": hermes},
+        {"role": "user", "content": "<tool_response>The Oder is 840 km long.</tool_response>"},
+        {"role": "assistant", "content": "<tool_call> not json </tool_call>"},
+        {"role": "user", "content": "No effective tool call detected."},
+        {"role": "assistant", "content": "<answer> Oder </answer>"}]
+    log = tmp_path / "search_r1.jsonl"
+    log.write_text(json.dumps({"id": "s1", "golden_answers": ["Oder", "Odra"], "messages": messages}) + "\n")
+    assert detect_format(log) == "openai_chat"
+    (t,) = import_file(log)
+    assert [(type(s).__name__, s.source_ref) for s in t.steps] == [
+        ("SearchStep", "message:1"), ("SearchStep", "message:3"), ("ToolStep", "message:5"), ("FinalStep", "message:7")]
+    first, second = t.steps[0], t.steps[1]
+    assert first.query == "Velm river" and [c.chunk_id for c in first.candidates] == ["title:Velm", "title:Oder"]
+    assert second.query == "Oder length" and second.observation == "The Oder is 840 km long."
+    assert t.question.text.startswith("Answer. Search with") and t.question.aliases == ["Odra"]
+    assert t.final_answer == "Oder"

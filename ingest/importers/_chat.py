@@ -39,6 +39,7 @@ from ._gold_shapes import gold_strings
 from ._json_stream import iter_records
 from ._questions import plain_question, text_question_id
 from ._search_results import ranked_documents
+from ._text_tool_calls import text_calls, text_results
 
 # Where the message list sits: `messages` (chat-completions logs), `traj` (eval harnesses such as
 # tau-bench), `conversation` / `chat`.
@@ -161,11 +162,20 @@ def _tool_step(ctx: ImportContext, call: ToolCall, result: ToolResult | None, th
 
 
 def _read_messages(messages: list[Any], where: Where) -> list[ChatMessage]:
-    out = []
+    out: list[ChatMessage] = []
+    called_in_text = False  # the last assistant turn wrote its calls in its text: the next user turn answers
     for i, raw in enumerate(messages):
         message = chat_message(need_object(raw, where.at(i)), where.at(i))
         if message.role is None:
             raise where.at(i).error("missing or non-string role", "role")
+        if message.role == "assistant" and not message.continues:
+            found = text_calls(message, where.at(i))
+            called_in_text = bool(found)
+            message = dataclasses.replace(message, calls=found) if found else message
+        elif message.role == "user" and called_in_text:
+            results = text_results(message, where.at(i))
+            called_in_text = False
+            message = dataclasses.replace(message, role="tool", results=results) if results else message
         previous = out[-1] if out else None
         if message.continues and previous is not None and previous.role == "assistant" and not previous.calls:
             # smolagents writes the model's text and its calls as two turns: one step, at the text's index

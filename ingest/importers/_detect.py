@@ -16,6 +16,7 @@ _TRANSCRIPT_KEY = re.compile(r'"(?:transcript|prompt)"\s*:\s*"')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
 _TOOL_CALLS = re.compile(r'"tool_calls"\s*:\s*\[|"role"\s*:\s*"tool(?:-call)?"')
 _MISTAKE_KEY = re.compile(r'"mistake_(?:step|agent)"\s*:')
+_TEXT_CALLS = re.compile(r'<search>|<tool_call>(?:\\n|\s)*\{')
 _HARNESS_CHAT = re.compile(r'"(?:traj|conversation)"\s*:\s*\[')
 
 
@@ -107,6 +108,9 @@ def detect_format(path: Path) -> str | None:
         return "react"
     # OpenAI chat-completions records whose assistant turns call tools (`tool_calls`, `tool` turns).
     if _MESSAGES_KEY.search(text) and _TOOL_CALLS.search(text):
+        return "openai_chat"
+    # Chat lists whose assistant turns write their calls as text tags (Search-R1 `<search>`, Hermes `<tool_call>{`).
+    if _MESSAGES_KEY.search(text) and _TEXT_CALLS.search(text):
         return "openai_chat"
     if '"trajectory"' in text and '"tool_name"' in text:
         return "arag"
