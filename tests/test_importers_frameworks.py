@@ -95,8 +95,8 @@ def raw_smolagents(path: Path) -> dict:
     in_code: Counter[str] = Counter()
     answered = exact = 0
     for r in rows:
-        steps = r["intermediate_steps"]
-        code_tools = set(re.findall(r"^def (\w+)\(", _smol_text(steps[0]), re.M))
+        steps = r["intermediate_steps"] if isinstance(r["intermediate_steps"], list) else []
+        code_tools = set(re.findall(r"^def (\w+)\(", _smol_text(steps[0]), re.M)) if steps else set()
         for m in steps:
             if m["role"] == "tool-call":
                 calls = ast.literal_eval(_smol_text(m).split("\n", 1)[1])
@@ -165,6 +165,20 @@ def test_smolagents_code_agent_calls_inside_the_code_are_steps(tmp_path):
         read, = con.execute("SELECT chunk_ids[1] FROM steps WHERE kind = 'read'").fetchone()
     assert (query, read) == ("Velm author", "https://w.example/Velm")
     assert got["exact"] == raw["exact"] == 1
+
+
+def test_smolagents_vanilla_run_has_only_its_answer(tmp_path):
+    rows = [{"model_id": "gpt-4o", "agent_action_type": "vanilla", "question": q, "answer": a, "true_answer": g,
+             "source": "SimpleQA", "intermediate_steps": a, "token_counts": {"input": 0, "output": 0}}
+            for q, a, g in (("When was Velm founded?", "1541", "1541"), ("Who wrote Velm?", "Ada", "Bo"))]
+    path = tmp_path / "vanilla.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    raw = raw_smolagents(path)
+    assert detect_format(path) == "smolagents"
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    got = stored(db, "smolagents:vanilla.jsonl")
+    assert got["kinds"] == {"final": raw["answered"]} and got["exact"] == raw["exact"] == 1
 
 
 def test_smolagents_malformed_call_list_names_file_line_and_field(tmp_path):

@@ -158,10 +158,19 @@ def _iso(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _tokens(usage: dict[str, Any], side: str, where: Where) -> int | None:
+    """`input_tokens` / `output_tokens` (tool-calling and code agents) or `input` / `output` (vanilla runs)."""
+    value = opt_int(usage, f"{side}_tokens", where)
+    return value if value is not None else opt_int(usage, side, where)
+
+
 def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
     record = need_object(record, where)
-    messages = need_list(record.get("intermediate_steps"), where.at("intermediate_steps"))
-    task, steps = _steps(ctx, messages, where.at("intermediate_steps"))
+    memory = record.get("intermediate_steps")
+    if memory is None or isinstance(memory, str):  # a vanilla (tool-less) run writes its answer here, or nothing
+        task, steps = None, []
+    else:
+        task, steps = _steps(ctx, need_list(memory, where.at("intermediate_steps")), where.at("intermediate_steps"))
     text = opt_str(record, "question", where) or task
     if not text:
         raise where.error("no question text (neither `question` nor a user message)", "question")
@@ -180,8 +189,8 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
                   config={"agent_action_type": kind} if kind else {})
     return assemble(ctx, run=run, question=question, steps=steps, final_answer=answer,
                     started_at=_iso(record.get("start_time")), finished_at=_iso(record.get("end_time")),
-                    total_tokens_in=opt_int(usage, "input_tokens", where.at("token_counts")),
-                    total_tokens_out=opt_int(usage, "output_tokens", where.at("token_counts")),
+                    total_tokens_in=_tokens(usage, "input", where.at("token_counts")),
+                    total_tokens_out=_tokens(usage, "output", where.at("token_counts")),
                     metadata={k: record[k] for k in ("original_question", "source") if record.get(k) is not None})
 
 
