@@ -289,3 +289,15 @@ def test_calls_written_as_text_tags_are_steps_answered_by_the_next_user_turn(tmp
     assert second.query == "Oder length" and second.observation == "The Oder is 840 km long."
     assert t.question.text.startswith("Answer. Search with") and t.question.aliases == ["Odra"]
     assert t.final_answer == "Oder"
+
+
+def test_gold_nested_as_rl_data_formats_keep_it(tmp_path):
+    record = {"reward_model": {"style": "rule", "ground_truth": {"target": ["Oder", "Odra"]}},
+              "messages": [{"role": "user", "content": "Which river?"},
+                           {"role": "assistant", "content": "<search> Velm river </search>"},
+                           {"role": "user", "content": "<information>Doc 1(Title: Velm) on the Oder</information>"},
+                           {"role": "assistant", "content": "<answer>Oder</answer>"}]}
+    log = tmp_path / "verl.jsonl"
+    log.write_text(json.dumps(record) + "\n")
+    (t,) = import_file(log)
+    assert (t.question.gold_answer, t.question.aliases) == ("Oder", ["Odra"])

@@ -56,6 +56,7 @@ _QUESTION_KEYS = ("question", "query", "problem")
 _TASK_PATHS = ("instruction", "info.task.instruction", "task.instruction")
 _GOLD_KEYS = ("ground_truth", "gold_answer", "answer", "gold", "golden_answers", "answers", "reference",
               "expected_answer", "target", "true_answer")
+_GOLD_PATHS = ("reward_model.ground_truth", "extra_info.answer", "extra_info.golden_answers")
 # A reward in [0, 1] from the harness (tau-bench) is its verdict when no other field gives one.
 _REWARD_KEYS = ("reward",)
 # The source's own verdicts (kept as judgments beside what `trajscope judge` adds).
@@ -101,6 +102,8 @@ def _pick(record: dict[str, Any], keys: tuple[str, ...]) -> tuple[str | None, An
 
 def _gold(record: dict[str, Any]) -> tuple[str | None, str | None, list[str]]:
     key, value = _pick(record, _GOLD_KEYS)
+    if key is None:  # RL data formats nest it (verl: reward_model.ground_truth); the record keeps that field
+        value = next((v for v in (lookup(record, p) for p in _GOLD_PATHS) if v is not None), None)
     golds = gold_strings(value)
     return key, (golds[0] if golds else None), golds[1:]
 
