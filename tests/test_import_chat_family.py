@@ -170,6 +170,9 @@ def test_search_results_in_text_blocks_and_nested_hits():
     ranked = ranked_documents(text, text)
     assert [(r, d.doc_id) for r, d in ranked] == [(1, "title:Marion (film)"), (2, "title:Adelaide")]
     assert ranked[1][1].text == "Doc 2(Title: Adelaide) Adelaide is a city."
+    # Long, repetitive text: every scan is linear (a nested quantifier here would hang the import).
+    long = "Doc 1(Title: " + "(" * 10_000 + "\n[" + "]" * 10_000 + "\n" + "Doc 2(Title: x)\n" * 2_000
+    assert len(ranked_documents(long, long)) == 2_000
     hits = {"results": [{"doc": {"id": 7, "text": "t"}, "score": 0.5}]}
     assert [(r, d.doc_id, d.score) for r, d in ranked_documents(hits, None)] == [(1, "7", 0.5)]
 
