@@ -407,12 +407,12 @@ def test_langsmith_run_tree_with_tool_retriever_and_chain_runs(tmp_path):
     assert cands == [(d["metadata"]["id"], d["page_content"]) for d in docs] and [answer] == want["finals"]
 
 
-def test_langsmith_unknown_run_type_names_file_line_and_field(tmp_path):
+def test_langsmith_run_without_id_names_file_line_and_field(tmp_path):
     raw = json.loads(LANGSMITH.read_text())
-    raw["post"][0]["run_type"] = "banana"
+    del raw["patch"][0]["id"]
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(raw))
-    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field post[0].run_type:")
+    assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field patch[0].id:")
 
 
 # --- Weave ---------------------------------------------------------------------------------------------
@@ -540,9 +540,22 @@ def test_dspy_program_traces_have_their_reference_counts(tmp_path):
     assert titles == {"title:" + p.split(" | ")[0] for c in answer_contexts.values() for p in c}
 
 
-def test_dspy_demo_without_run_id_names_file_line_and_field(tmp_path):
+def test_dspy_demos_without_run_ids_join_by_question(tmp_path):
+    raw = json.loads(DSPY.read_text())
+    for state in raw.values():
+        for demo in state.get("demos", []) if isinstance(state, dict) else []:
+            demo.pop("dspy_uuid", None)  # DSPy after 2.4 writes no run id
+    path = tmp_path / "multihop_new.json"
+    path.write_text(json.dumps(raw, indent=1))
+    db = tmp_path / "w.duckdb"
+    ingest(db, DSPY, path)
+    assert stored(db, "dspy:multihop_new.json")["names"] == stored(db, f"dspy:{DSPY.name}")["names"]
+
+
+def test_dspy_demo_without_run_id_or_question_names_file_line_and_field(tmp_path):
     raw = json.loads(DSPY.read_text())
     del raw["generate_query[1]"]["demos"][1]["dspy_uuid"]
+    del raw["generate_query[1]"]["demos"][1]["question"]
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(raw, indent=1))
     assert refused(tmp_path / "w.duckdb", path).startswith(f"{path}:1: field generate_query[1].demos[1].dspy_uuid:")

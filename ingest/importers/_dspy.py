@@ -1,5 +1,5 @@
 """DSPy program traces: a saved program's bootstrapped demos (`augmented: true`), one trajectory per run
-(`dspy_uuid`), its predictors in program order.
+(`dspy_uuid`, else the question its demos share), its predictors in program order.
 
 A predictor that writes a query (`search_query`, `query`) is a retrieval hop: its results are the passages the
 next predictor's `context` gains ("Title | text", known by title). The predictor that writes `answer` answers.
@@ -40,8 +40,7 @@ def _candidate(passage: str, rank: int) -> Candidate:
     return Candidate(chunk_id=title_id(title.strip()), rank=rank, snippet=text)
 
 
-def _trajectory(ctx: ImportContext, uuid: str, demos: list[tuple[str, dict[str, Any], Where]],
-                gold: dict[str, str]) -> Trajectory:
+def _trajectory(ctx: ImportContext, demos: list[tuple[str, dict[str, Any], Where]], gold: dict[str, str]) -> Trajectory:
     steps: list[Step] = []
     for k, (name, demo, at) in enumerate(demos):
         thought = next((demo[t] for t in _THOUGHT_KEYS if isinstance(demo.get(t), str)), None)
@@ -67,7 +66,7 @@ def _trajectory(ctx: ImportContext, uuid: str, demos: list[tuple[str, dict[str, 
         raise at.error("bootstrapped demo without a question", "question")
     question = ctx.question(at, source_id=text_question_id(text), text=text, gold=gold.get(text))
     return assemble(ctx, run=ctx.run(), question=question, steps=steps,
-                    metadata={"dspy_uuid": uuid, "predictors": [n for n, _, _ in demos]})
+                    metadata={"dspy_uuid": first.get("dspy_uuid"), "predictors": [n for n, _, _ in demos]})
 
 
 def import_dspy(ctx: ImportContext) -> Iterator[Trajectory]:
@@ -87,9 +86,10 @@ def import_dspy(ctx: ImportContext) -> Iterator[Trajectory]:
                     if isinstance(demo.get("question"), str) and isinstance(demo.get("answer"), str):
                         gold.setdefault(demo["question"], demo["answer"])
                     continue
-                uuid = demo.get("dspy_uuid")
-                if not isinstance(uuid, str) or not uuid:
-                    raise at.error("bootstrapped demo without its run id", "dspy_uuid")
+                # DSPy 2.4 links a run's demos by `dspy_uuid`; later versions only by the question they share.
+                uuid = demo.get("dspy_uuid") or demo.get("question")
+                if not isinstance(uuid, str) or not uuid.strip():
+                    raise at.error("bootstrapped demo with neither its run id nor a question", "dspy_uuid")
                 runs.setdefault(uuid, []).append((name, demo, at))
-        for uuid, demos in runs.items():
-            yield _trajectory(ctx, uuid, demos, gold)
+        for demos in runs.values():
+            yield _trajectory(ctx, demos, gold)

@@ -23,6 +23,7 @@ from ._traced_tools import traced_tool_step
 
 LANGSMITH_NOTES = {"gold_answers": "a LangSmith run holds a gold answer only as metadata `gold_answer`",
                    "gold_passages": "LangSmith runs carry no gold passages"}
+# The run types LangSmith documents; only llm, tool and retriever runs make steps, any other is structure.
 _RUN_TYPES = frozenset({"llm", "chain", "tool", "retriever", "prompt", "parser", "embedding"})
 _OUTPUT_KEYS = ("output", "answer", "result", "response", "text")
 
@@ -49,8 +50,8 @@ def _flatten(run: Any, where: Where, parent: str | None, out: dict[str, _Run]) -
     if not isinstance(run_id, str) or not run_id:
         raise where.error("missing run id", "id")
     run_type = run.get("run_type")
-    if run_type is not None and run_type not in _RUN_TYPES:
-        raise where.error(f"unknown run type {run_type!r} (expected {', '.join(sorted(_RUN_TYPES))})", "run_type")
+    if run_type is not None and not isinstance(run_type, str):
+        raise where.error(f"expected a run type ({', '.join(sorted(_RUN_TYPES))}), got {run_type!r}", "run_type")
     parent = run.get("parent_run_id") or parent
     if run_id in out:  # a patch: later values fill or replace the post's
         out[run_id].fields.update({k: v for k, v in run.items() if v not in (None, {}, [])})
