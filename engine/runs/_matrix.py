@@ -7,9 +7,9 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from trajscope.engine.llm import LocalModelServer
+from trajscope.format import RecordError, read_side_text
+from trajscope.ingest.importers import load_yaml
 
 from ._orchestrator import RunSummary, execute_run_async, model_config_for
 from ._spec import RunSpec
@@ -31,9 +31,11 @@ def load_matrix(path: str | Path, **overrides: Any) -> list[RunSpec]:
     """Parse a matrix file: top-level defaults plus a `runs:` list of per-condition settings."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise MatrixError(f"{path}: cannot read matrix: {exc}") from None
+        data = load_yaml(read_side_text(path, "run matrix"), path, "run matrix")
+    except RecordError as exc:  # a FIFO or device, past the size limit, bad YAML, an alias bomb
+        raise MatrixError(str(exc)) from None
+    except OSError as exc:
+        raise MatrixError(f"{path}: cannot read matrix: {exc.strerror or exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("runs"), list) or not data["runs"]:
         raise MatrixError(f"{path}: expected a mapping with a non-empty `runs:` list")
     known = _spec_fields()

@@ -20,13 +20,14 @@ from ._predictions import read_prediction_file
 from ._questions import QuestionBook, text_question_id
 from ._registry import FORMATS, Importer, import_file, open_import, resolve_format
 from ._report import FileReport, RunReport
+from ._yaml_nesting import load_yaml
 
 __all__ = [
     "ARAG_MAPPING", "CANONICAL_ACTIONS", "DEFAULT_TOOL_MAP", "FORMATS", "NO_READ", "REACT_TOOL_MAP",
     "SCORER_JUDGES", "TRAIL_CATEGORIES", "FileReport", "ImportNotes", "ImportOptions", "Importer", "Mapping",
     "QuestionBook",
     "RecordError", "RunReport", "RunTally", "TextPatterns", "convert_file", "declare", "detect_format",
-    "import_arag", "import_file", "infer_capabilities", "load_mapping", "load_patterns", "load_tool_map",
+    "import_arag", "import_file", "infer_capabilities", "load_mapping", "load_patterns", "load_tool_map", "load_yaml",
     "normalise_trail_category", "open_import", "read_label_file", "read_prediction_file", "parse_declarations",
     "profile_line",
     "resolve_format", "text_question_id",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import yaml
 
-from trajscope.format import RecordError
+from trajscope.format import RecordError, read_side_text
 
 from ._yaml_nesting import check_yaml_nesting
 
@@ -57,7 +57,7 @@ _JUDGES = ("em", "f1", "contain", "llm")
 
 def load_patterns(path: Path) -> TextPatterns:
     """A YAML/JSON patterns file overriding some of the defaults; errors name the file, line and key."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    text = read_side_text(path, "patterns file")
     check_yaml_nesting(text, path)
     try:
         node = yaml.compose(text)

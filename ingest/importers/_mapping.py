@@ -12,10 +12,10 @@ from typing import Any
 
 import yaml
 
-from trajscope.format import CAPABILITY_NAMES, RecordError, loads_bounded
+from trajscope.format import CAPABILITY_NAMES, RecordError, loads_bounded, read_side_text
 
 from ._actions import CANONICAL_ACTIONS
-from ._yaml_nesting import check_yaml_nesting
+from ._yaml_nesting import load_yaml
 
 
 @dataclass(frozen=True)
@@ -201,9 +201,8 @@ def _parse(path: Path, text: str, what: str) -> Any:
     try:
         if path.suffix == ".json":
             return loads_bounded(text, path=path, line=1)
-        check_yaml_nesting(text, path)
-        return yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        return load_yaml(text, path, what)
+    except json.JSONDecodeError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = getattr(exc, "lineno", None) or (mark.line + 1 if mark is not None else 1)
         raise RecordError(path, line, None, f"{what} is not valid YAML/JSON: {exc}") from None
@@ -211,13 +210,13 @@ def _parse(path: Path, text: str, what: str) -> Any:
 
 def load_mapping(path: Path) -> Mapping:
     """Read a YAML or JSON mapping file."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    text = read_side_text(path, "mapping file")
     return mapping_from_dict(_parse(path, text, "mapping file"), path, text)
 
 
 def load_tool_map(path: Path) -> dict[str, str]:
     """A `--tool-map` file: YAML/JSON object of source tool name -> canonical action."""
-    text = Path(path).read_text(encoding="utf-8-sig")
+    text = read_side_text(path, "tool map")
     spec = _parse(path, text, "tool map")
     lines = _Lines(text)
     if not isinstance(spec, dict):

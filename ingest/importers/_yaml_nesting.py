@@ -9,6 +9,7 @@ nodes once walked, so every alias counts as the nodes it expands to, against EXP
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -89,3 +90,15 @@ def check_yaml_nesting(text: str, path: Path) -> None:
                         sizes[event.anchor] = 1
     except yaml.YAMLError:
         return  # a syntax error: the loader that follows reports it with its line
+
+
+def load_yaml(text: str, path: str | Path, what: str) -> Any:
+    """The one YAML loader of every file and value the user writes: nesting and alias expansion checked on
+    the event stream first (check_yaml_nesting), then safe_load; bad YAML is one RecordError line."""
+    check_yaml_nesting(text, Path(path))
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise RecordError(path, mark.line + 1 if mark else 1, None,
+                          f"{what} is not valid YAML: {' '.join(str(exc).split())}") from None

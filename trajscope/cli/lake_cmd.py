@@ -1,8 +1,6 @@
 """`trajscope lake`: a warehouse as Hive-partitioned Parquet that many machines add to and read."""
 from __future__ import annotations
 
-import json
-
 import click
 
 from ._options import LakeLocation, db_option
@@ -39,13 +37,12 @@ def export(lake, db_path) -> None:
 @click.argument("lake", type=LakeLocation(exists=True))
 def writers(lake) -> None:
     """List the lake's committed writers: when, from which host, which runs and how many rows."""
-    from trajscope.warehouse.lake import LakeError, readable_lake
+    from trajscope.warehouse.lake import LakeError, read_commits, readable_lake
 
     try:
-        folder = readable_lake(lake)
+        commits = read_commits(readable_lake(lake))
     except LakeError as exc:
         raise click.ClickException(str(exc)) from None
-    for marker in sorted((folder / "_committed").iterdir()):
-        commit = json.loads(marker.read_text())
-        click.echo(f"{commit['committed_at']}  {commit['writer']}  {commit['host']}  "
-                   f"{commit['rows'].get('trajectories', 0)} trajectories  runs: {', '.join(commit['runs'])}")
+    for commit in commits:
+        click.echo(f"{commit.committed_at}  {commit.writer}  {commit.host}  "
+                   f"{commit.trajectories} trajectories  runs: {', '.join(commit.runs)}")

@@ -104,6 +104,14 @@ from ._redaction import (
     redaction_prefilter,
     register_secret,
 )
+from ._side_files import (
+    SIDE_FILE_LIMIT,
+    SideFileError,
+    check_regular_file,
+    file_kind,
+    read_side_bytes,
+    read_side_text,
+)
 from ._steps import (
     SEARCH_KINDS,
     STEP_KINDS,
@@ -136,6 +144,7 @@ __all__ = [
     "echoes_controller", "mentions_answer", "names_every_option",
     "EXPORT_KEY", "EXPORT_VERSION", "Exported", "decode_exported", "encode_exported",
     "MAX_LINE_BYTES", "UTF8_BOM", "bounded_lines", "line_too_long", "open_input", "skip_bom",
+    "SIDE_FILE_LIMIT", "SideFileError", "check_regular_file", "file_kind", "read_side_bytes", "read_side_text",
     "FORMULA_STARTS", "csv_cell_text", "terminal_text",
     "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "has_gold_answer", "recover_log_file",
     "AGENT_ACTION_KINDS", "F1_RULES", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import IO
 
 from ._record_error import RecordError
+from ._side_files import check_regular_file
 
 # One JSONL line (one record) may not exceed this; a reader never holds more of a line than this.
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -61,7 +62,9 @@ def skip_bom(fh: IO[bytes]) -> int:
 
 
 def open_input(path: str | Path) -> IO[bytes]:
-    """An input file opened for reading bytes, positioned past a UTF-8 byte-order mark."""
+    """An input file opened for reading bytes, positioned past a UTF-8 byte-order mark; a FIFO or device is
+    refused by type before it is opened (SideFileError)."""
+    check_regular_file(path, "input")
     fh = open(path, "rb")
     skip_bom(fh)
     return fh

@@ -1,7 +1,6 @@
 """Where each warehouse table lives in a lake: its folder, its partition columns, and the views that read it."""
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +8,7 @@ from pathlib import Path
 import duckdb
 
 from .._derived import DERIVED
+from ._markers import Commit, LakeError, read_commit, read_marker
 
 # Hive partition folders under each table: the dataset and run a row belongs to, and the writer that
 # added it. The writer's commit marker (COMMITTED/<writer>) makes its rows visible all at once.
@@ -26,10 +26,6 @@ LOCAL_TABLES = frozenset({"schema_migrations", "views_state", "derived_facts_sta
 # as a warehouse would.
 DERIVED_TABLES = frozenset(d.table for d in DERIVED)
 _HIVE_TYPES = "{" + ", ".join(f"'{p}': 'VARCHAR'" for p in PARTITIONS) + "}"
-
-
-class LakeError(ValueError):
-    """A lake that cannot be read or written as asked (not a lake, a run already there, a conflict)."""
 
 
 @dataclass(frozen=True)
@@ -94,6 +90,15 @@ def committed_writers(lake: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if not p.name.startswith(".") and p.is_file())
 
 
+def read_commits(lake: Path) -> list[Commit]:
+    """Every committed writer's marker, by name, each checked (read_commit); a marker being written has a
+    dot-name and is skipped."""
+    folder = Path(lake) / COMMITTED
+    if not folder.is_dir():
+        return []
+    return [read_commit(p) for p in sorted(folder.iterdir()) if not p.name.startswith(".")]
+
+
 def lake_tables(con: duckdb.DuckDBPyConnection) -> list[LakeTable]:
     """The warehouse tables of `con`'s main schema that a lake holds, with their column types."""
     rows = con.execute(
@@ -112,13 +117,10 @@ def check_lake(lake: Path) -> Path:
     """The lake's absolute path; LakeError when the folder is not a trajscope lake."""
     lake = Path(lake).expanduser().resolve()
     marker = lake / MARKER
-    if not marker.is_file():
+    if not marker.exists():
         raise LakeError(f"{lake}: not a trajscope lake (no {MARKER}); create one with `trajscope lake export "
                         f"{lake} --db WAREHOUSE`")
-    try:
-        fmt = json.loads(marker.read_text()).get("format")
-    except (OSError, ValueError, AttributeError) as exc:
-        raise LakeError(f"{marker}: unreadable lake marker ({exc})") from None
+    fmt = read_marker(marker, "lake marker").get("format")
     if fmt != LAKE_FORMAT:
         raise LakeError(f"{marker}: lake format {fmt!r}, this trajscope reads format {LAKE_FORMAT}")
     return lake
@@ -132,4 +134,5 @@ def install_lake_views(con: duckdb.DuckDBPyConnection, lake: Path, tables: list[
 
 
 __all__ = ["CLAIMS", "COMMITTED", "DERIVED_TABLES", "LAKE_FORMAT", "LOCAL_TABLES", "LakeError", "LakeTable", "MARKER",
-           "PARTITIONS", "SHARED", "STAGING", "check_lake", "committed_writers", "install_lake_views", "lake_tables"]
+           "PARTITIONS", "SHARED", "STAGING", "check_lake", "committed_writers", "install_lake_views", "lake_tables",
+           "read_commits"]
