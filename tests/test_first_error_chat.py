@@ -133,3 +133,20 @@ def test_the_rules_beat_the_gold_aware_baseline_on_the_dev_split(tmp_path):
         baseline_hits += (max(map(int, r["step_labels"])) if r["final_label"] == -1 else None) == people
     assert baseline_hits == 41  # 82.0%, as the split's README gives it
     assert rules_hits > baseline_hits
+
+
+def test_a_log_without_snippet_text_passes_the_observation_rules_over_and_says_so(tmp_path):
+    folder = tmp_path
+    gold, turns, _, _ = CASES["gold_seen"]
+    log = folder / "chat.jsonl"
+    log.write_text(json.dumps({"id": "gold_seen", "question": "Question?", "ground_truth": gold,
+                               "messages": [{"role": "user", "content": "Question?"}, *turns]}) + "\n")
+    db = folder / "w.duckdb"
+    _invoke("ingest", str(log), "--declare", "snippets=false", "--run-id", "nosnip", "--db", str(db))
+    _invoke("judge", "nosnip", "--db", str(db))
+    with open_readonly(db) as con:
+        rule, step, not_checked = con.execute("SELECT rule, step_index, not_checked "
+                                              "FROM first_error_answer_evidence").fetchone()
+    # The gold was in an observation, but the run says its results carry no text: the rule is not guessed.
+    assert (rule, step) == ("answered_wrong", 2)
+    assert len(not_checked) == 1 and not_checked[0].startswith("gold_seen_unused, wrong_answer_taken: snippets (")

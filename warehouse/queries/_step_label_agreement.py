@@ -14,6 +14,7 @@ from ._sql import query_sql
 REFERENCE_SQL = query_sql("per_step_reference")
 PREDICTIONS_SQL = query_sql("method_step_predictions")
 METHODS_SQL = query_sql("prediction_methods")
+UNDECIDED_SQL = query_sql("rules_undecided")
 # The trivial baselines: each names one step as the first error (or none) and every other labelled step fine.
 BASELINES = {
     "baseline:all_fine": "no step is an error",
@@ -179,5 +180,10 @@ def step_label_agreement(con: Any, run_id: str, *, confidence: float = DEFAULT_C
                                                if r.trajectory_id in given else None)) for r in refs]
             note = "names one first error (else none); every other labelled step counts as predicted fine"
         n_predicted = sum(r.trajectory_id in given for r in refs)
+        note += f"; labels or names a step on {n_predicted} of {len(refs)}"
+        if method == "rules":
+            undecided, reason, passed_over = con.execute(UNDECIDED_SQL, {"run": run_id}).fetchone()
+            note += (f"; {undecided} wrong trajectory(ies) undecided ({reason})" if undecided else "") + (
+                f"; {passed_over} with a rule passed over for a missing capability" if passed_over else "")
         out.methods.append(_measured(method, refs, per, n_predicted, *args, note))
     return out

@@ -17,10 +17,12 @@ CREATE OR REPLACE VIEW first_error_answer_evidence AS
 -- no unexecuted call names no error.
 WITH scope AS (
     SELECT t.trajectory_id, t.run_id, t.question_id, t.dataset, t.final_answer, t.end_reason, t.n_steps,
-           c.correct, list_filter([q.gold_answer] || coalesce(q.aliases, []), lambda g: length(trim(g)) >= 2) AS golds
+           c.correct, list_filter([q.gold_answer] || coalesce(q.aliases, []), lambda g: length(trim(g)) >= 2) AS golds,
+           rc.snippets AS log_observations, rc.snippets_reason
     FROM trajectories t
     JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
     JOIN trajectory_correctness c USING (trajectory_id)
+    LEFT JOIN run_capabilities rc ON rc.run_id = t.run_id
     WHERE coalesce(t.n_gold, 0) = 0 AND has_gold_answer(q.gold_answer, q.aliases) AND c.correct IS NOT NULL
 ),
 step_facts AS (
@@ -50,7 +52,6 @@ facts AS (
     SELECT sc.trajectory_id,
            max(f.step_index) FILTER (f.kind = 'final')                                       AS final_step,
            bool_or(f.has_text)                                                               AS any_text,
-           bool_or(f.observed <> '  ')                                                       AS any_observation,
            min(f.step_index) FILTER (f.unexecuted)                                           AS unexecuted_step,
            min(f.step_index) FILTER (f.kind = 'error')                                       AS error_step,
            min(f.step_index) FILTER (list_bool_or([names_words(f.observed, funnel_words(g)) FOR g IN sc.golds]))
@@ -70,10 +71,10 @@ decided AS (
            CASE WHEN fa.unexecuted_step IS NOT NULL THEN 'unexecuted_call'
                 WHEN sc.correct THEN NULL
                 WHEN sc.end_reason = 'error' THEN 'run_error'
-                WHEN fa.any_observation AND fa.gold_seen_step < coalesce(fa.final_step, sc.n_steps - 1)
+                WHEN sc.log_observations AND fa.gold_seen_step < coalesce(fa.final_step, sc.n_steps - 1)
                     THEN 'gold_seen_unused'
                 WHEN nr.step_index IS NOT NULL THEN 'repeated_query'
-                WHEN fa.any_observation AND cm.committed_step IS NOT NULL THEN 'wrong_answer_taken'
+                WHEN sc.log_observations AND cm.committed_step IS NOT NULL THEN 'wrong_answer_taken'
                 ELSE 'answered_wrong' END AS rule
     FROM scope sc JOIN facts fa USING (trajectory_id) LEFT JOIN committed cm USING (trajectory_id)
     LEFT JOIN near_repeats nr ON nr.trajectory_id = sc.trajectory_id AND nr.nth = 2
@@ -87,8 +88,9 @@ SELECT trajectory_id, run_id, question_id, correct, rule,
                  WHEN 'answered_wrong' THEN last_step END                         AS step_index,
        gold_seen_step, CASE WHEN NOT correct THEN wrong_seen_step END AS wrong_seen_step,
        list_filter([CASE WHEN NOT any_text THEN 'unexecuted_call: step_text (no step keeps its message text)' END,
-                    CASE WHEN NOT any_observation AND NOT correct
-                         THEN 'gold_seen_unused, wrong_answer_taken: observations (no search result text)' END],
+                    CASE WHEN NOT coalesce(log_observations, false) AND NOT correct
+                         THEN 'gold_seen_unused, wrong_answer_taken: snippets (' || coalesce(snippets_reason,
+                              'no capability profile') || ')' END],
                    lambda x: x IS NOT NULL)                                        AS not_checked
 FROM decided;
 COMMENT ON COLUMN first_error_answer_evidence.trajectory_id IS 'Trajectory id: one with a gold answer, no gold passages and a verdict (trajectory_correctness.correct).';
