@@ -181,24 +181,29 @@ class ChatModel:
 
     async def _call_with_retries(self, request: dict[str, Any]) -> dict[str, Any]:
         attempts = self.config.max_retries + 1
+        # One deadline for the request, its retries and their back-off included: a per-attempt deadline let
+        # an endpoint dripping bytes hold a question for every attempt in turn (4 x 180 s).
+        deadline = time.monotonic() + self.config.deadline_s
         for attempt in range(1, attempts + 1):
             started = time.perf_counter()
             try:
                 # The SDK's documented raw-request path: same auth, timeouts and typed HTTP errors, but
                 # no per-call TypedDict transform of the messages (3 ms of CPU per call, measured).
-                # The deadline covers the whole request: the read timeout restarts with every byte, so an
-                # endpoint dripping bytes would otherwise hold the run forever.
+                # The deadline is wall-clock: the read timeout restarts with every byte, so an endpoint
+                # dripping headers or body would otherwise hold the run forever.
                 response = await asyncio.wait_for(
-                    self._client.post("/chat/completions", cast_to=dict, body=request), self.config.deadline_s)
+                    self._client.post("/chat/completions", cast_to=dict, body=request),
+                    max(0.0, deadline - time.monotonic()))
                 if not isinstance(response, dict):
                     raise ValueError(f"response is not a JSON object: {str(response)[:200]}")
             except Exception as exc:  # noqa: BLE001 - classified and re-raised as ModelError
                 error = self._classify(exc, attempt)
-                if not error.retryable or attempt == attempts:
+                pause = self._backoff(attempt, exc)
+                if not error.retryable or attempt == attempts or time.monotonic() + pause >= deadline:
                     self.usage.errors += 1
                     raise error from None
                 self.usage.retries += 1
-                await asyncio.sleep(self._backoff(attempt, exc))
+                await asyncio.sleep(pause)
                 continue
             latency_ms = (time.perf_counter() - started) * 1000
             # Redacted before anything keeps it: the cache, the Completion, hence the log and warehouse.
@@ -224,7 +229,7 @@ class ChatModel:
             return ModelError("too_large", self._redact(str(too_large)), attempts=attempt)
         if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
             return ModelError("timeout", f"the request did not complete within its deadline of "
-                              f"{self.config.deadline_s:g} s (deadline_s)", attempts=attempt)
+                              f"{self.config.deadline_s:g} s (deadline_s), retries included", attempts=attempt)
         if isinstance(exc, openai.APITimeoutError):
             kind = "timeout"
         elif isinstance(exc, openai.APIConnectionError):
