@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 from pathlib import Path
 
@@ -115,6 +116,15 @@ def test_the_uniform_baseline_is_the_exact_expectation(fixture_db):
     assert got.first_error_accuracy.value == pytest.approx((3 * (1 / 3)) / 4)
     # Exact maps: q2 never (two -1), q3 never (a neutral), q4 with j = 0 only.
     assert got.exact.value == pytest.approx((1 / 3) / 4)
+    # Step accuracy: every one of the 3^4 equally likely choices enumerated; its mean and central 95% range.
+    def matches(marks: dict, j: int) -> int:
+        return sum((-1 if k == j else 1) == v for k, v in enumerate(marks.values()))
+    sums = sorted(sum(matches(TRAJECTORIES[q][2], j) for q, j in zip(TRAJECTORIES, choice, strict=True))
+                  for choice in itertools.product(range(3), repeat=4))
+    assert got.step_accuracy.value == pytest.approx(sum(sums) / len(sums) / 12)
+    low = next(v for v in sums if sum(x <= v for x in sums) / len(sums) >= 0.025)
+    high = next(v for v in sums if sum(x <= v for x in sums) / len(sums) >= 0.975)
+    assert (got.step_accuracy.low, got.step_accuracy.high) == pytest.approx((low / 12, high / 12))
 
 
 def test_mcnemar_between_two_methods_agrees_with_statsmodels(fixture_db):

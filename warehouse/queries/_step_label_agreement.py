@@ -129,17 +129,23 @@ def _measured(method: str, refs: list[Reference], per: list[tuple[int, bool, boo
 def _uniform(refs: list[Reference], confidence: float) -> StepLabelScores:
     """Expected scores of naming one step drawn uniformly from each trajectory's steps, computed exactly."""
     step_hits, exact_p, first_p = 0.0, [], []
+    matches_pmf = np.array([1.0])  # distribution of the matching labelled steps summed over trajectories
     for r in refs:
         outcomes = [_scores(r, _first_error_map(r, j)) for j in range(r.n_steps)]
         step_hits += sum(m for m, _, _ in outcomes) / r.n_steps
         exact_p.append(sum(e for _, e, _ in outcomes) / r.n_steps)
         first_p.append(sum(f for _, _, f in outcomes) / r.n_steps)
+        own = np.bincount([m for m, _, _ in outcomes], minlength=len(r.labels) + 1) / r.n_steps
+        matches_pmf = np.convolve(matches_pmf, own)
     total = sum(len(r.labels) for r in refs)
+    cdf, tail = np.cumsum(matches_pmf), (1.0 - confidence) / 2
+    step = Measure(step_hits / total, int(np.searchsorted(cdf, tail - 1e-12)) / total,
+                   int(np.searchsorted(cdf, 1.0 - tail - 1e-12)) / total, total, "poisson_binomial")
 
     def expected(p: list[float]) -> Measure:
         low, high = poisson_binomial_range(np.array(p), confidence)
         return Measure(sum(p) / len(p), low, high, len(p), "poisson_binomial")
-    return StepLabelScores("baseline:uniform", len(refs), len(refs), Measure(step_hits / total, n=total),
+    return StepLabelScores("baseline:uniform", len(refs), len(refs), step,
                            expected(exact_p), expected(first_p), None, BASELINES["baseline:uniform"])
 
 
