@@ -34,6 +34,7 @@ class _Observation:
         raw = need_object(raw, where)
         self.where = where
         self.raw = raw
+        self._decoded: dict[str, Any] = {}
         self.id = self.text("id")
         if self.id is None:
             raise where.error("missing observation id", "id")
@@ -53,7 +54,9 @@ class _Observation:
         raise self.where.error(f"expected a string, got {type(value).__name__}", key)
 
     def value(self, key: str) -> Any:
-        return deep_decode(self.raw.get(key), self.where.at(key))
+        if key not in self._decoded:  # outputs are read several times; decoding (maybe twice-encoded) once
+            self._decoded[key] = deep_decode(self.raw.get(key), self.where.at(key))
+        return self._decoded[key]
 
 
 def _usage(obs: _Observation) -> tuple[int, int]:
@@ -100,7 +103,7 @@ def _trajectory(ctx: ImportContext, trace: dict[str, Any], raw_obs: list[tuple[A
     names = {name for calls in requested.values() for _, name, _ in calls}
     steps: list[Step] = []
     thought: str | None = None
-    executed = [o for o in observations if o.type in _TOOL_TYPES or (o.type == "SPAN" and o.name in names)]
+    executed = {o.id for o in observations if o.type in _TOOL_TYPES or (o.type == "SPAN" and o.name in names)}
     for obs in observations:
         if obs.type == "GENERATION" and requested[obs.id]:
             thought = (output_text(obs.value("output")) or "").strip() or None
@@ -110,7 +113,7 @@ def _trajectory(ctx: ImportContext, trace: dict[str, Any], raw_obs: list[tuple[A
                     steps.append(make_step(chat_action(ctx, name), tool_name=name, args=parse_arguments(args, at),
                                            thought=thought if k == 0 else None, source_ref=f"observation:{obs.id}"))
                 thought = None
-        elif obs in executed:
+        elif obs.id in executed:
             steps.append(_tool_step(ctx, obs, thought))
             thought = None
     answers = [o for o in generations if not requested[o.id] and (output_text(o.value("output")) or "").strip()]
