@@ -198,3 +198,14 @@ def test_figure_3_averages_the_benchmarks_not_the_questions(tmp_path):
     assert erag["hotpotqa_contain"] == pytest.approx(90.0) and erag["2wiki_contain"] == pytest.approx(25.0)
     assert arag["avg_contain"] is None and arag["2wiki_contain"] is None
     assert erag["embedding"] == "Qwen3-Embedding-0.6B"
+
+
+def test_the_dashboards_plane_arrows_join_a_baseline_of_the_same_effort(warehouse):
+    from trajscope.app.queries import plane_arrows_sql
+
+    with open_readonly(warehouse) as con:
+        arrows = con.execute(plane_arrows_sql("regex", [])).fetchall()
+    pairs = {(a[1], a[2]) for a in arrows}
+    expected = {(b[0], g[0]) for b in RIGHT for g in RIGHT
+                if b[3] == "baseline" and g[3] != "baseline" and (b[1], b[2]) == (g[1], g[2])}
+    assert pairs == expected == {("base-m-minimal", "gate-m-minimal"), ("base-m2-minimal", "gate-m2-minimal")}

@@ -28,8 +28,8 @@ ORDER BY label, question_id"""
 
 
 def plane_arrows_sql(extractor: str, datasets: list[str]) -> str:
-    """Arrow end points: each baseline run to every other condition of the same dataset and model
-    (runs without a read action have no P_disc, so no arrow)."""
+    """Arrow end points: each baseline run to every other condition of the same dataset, model and reasoning
+    effort, the settings a study varies (runs without a read action have no P_disc, so no arrow)."""
     dataset_filter = (
         f"\n  AND dataset IN ({', '.join(sql_literal(d) for d in datasets)})" if datasets else ""
     )
@@ -42,5 +42,7 @@ SELECT b.dataset, b.run_id AS from_run, i.run_id AS to_run, i.condition,
 FROM plane b
 JOIN plane i ON i.dataset = b.dataset AND i.model IS NOT DISTINCT FROM b.model
             AND i.run_id <> b.run_id AND i.condition IS DISTINCT FROM 'baseline'
+JOIN runs rb ON rb.run_id = b.run_id
+JOIN runs ri ON ri.run_id = i.run_id AND ri.reasoning_effort IS NOT DISTINCT FROM rb.reasoning_effort
 WHERE b.condition = 'baseline' AND b.p_disc IS NOT NULL AND i.p_disc IS NOT NULL
 ORDER BY b.dataset, from_run, to_run"""
