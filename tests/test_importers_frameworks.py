@@ -633,6 +633,29 @@ def test_atif_continued_trajectory_is_joined_and_copied_context_taken_once(tmp_p
         assert tokens_in == sum(json.loads(p.read_text())["final_metrics"]["total_prompt_tokens"] for p in (main, cont))
 
 
+def test_atif_embedded_subagent_trajectory_is_its_own_trajectory(tmp_path):
+    search = {"tool_call_id": "c1", "function_name": "web_search", "arguments": {"query": "Velm river"}}
+    sub = {"trajectory_id": "sub1", "agent": {"name": "researcher", "version": "1"}, "steps": [
+        {"step_id": 1, "source": "user", "message": "Find the river of Velm."},
+        {"step_id": 2, "source": "agent", "message": "", "tool_calls": [search],
+         "observation": {"results": [{"source_call_id": "c1", "content": "Velm lies on the Oder."}]}},
+        {"step_id": 3, "source": "agent", "message": "The Oder."}]}
+    doc = {"schema_version": "ATIF-v1.7", "session_id": "s9", "agent": {"name": "lead", "version": "1"},
+           "steps": [{"step_id": 1, "source": "user", "message": "Which river flows through Velm?"},
+                     {"step_id": 2, "source": "agent", "message": "Oder"}],
+           "subagent_trajectories": [sub]}
+    path = tmp_path / "lead.json"
+    path.write_text(json.dumps(doc, indent=1))
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    with open_readonly(db) as con:
+        rows = con.execute("SELECT t.question_id, s.kind, s.agent FROM trajectories t JOIN steps s "
+                           "USING (trajectory_id) ORDER BY 1, s.step_index").fetchall()
+    assert rows == [(doc["session_id"], "final", None),
+                    (f"{doc['session_id']}:{sub['trajectory_id']}", "search", sub["agent"]["name"]),
+                    (f"{doc['session_id']}:{sub['trajectory_id']}", "final", sub["agent"]["name"])]
+
+
 def test_atif_step_with_an_unknown_source_names_file_line_and_field(tmp_path):
     raw = json.loads(ATIF.read_text())
     raw["steps"][2]["source"] = "robot"

@@ -153,7 +153,7 @@ def _continues(path: Path) -> Path | None:
     return None
 
 
-def _trajectory(ctx: ImportContext, doc: Any, where: Where) -> Trajectory:
+def _trajectory(ctx: ImportContext, doc: Any, where: Where, parent_qid: str | None = None) -> Trajectory:
     doc = need_object(doc, where)
     version = opt_str(doc, "schema_version", where)
     if version is None or not version.startswith("ATIF"):
@@ -198,6 +198,12 @@ def _trajectory(ctx: ImportContext, doc: Any, where: Where) -> Trajectory:
     question_text = question_text or copied_question
     qid = next((str(v) for k in ("question_id",) if (v := extra.get(k)) is not None), None) or \
         opt_str(doc, "session_id", where) or opt_str(doc, "trajectory_id", where)
+    if parent_qid is not None:  # a sub-agent's trajectory: known under its parent's question
+        qid = f"{parent_qid}:{opt_str(doc, 'trajectory_id', where) or qid or where.prefix}"
+        question_text = question_text or f"(sub-agent task not recorded: {qid})"
+        name = opt_str(agent, "name", where.at("agent"))
+        if name:
+            steps = [msgspec.structs.replace(step, agent=name) for step in steps]
     question = ctx.question(where, source_id=qid, text=question_text,
                             gold=extra.get("gold_answer") if isinstance(extra.get("gold_answer"), str) else None)
     totals: dict[str, float] = {}
@@ -232,4 +238,21 @@ def import_atif(ctx: ImportContext) -> Iterator[Trajectory]:
                                   "trajectory (import that file, or the folder)")
         return
     for line, doc in iter_whole_documents(ctx.path):
-        yield _trajectory(ctx, doc, ctx.where(line))
+        where = ctx.where(line)
+        trajectory = _trajectory(ctx, doc, where)
+        yield trajectory
+        yield from _subagents(ctx, doc, where, trajectory.question.question_id)
+
+
+def _subagents(ctx: ImportContext, doc: Any, where: Where, parent_qid: str) -> Iterator[Trajectory]:
+    """The sub-agent trajectories an ATIF v1.7 document embeds (`subagent_trajectories`), one trajectory each."""
+    embedded = doc.get("subagent_trajectories") if isinstance(doc, dict) else None
+    if isinstance(embedded, dict):
+        embedded = list(embedded.values())
+    at = where.at("subagent_trajectories")
+    for i, sub in enumerate(need_list(embedded, at) if embedded is not None else []):
+        if isinstance(sub, dict) and "steps" in sub:
+            sub_where = at.at(i)
+            trajectory = _trajectory(ctx, {"schema_version": doc.get("schema_version"), **sub}, sub_where, parent_qid)
+            yield trajectory
+            yield from _subagents(ctx, sub, sub_where, trajectory.question.question_id)
