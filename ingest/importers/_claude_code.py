@@ -78,7 +78,8 @@ def _trajectory(ctx: ImportContext, chain: _Chain) -> Trajectory:
         blocks = _blocks(message, where)
         if record["type"] == "user":
             texts = [b.get("text") for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
-            if texts and not record.get("isMeta") and not any(b.get("type") == "tool_result" for b in blocks):
+            typed = not record.get("isMeta") and not record.get("isCompactSummary")  # not a context summary
+            if texts and typed and not any(b.get("type") == "tool_result" for b in blocks):
                 human_turns += 1
                 question = question or "\n".join(texts)
             continue
