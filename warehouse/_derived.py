@@ -62,7 +62,8 @@ def _view_sql() -> dict[str, str]:
 
 def _views_read(sql: str) -> list[str]:
     """The views `sql` names, and those they name in turn, sorted."""
-    views, seen, todo = _view_sql(), set(), [sql]
+    views, todo = _view_sql(), [sql]
+    seen: set[str] = set()
     while todo:
         for name in views_named(todo.pop(), views) - seen:
             seen.add(name)

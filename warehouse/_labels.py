@@ -54,20 +54,29 @@ def _matches(con: duckdb.DuckDBPyConnection, keys: list[str], run_id: str | None
     return out
 
 
-def _steps(con: duckdb.DuckDBPyConnection, tids: list[str]) -> dict[str, dict[str, object]]:
+@dataclass
+class _KnownSteps:
+    """One stored trajectory's steps: how many, and each step's source ref by ref and by index."""
+
+    n: int = 0
+    refs: dict[str, int] = field(default_factory=dict)
+    index_refs: dict[int, str | None] = field(default_factory=dict)
+
+
+def _steps(con: duckdb.DuckDBPyConnection, tids: list[str]) -> dict[str, _KnownSteps]:
     con.register("label_tids", pa.table({"trajectory_id": tids}))
     try:
         rows = con.execute("SELECT trajectory_id, step_index, source_ref FROM steps "
                            "WHERE trajectory_id IN (SELECT trajectory_id FROM label_tids)").fetchall()
     finally:
         con.unregister("label_tids")
-    out: dict[str, dict[str, object]] = {t: {"n": 0, "refs": {}, "index_refs": {}} for t in tids}
+    out = {t: _KnownSteps() for t in tids}
     for tid, index, ref in rows:
         entry = out[tid]
-        entry["n"] = max(entry["n"], index + 1)  # type: ignore[call-overload]
-        entry["index_refs"][index] = ref  # type: ignore[index]
+        entry.n = max(entry.n, index + 1)
+        entry.index_refs[index] = ref
         if ref is not None:
-            entry["refs"].setdefault(ref, index)  # type: ignore[union-attr]
+            entry.refs.setdefault(ref, index)
     return out
 
 
@@ -104,18 +113,18 @@ def load_label_records(con: duckdb.DuckDBPyConnection, labelled: Sequence[Labell
         for k, label in enumerate(t.labels):
             ref, index = label.source_ref, label.step_index
             if ref is not None:
-                at = known["refs"].get(ref)  # type: ignore[union-attr]
+                at = known.refs.get(ref)
                 if at is None:
                     raise _error(t, f"labels[{k}].source_ref", f"trajectory {tid!r} has no step at {ref} "
                                  "(steps keep the position the importer gave them; see steps.source_ref)")
                 if index is not None and index != at:
                     raise _error(t, f"labels[{k}].step_index", f"step_index {index} but {ref} is step {at}")
                 index = at
-            elif index is None or not 0 <= index < known["n"]:  # type: ignore[operator]
+            elif index is None or not 0 <= index < known.n:
                 raise _error(t, f"labels[{k}].step_index", f"trajectory {tid!r} has no step {index} "
-                             f"(it has {known['n']})")
+                             f"(it has {known.n})")
             else:
-                ref = known["index_refs"].get(index)  # type: ignore[union-attr]
+                ref = known.index_refs.get(index)
             ordinal = ordinals.get(tid, 0)
             ordinals[tid] = ordinal + 1
             values = dict(trajectory_id=tid, ordinal=ordinal, source_ref=ref, step_index=index, label=label.label,

@@ -150,7 +150,8 @@ class ToolLoop:
 
     def evidence_state(self) -> EvidenceState:
         """Counters and texts the gates judge a `final` by."""
-        read_texts, snippets = [], []
+        read_texts: list[str] = []
+        snippets: list[str] = []
         for step in self.recorder.steps:
             if isinstance(step, ReadStep):
                 for p in step.passages:

@@ -45,8 +45,8 @@ class SharedStorage:
         if not self.remote:
             root = Path(self.location)
             return sorted(p.name for p in root.glob(pattern)) if root.is_dir() else []
-        fs, root = self._fs()
-        return sorted(Path(p).name for p in fs.glob(f"{root}/{pattern}"))
+        fs, base = self._fs()
+        return sorted(Path(p).name for p in fs.glob(f"{base}/{pattern}"))
 
     def first_line(self, name: str) -> bytes:
         """The first line of a file (b"" when it is empty or missing)."""

@@ -27,7 +27,7 @@ def named_arguments(tool: str, args: Any) -> dict[str, Any]:
                             f"expected {expected_signature(tool)}.")
     schema = TOOL_SPECS[tool][1]
     aliases = _ALIASES.get(tool, {})
-    named = {aliases.get(k, k): v for k, v in args.items()}
+    named = {aliases.get(str(k), str(k)): v for k, v in args.items()}
     unknown = sorted(set(named) - set(schema["properties"]))
     missing = [k for k in schema["required"] if k not in named]
     if unknown or missing:

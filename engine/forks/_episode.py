@@ -164,7 +164,7 @@ def _tool_names(request: Mapping[str, Any]) -> list[str]:
 def log_action(step: StepBase, tools: list[str]) -> tuple[str | None, dict[str, Any]]:
     """The action of this tool set that repeats a logged step (None: it has no equivalent)."""
     if isinstance(step, SearchStep):
-        kind = type(step).__struct_config__.tag
+        kind = str(type(step).__struct_config__.tag)
         name = kind if kind in tools else next((t for t in SEARCH_KINDS if t in tools), None)
         query = step.query or ""
         return name, ({"keywords": query} if name == "keyword_search" else {"query": query})

@@ -119,7 +119,7 @@ def resolve(intervention: Intervention, parent: Trajectory, k: int, corpus: Mapp
     if refusal is not None:
         raise ForkError(f"{name} does not apply at step {k} of {parent.trajectory_id}: {refusal}")
     if name == "remove_decoy":
-        listed = [c.chunk_id for c in step.candidates]  # type: ignore[attr-defined]
+        listed = [c.chunk_id for c in getattr(step, "candidates", ())]
         if arg not in listed:
             raise ForkError(f"remove_decoy: chunk {arg!r} is not among the candidates of step {k} "
                             f"({', '.join(listed) or 'none'})")

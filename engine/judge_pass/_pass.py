@@ -116,6 +116,8 @@ def has_gold(item: JudgeInput) -> bool:
 # A trajectory without an answer that ended by budget, error or a forced answer did not answer (scored
 # 0); one without an answer text that ended otherwise answered in a way the log did not capture.
 _DID_NOT_ANSWER = ("error", *FORCED_END_REASONS)
+# One stored verdict: trajectory, judge, score, judge model, rationale.
+_Row = tuple[str, str, float, str | None, str | None]
 
 
 def answer_missing(item: JudgeInput) -> bool:
@@ -123,8 +125,8 @@ def answer_missing(item: JudgeInput) -> bool:
     return not (item.final_answer or "").strip() and item.end_reason not in _DID_NOT_ANSWER
 
 
-def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, None, None]]:
-    rows = []
+def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[_Row]:
+    rows: list[_Row] = []
     for item in inputs:
         if not has_gold(item) or answer_missing(item):
             continue
@@ -138,11 +140,11 @@ def _judgment_rows(inputs: Sequence[JudgeInput]) -> list[tuple[str, str, float, 
     return rows
 
 
-async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[tuple]:
+async def _llm_rows(inputs: Sequence[JudgeInput], judge: LLMJudge, report: JudgeReport) -> list[_Row]:
     todo = [i for i in inputs if judge.model_name not in i.llm_models and has_gold(i)
             and not answer_missing(i)]
     # An echo or hedge is wrong under every judge (answer_invalidity): recorded as 0, the model not asked.
-    rows = [(i.trajectory_id, "llm", 0.0, judge.model_name,
+    rows: list[_Row] = [(i.trajectory_id, "llm", 0.0, judge.model_name,
              f"not an answer ({i.invalidity}): scored 0 without the judge") for i in todo if i.invalidity]
     todo = [i for i in todo if not i.invalidity]
     try:

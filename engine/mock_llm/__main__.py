@@ -13,10 +13,10 @@ from ._replies import reply_tool_call
 from ._server import MockLLMServer, RecordedRequest
 
 
-def scripted_agent(steps: int):  # type: ignore[no-untyped-def]
+def scripted_agent(steps: int):
     """A responder that plays a fixed-length search...final episode for every conversation."""
 
-    def respond(request: RecordedRequest):  # type: ignore[no-untyped-def]
+    def respond(request: RecordedRequest):
         turns = sum(1 for m in request.messages if m.get("role") == "assistant")
         if turns + 1 >= steps:
             return reply_tool_call("final", {"answer": "mock answer"}, tokens_in=200, tokens_out=10)

@@ -26,7 +26,7 @@ class WarehouseSink:
         self._next_line = 1
         self._waiting = 0  # records written since the last load
         self._lock = asyncio.Lock()
-        self._ingest = _ingest_function() if db_path is not None else None
+        self._ingest: Any = _ingest_function() if db_path is not None else None
 
     @property
     def enabled(self) -> bool:
@@ -56,7 +56,7 @@ class WarehouseSink:
             waiting = self._waiting
             try:
                 loaded = await asyncio.to_thread(
-                    self._ingest, self.db_path, self.log_path,  # type: ignore[misc]
+                    self._ingest, self.db_path, self.log_path,
                     start=self._offset, first_line=self._next_line)
             except Exception as exc:  # noqa: BLE001 - the log is the source of truth; retry next time
                 self.last_error = f"{type(exc).__name__}: {exc}"

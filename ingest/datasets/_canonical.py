@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
-def _jsonl(records: list[msgspec.Struct]) -> bytes:
+def _jsonl(records: Sequence[msgspec.Struct]) -> bytes:
     return b"".join(_encoder.encode(r) + b"\n" for r in records)
 
 
@@ -89,8 +90,8 @@ def write_dataset(ds: Dataset, directory: str | Path) -> Path:
 
 
 def _decode_lines(path: Path, kind: type) -> list[tuple[int, Any]]:
-    decoder = msgspec.json.Decoder(kind)
-    out = []
+    decoder: msgspec.json.Decoder[Any] = msgspec.json.Decoder(kind)
+    out: list[tuple[int, Any]] = []
     try:
         lines = path.read_bytes().splitlines()
     except OSError as exc:

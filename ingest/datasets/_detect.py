@@ -64,9 +64,9 @@ def _pair_in_directory(directory: Path) -> tuple[Path, Path] | None:
     files = sorted(p for p in directory.iterdir() if p.is_file() and p.suffix in _DATA_SUFFIXES)
     corpora = [p for p in files if p.stem.endswith("_corpus")]
     for corpus in corpora:
-        questions = directory / (corpus.stem[: -len("_corpus")] + corpus.suffix)
-        if questions.is_file():
-            return questions, corpus
+        paired = directory / (corpus.stem[: -len("_corpus")] + corpus.suffix)
+        if paired.is_file():
+            return paired, corpus
     corpora = [p for p in files if "corpus" in p.stem.lower()]
     questions = [p for p in files if "question" in p.stem.lower()]
     if len(corpora) == 1 and len(questions) == 1:

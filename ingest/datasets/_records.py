@@ -254,7 +254,7 @@ def gold_chain(record: SourceRecord, paragraphs: list[Paragraph], chunk_id_of: A
         for j, (idx, _) in enumerate(steps):
             # Hop j is asked for by the answer of hop j - 1 (MuSiQue's "#1" placeholders).
             info.setdefault(idx, HopInfo(entity=steps[j - 1][1] if j else None,
-                                         answers=() if steps[j][1] is None else (steps[j][1],)))
+                                         answers=() if (answer := steps[j][1]) is None else (answer,)))
         flagged = [i for i, p in enumerate(paragraphs) if p.is_supporting]
         order = list(dict.fromkeys([i for i, _ in steps] + flagged))
         refs = [GoldRef(title=paragraphs[i].title, text=paragraphs[i].text, paragraph=True) for i in order]

@@ -111,7 +111,8 @@ class _Unique:
     """Draws values without repeats, so every comparison in the world has a strict answer."""
 
     def __init__(self, rng: random.Random, low: int, high: int):
-        self.rng, self.low, self.high, self.used = rng, low, high, set()
+        self.rng, self.low, self.high = rng, low, high
+        self.used: set[int] = set()
 
     def near(self, target: int) -> int:
         for delta in range(self.high - self.low + 1):
@@ -215,10 +216,10 @@ def _add_namesakes(world: World, rng: random.Random, years_person: _Unique, year
         if twin_name in world.companies:
             continue
         founder = world.people[world.namesakes.get(company.founder, company.founder)]
-        twin = Company(twin_name, near_namesake(company.short), company.product,
-                       years_company.near(company.founded + rng.choice([-7, 4, 9])), founder.name,
-                       rng.choice([n for n in names if n != company.hq]), director=company.director)
-        world.companies[twin_name] = twin
+        twin_company = Company(twin_name, near_namesake(company.short), company.product,
+                               years_company.near(company.founded + rng.choice([-7, 4, 9])), founder.name,
+                               rng.choice([n for n in names if n != company.hq]), director=company.director)
+        world.companies[twin_name] = twin_company
         world.namesakes[company.name] = twin_name
         if founder.founded is None:
             founder.founded = twin_name

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from trajscope.format import (
     SEARCH_KINDS,
@@ -72,7 +72,7 @@ def _spent(step: StepBase) -> bool:
     return any(v is not None for v in (step.tokens_in, step.tokens_out, step.cost_usd)) or bool(step.thought)
 
 
-def _answers_without_tool(step: Step) -> bool:
+def _answers_without_tool(step: Step) -> TypeGuard[FinalStep]:
     # A final that no tool call carried (direct answer, vanilla RAG): the model's reply is the answer.
     return isinstance(step, FinalStep) and step.tool_name is None
 

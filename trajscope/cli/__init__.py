@@ -40,7 +40,7 @@ class WarehouseUnusable(click.ClickException):
 
     def __init__(self, message: str, exit_code: int):
         super().__init__(message)
-        self.exit_code = exit_code
+        self.exit_code = exit_code  # type: ignore[misc]  # the stub's ClassVar; click reads the instance's
 
 
 def _printable(message: str) -> str:
@@ -64,7 +64,7 @@ class LazyGroup(click.Group):
         try:
             return self._invoke(ctx)
         except click.ClickException as exc:  # every error message is printed redacted and neutralised
-            exc.message = _printable(exc.message)
+            exc.message = _printable(exc.message)  # type: ignore[misc]  # the stub's Final; click prints it
             raise
 
     def _invoke(self, ctx: click.Context):
@@ -74,7 +74,7 @@ class LazyGroup(click.Group):
             cause = exc.__cause__ or exc.__context__
             code = getattr(cause, "exit_code", None)
             if isinstance(code, int) and not isinstance(cause, click.ClickException) and exc.exit_code == 1:
-                exc.exit_code = code
+                exc.exit_code = code  # type: ignore[misc]  # the stub's ClassVar; click reads the instance's
             raise
         except (click.exceptions.Exit, click.Abort):
             raise

@@ -72,7 +72,11 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
         raise click.ClickException(f"{db_path}: is a directory, not a warehouse file")
     if not _port_free(port):
         raise click.ClickException(f"port {port} on 127.0.0.1 is already in use; pass --port N")
-    main = Path(find_spec("trajscope.app").submodule_search_locations[0]) / "main.py"
+    spec = find_spec("trajscope.app")
+    folders = spec.submodule_search_locations if spec is not None else None
+    if not folders:
+        raise click.ClickException("trajscope.app is not installed beside the command")
+    main = Path(folders[0]) / "main.py"
     if not main.is_file():
         raise click.ClickException(f"{main}: the dashboard's entry script is missing from this install")
     env = {

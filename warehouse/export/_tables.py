@@ -70,8 +70,8 @@ def _redacted_strings(df: pl.DataFrame) -> pl.DataFrame:
         if hits is not None and not hits.any():
             continue
         values = df[name].to_list()
-        hits = hits.to_list() if hits is not None else [True] * len(values)
-        casts.append(pl.Series(name, [redact(v) if hit else v for v, hit in zip(values, hits, strict=True)],
+        marked = hits.to_list() if hits is not None else [True] * len(values)
+        casts.append(pl.Series(name, [redact(v) if hit else v for v, hit in zip(values, marked, strict=True)],
                                dtype=pl.String))
     return df.with_columns(casts) if casts else df
 

@@ -51,7 +51,7 @@ def load_judge_inputs(db_path: str | Path | None, run_id: str) -> RunInputs:
     row and byte caps, and the SQL is fixed with the run id bound as a parameter.
     """
     with open_warehouse(db_path) as con:
-        exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] > 0
+        exists = con.execute("SELECT count(*) FROM runs WHERE run_id = ?", [run_id]).fetchall()[0][0] > 0
         rows = con.execute(INPUTS_SQL, {"run": run_id}).fetchall()
     return RunInputs(exists, [JudgeInput(*row) for row in rows])
 

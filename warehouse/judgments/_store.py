@@ -67,7 +67,7 @@ def store_judge_results(db_path: str | Path | None, run_id: str, inputs: Sequenc
             con.unregister("coverage_rows")
             con.unregister("answer_rows")
         conflicts = con.execute(
-            "SELECT count(DISTINCT trajectory_id) FROM verdict_conflicts WHERE run_id = ?", [run_id]).fetchone()[0]
+            "SELECT count(DISTINCT trajectory_id) FROM verdict_conflicts WHERE run_id = ?", [run_id]).fetchall()[0][0]
     return StoredJudging(len(inputs) - len(fresh), conflicts)
 
 

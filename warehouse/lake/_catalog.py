@@ -132,7 +132,7 @@ def _extend(con: duckdb.DuckDBPyConnection, tables: list[LakeTable]) -> bool:
     they added shared rows the refresh does not follow (the caller then computes every trajectory's)."""
     for table in tables:
         if table.shared and table.name not in _FOLLOWED_SHARED and \
-                con.execute(f"SELECT count(*) FROM (SELECT 1 FROM added.main.{table.name} LIMIT 1)").fetchone()[0]:
+                con.execute(f"SELECT count(*) FROM (SELECT 1 FROM added.main.{table.name} LIMIT 1)").fetchall()[0][0]:
             return False
     try:
         touched = _touched(con, tables)

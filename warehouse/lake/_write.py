@@ -119,7 +119,7 @@ def _write_rows(lake: Path, con: duckdb.DuckDBPyConnection, tables: list[LakeTab
             # A shared row the lake already holds (the same question from an earlier log) is not written twice.
             same = " AND ".join(f's."{c}" IS NOT DISTINCT FROM e."{c}"' for c in table.column_names)
             select = f"SELECT s.* FROM ({select}) s ANTI JOIN {existing}.{table.name} e ON {same}"
-        n = con.execute(f"SELECT count(*) FROM ({select})").fetchone()[0]
+        n = con.execute(f"SELECT count(*) FROM ({select})").fetchall()[0][0]
         rows[table.name] = n
         if n:
             # Into the writer's staging folder: a file being written is never where a reader's glob looks.

@@ -2,6 +2,7 @@
 the attribution_agreement view's counts with their confidence intervals, and Cohen's kappa of categories."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,7 +124,7 @@ def _uniform_probabilities(rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     return {"step": np.array(step), "within1": np.array(w1), "within3": np.array(w3), "agent": np.array(agent)}
 
 
-def _kappa(pairs: list[tuple[str, str]], n_resamples: int, seed: int, confidence: float) -> Measure:
+def _kappa(pairs: Sequence[tuple[object, object]], n_resamples: int, seed: int, confidence: float) -> Measure:
     human = np.array([h for h, _ in pairs], dtype=object)
     method = np.array([m for _, m in pairs], dtype=object)
     point = cohen_kappa(human, method).kappa

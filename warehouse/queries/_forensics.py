@@ -200,7 +200,7 @@ def _reweighted_overall(runs: list[JudgeRobustness], pooled: LabelAgreement) -> 
     if not n:
         return None
     acc_a = sum(r.n_population * r.accuracy_a for r in usable) / n
-    acc_b = sum(r.n_population * r.accuracy_b_reweighted for r in usable) / n
+    acc_b = sum(r.n_population * (r.accuracy_b_reweighted or 0.0) for r in usable) / n
     return JudgeRobustness("all (reweighted)", n, sum(r.n_sample for r in usable), acc_a, acc_b, acc_b - acc_a,
                            pooled.agreement.kappa if pooled.agreement else None)
 

@@ -90,15 +90,15 @@ def published_metrics(per_step: StepLabelAgreement, decisive: HumanAgreement | N
         return out
     out.family = "decisive step (Who&When)"
     no_map = Measure(None, reason="does not apply: the labels name one decisive step, no label per step")
-    for m in decisive.methods:
+    for agreed in decisive.methods:
         out.rows.append(PublishedRow(
-            m.method, m.n_labelled, {"step_accuracy": m.step, "exact": no_map, "first_error_accuracy": no_map,
-                                     "agent_accuracy": m.agent, "location_accuracy": Measure(None, reason=_TRAIL),
-                                     "category_f1": Measure(None, reason=_TRAIL),
-                                     "joint_accuracy": Measure(None, reason=_TRAIL)},
-            f"vs rules: only rules {m.vs_rules.a_only}, only this {m.vs_rules.b_only}; exact p "
-            f"{m.vs_rules.exact_p:.3g}" if m.vs_rules else (m.vs_rules_reason or ""),
-            f"coverage {m.coverage:.3f}"))
+            agreed.method, agreed.n_labelled,
+            {"step_accuracy": agreed.step, "exact": no_map, "first_error_accuracy": no_map,
+             "agent_accuracy": agreed.agent, "location_accuracy": Measure(None, reason=_TRAIL),
+             "category_f1": Measure(None, reason=_TRAIL), "joint_accuracy": Measure(None, reason=_TRAIL)},
+            f"vs rules: only rules {agreed.vs_rules.a_only}, only this {agreed.vs_rules.b_only}; exact p "
+            f"{agreed.vs_rules.exact_p:.3g}" if agreed.vs_rules else (agreed.vs_rules_reason or ""),
+            f"coverage {agreed.coverage:.3f}"))
     return out
 
 

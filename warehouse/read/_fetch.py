@@ -11,6 +11,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+from duckdb.sqltypes import DuckDBPyType
 
 from ._display import displayable
 from ._errors import LimitExceeded, QueryTimeout, ResultTooLarge
@@ -112,12 +113,12 @@ def _bounded(con: duckdb.DuckDBPyConnection, limits: ReadLimits) -> Iterator[Non
         with time_limit(con, limits.timeout_s):
             yield
     except (duckdb.OutOfMemoryException, MemoryError) as exc:
-        raise limit_error(exc, limits) from None
+        raise limit_error(exc, limits) or exc from None
     except OSError as exc:
         # Arrow's conversion reports DuckDB's out-of-memory as an OSError.
         if "out of memory" not in str(exc).lower():
             raise
-        raise limit_error(MemoryError(str(exc)), limits) from None
+        raise limit_error(MemoryError(str(exc)), limits) or exc from None
 
 
 def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits, *, params: Any = None,
@@ -132,7 +133,7 @@ def fetch_bounded(con: duckdb.DuckDBPyConnection, sql: str, limits: ReadLimits, 
 
 
 def fetch_rows(con: duckdb.DuckDBPyConnection, statement: str, params: Any,
-               limits: ReadLimits) -> tuple[pa.Table, list[duckdb.typing.DuckDBPyType], bool]:
+               limits: ReadLimits) -> tuple[pa.Table, list[DuckDBPyType], bool]:
     """A checked statement's rows in DuckDB's own types, up to max_rows, within the time and byte limits;
     with the column types and whether more rows existed."""
     with _bounded(con, limits):

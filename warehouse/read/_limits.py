@@ -6,6 +6,7 @@ import math
 import os
 import resource
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from ._errors import ReadRefused
 
@@ -29,7 +30,7 @@ DEFAULTS: dict[str, tuple[float, float, float]] = {
 }
 
 
-def _default(name: str, profile: str = "command") -> float:
+def _default(name: str, profile: str = "command") -> Any:  # an int for counts and MB, a float for seconds
     return DEFAULTS[name][PROFILES.index(profile)]
 
 
@@ -59,7 +60,8 @@ class ReadLimits:
 
     def with_overrides(self, **changes: float | None) -> ReadLimits:
         """A copy with the given limits changed; None keeps the current value (never removes a limit)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        kept: dict[str, Any] = {k: v for k, v in changes.items() if v is not None}
+        return replace(self, **kept)
 
     def duckdb_config(self, temp_directory: str) -> dict[str, object]:
         """The connection settings that carry these limits."""

@@ -10,6 +10,7 @@ from typing import Any
 import duckdb
 import polars as pl
 import pyarrow as pa
+from duckdb.sqltypes import DuckDBPyType
 
 from ._errors import LimitExceeded
 from ._fetch import Fetched, fetch_bounded, fetch_rows
@@ -26,7 +27,7 @@ def _interval(value: Any) -> Any:
     return datetime.timedelta(days=value.months * 30 + value.days, microseconds=value.nanoseconds // 1000)
 
 
-def _converter(type_: duckdb.typing.DuckDBPyType):  # noqa: ANN202 - a per-value function or None
+def _converter(type_: DuckDBPyType):  # noqa: ANN202 - a per-value function or None
     """How an Arrow value of this DuckDB type becomes what DuckDB's own fetchall gives (None: as it is)."""
     kind = type_.id
     if kind in ("hugeint", "uhugeint"):  # Arrow carries them as decimal128(38, 0)
@@ -43,7 +44,7 @@ def _converter(type_: duckdb.typing.DuckDBPyType):  # noqa: ANN202 - a per-value
 class Rows:
     """A query's complete result (never cut: a result past the row cap is refused), read like a DB-API cursor."""
 
-    def __init__(self, table: pa.Table, types: list[duckdb.typing.DuckDBPyType]):
+    def __init__(self, table: pa.Table, types: list[DuckDBPyType]):
         self._table = table
         self._types = types
         self._rows: list[tuple[Any, ...]] | None = None

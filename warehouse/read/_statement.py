@@ -153,12 +153,12 @@ def _check_tree(tree: Any, catalog: Catalog | None) -> None:
     for table in tables:
         name = str(table.get("table_name", "")).lower()
         schema = str(table.get("schema_name", "")).lower()
-        catalog = str(table.get("catalog_name", "")).lower()
-        if not schema and not catalog and name in cte_names:
+        database = str(table.get("catalog_name", "")).lower()
+        if not schema and not database and name in cte_names:
             continue
-        if not any(r[2] == name and (not schema or r[1] == schema) and (not catalog or r[0] == catalog)
+        if not any(r[2] == name and (not schema or r[1] == schema) and (not database or r[0] == database)
                    for r in relations):
-            shown = ".".join(p for p in (catalog, schema, table.get("table_name", "")) if p)
+            shown = ".".join(p for p in (database, schema, table.get("table_name", "")) if p)
             raise ForbiddenStatement(
                 f"no table or view named {shown!r} in the warehouse (file paths and URLs cannot be queried)"
             )

@@ -112,10 +112,10 @@ def main() -> None:
         refused = address_space_stop(limits)
         _status(folder, ok=False, kind="limit", limit=refused.limit, message=str(refused))
     except duckdb.Error as exc:  # a DuckDB error the user's SQL caused: one line back
-        refused = memory_stop(exc, limits)
+        stopped = memory_stop(exc, limits)
         damaged = open_failure(Path(request.get("shown_db") or request["db"]), exc)
-        if refused is not None:
-            _status(folder, ok=False, kind="limit", limit=refused.limit, message=str(refused))
+        if stopped is not None:
+            _status(folder, ok=False, kind="limit", limit=stopped.limit, message=str(stopped))
         elif damaged is not None:  # a corrupt block met while reading: the file, not the query
             _status(folder, ok=False, kind="NotAWarehouse", message=str(damaged))
         else:

@@ -17,7 +17,7 @@ class Agreement:
     n: int
 
 
-def cohen_kappa(x: Sequence[object], y: Sequence[object]) -> Agreement:
+def cohen_kappa(x: Sequence[object] | np.ndarray, y: Sequence[object] | np.ndarray) -> Agreement:
     """Unweighted Cohen's kappa of two label sequences over the same items (any hashable labels)."""
     x_arr = np.asarray(x, dtype=object)
     y_arr = np.asarray(y, dtype=object)

@@ -14,7 +14,7 @@ def pareto_frontier(tokens: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
     no_worse = (tokens[None, :] <= tokens[:, None]) & (accuracy[None, :] >= accuracy[:, None])
     better = (tokens[None, :] < tokens[:, None]) | (accuracy[None, :] > accuracy[:, None])
     dominated = (no_worse & better).any(axis=1)
-    return ~dominated
+    return np.asarray(~dominated)
 
 
 __all__ = ["pareto_frontier"]

@@ -211,7 +211,7 @@ def label_verdict(db_path: str | Path | None, verdict_id: str, label: str, note:
     if label not in LABELS:
         raise ValueError(f"field label: {label!r} is not one of {', '.join(LABELS)}")
     with open_warehouse(db_path) as con:
-        exists = con.execute("SELECT count(*) FROM scan_verdicts WHERE verdict_id = ?", [verdict_id]).fetchone()[0]
+        exists = con.execute("SELECT count(*) FROM scan_verdicts WHERE verdict_id = ?", [verdict_id]).fetchall()[0][0]
         if not exists:
             raise LookupError(f"no verdict {verdict_id!r} in the warehouse")
         with transaction(con):
