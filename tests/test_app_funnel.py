@@ -64,8 +64,10 @@ def test_both_pages_share_one_run_picker(db, monkeypatch, script, key, default_c
     # Without a URL: the first runs of the run list, the same list on both pages.
     at = _open(db, script, monkeypatch)
     picker = at.multiselect(key=key)
-    assert picker.label == "Runs" and picker.options == ["funnel", "funnel_noread"]
-    assert picker.value == picker.options[:default_count]
+    # Each run by its readable name; both share dataset, controller and model, so each name ends with its id.
+    assert picker.label == "Runs" and picker.options == [f"{DATASET} · react · m · funnel",
+                                                         f"{DATASET} · react · m · funnel_noread"]
+    assert picker.value == ["funnel", "funnel_noread"][:default_count]
     # Clearing the choice leaves a hint, not an empty page of errors.
     picker.set_value([]).run()
     assert not at.exception and any(i.value == "Choose at least one run." for i in at.info)

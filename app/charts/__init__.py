@@ -8,9 +8,9 @@ from ._figures import (
     stacked_share_chart,
     stage_change_chart,
 )
-from ._labels import short_run_labels
+from ._labels import readable_run_names, short_run_labels
 
 __all__ = [
     "chart_to_png", "chart_to_svg", "failure_plane_chart", "funnel_chart", "grouped_bar_chart", "interval_chart",
-    "short_run_labels", "stacked_share_chart", "stage_change_chart",
+    "readable_run_names", "short_run_labels", "stacked_share_chart", "stage_change_chart",
 ]

@@ -5,6 +5,11 @@ import altair as alt
 import polars as pl
 
 _PALETTE = "tableau10"
+# The dashboard's half column a funnel figure sits in, in pixels; the y axis and its title take _AXIS_PX of it,
+# a row facet's header _ROW_HEADER_PX more.
+FUNNEL_COLUMN_PX = 360
+_AXIS_PX = 90
+_ROW_HEADER_PX = 32
 
 
 def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: str) -> alt.LayerChart:
@@ -86,17 +91,24 @@ def interval_chart(df: pl.DataFrame, *, prefix: str, category: str, group: str, 
 
 
 def funnel_chart(df: pl.DataFrame, *, stages: tuple[str, ...], group: str, title: str,
-                 facet: str | None = None) -> alt.Chart:
-    """The evidence funnel: one bar per stage (in funnel order) per group, optionally one panel per facet value."""
+                 facet: str | None = None, width: int = FUNNEL_COLUMN_PX) -> alt.Chart:
+    """The evidence funnel: one bar per stage (in funnel order) per group, optionally one panel row per facet
+    value. Every panel, and the legend below them, is narrower than `width` pixels (a dashboard column), so the
+    figure fits its column whatever the number of hops and runs."""
+    inner = width - _AXIS_PX - (_ROW_HEADER_PX if facet else 0)
+    tooltip = [group, *(["run_id"] if "run_id" in df.columns and group != "run_id" else []), "stage:N",
+               alt.Tooltip("share:Q", format=".1%"), "n_passages"]
     chart = alt.Chart(df).transform_fold(list(stages), as_=["stage", "share"]).mark_bar().encode(
-        x=alt.X("stage:N", sort=list(stages), title=None, axis=alt.Axis(labelAngle=0)),
+        x=alt.X("stage:N", sort=list(stages), title=None, axis=alt.Axis(labelAngle=0, labelLimit=80)),
         xOffset=alt.XOffset(f"{group}:N"),
         y=alt.Y("share:Q", title="Share of gold passages", axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color(f"{group}:N", title=group.replace("_", " ").capitalize(), scale=alt.Scale(scheme=_PALETTE)),
-        tooltip=[group, "stage:N", alt.Tooltip("share:Q", format=".1%"), "n_passages"],
-    ).properties(width=alt.Step(16), height=220, title=title)
+        color=alt.Color(f"{group}:N", title=group.replace("_", " ").capitalize(), scale=alt.Scale(scheme=_PALETTE),
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=inner - 30)),
+        tooltip=tooltip,
+    ).properties(width=inner, height=140 if facet else 220, title=title)
     if facet:
-        return chart.facet(column=alt.Column(f"{facet}:O", title=facet.replace("_", " ").capitalize()))
+        return chart.facet(row=alt.Row(f"{facet}:O", title=facet.replace("_", " ").capitalize(),
+                                       header=alt.Header(labelAngle=0, labelAlign="left")))
     return chart
 
 

@@ -6,12 +6,14 @@ import polars as pl
 import streamlit as st
 
 from trajscope.app.access import read_connection
+from trajscope.app.charts import readable_run_names
 from trajscope.app.queries import run_choices_sql, transition_questions_sql
 from trajscope.app.ui import (
     app_config,
     fetch,
     page_header,
     require_warehouse,
+    run_ids_help,
     set_url,
     show_error,
     sql_expander,
@@ -73,11 +75,12 @@ if state:
         st.info("Comparing needs at least two runs in the warehouse.")
     elif runs is not None:
         run_ids = runs.df["run_id"].to_list()
+        names = readable_run_names(runs.df, run_ids)
         a_default, b_default = url_value("a"), url_value("b")
         c1, c2, c3, c4 = st.columns(4)
-        run_a = c1.selectbox("Run A (reference)", run_ids, key="compare-a",
-                             index=run_ids.index(a_default) if a_default in run_ids else 0)
-        run_b = c2.selectbox("Run B", run_ids, key="compare-b",
+        run_a = c1.selectbox("Run A (reference)", run_ids, key="compare-a", format_func=names.get,
+                             help=run_ids_help(names), index=run_ids.index(a_default) if a_default in run_ids else 0)
+        run_b = c2.selectbox("Run B", run_ids, key="compare-b", format_func=names.get, help=run_ids_help(names),
                              index=run_ids.index(b_default) if b_default in run_ids else 1)
         metric = c3.selectbox("Outcome", METRICS, key="compare-metric",
                               index=METRICS.index(url_choice("metric", list(METRICS), DEFAULT_COMPARE_METRIC)))

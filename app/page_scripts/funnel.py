@@ -8,7 +8,7 @@ import polars as pl
 import streamlit as st
 
 from trajscope.app.access import read_connection
-from trajscope.app.charts import funnel_chart, short_run_labels, stacked_share_chart, stage_change_chart
+from trajscope.app.charts import funnel_chart, readable_run_names, stacked_share_chart, stage_change_chart
 from trajscope.app.queries import (
     decisive_error_summary_sql,
     failure_breakdown_sql,
@@ -56,7 +56,7 @@ elif state:
     if runs is not None and runs.df.height:
         chosen = run_picker(runs.df, key="funnel-runs", default_count=2)
         if chosen:
-            labels = short_run_labels(runs.df, chosen)
+            labels = readable_run_names(runs.df, chosen)
             named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
             # One query for the three groupings; the page only picks its rows (evidence_funnel_summary.grouped_by).
             summary = fetch(funnel_summary_sql(chosen))
@@ -83,8 +83,8 @@ elif state:
                 st.caption("Choose two runs to pair them.")
             else:
                 c1, c2 = st.columns(2)
-                run_a = c1.selectbox("Run A (reference)", chosen, index=0, key="funnel-a")
-                run_b = c2.selectbox("Run B", chosen, index=1, key="funnel-b")
+                run_a = c1.selectbox("Run A (reference)", chosen, index=0, key="funnel-a", format_func=labels.get)
+                run_b = c2.selectbox("Run B", chosen, index=1, key="funnel-b", format_func=labels.get)
                 try:
                     paired = _paired(str(app_config().db_path), warehouse_stamp(app_config().db_path), run_a, run_b)
                 except (QueryError, WarehouseBusy, duckdb.Error) as exc:
@@ -96,7 +96,7 @@ elif state:
                         st.caption("Share of the questions both runs answered whose gold passages reached each stage "
                                    "(all hops: every passage; hop k: that hop's); red bars: McNemar exact p < 0.05.")
                         figure_panel(stage_change_chart(paired.frame, stages=FUNNEL_STAGES,
-                                                        title=f"{run_b} − {run_a}"),
+                                                        title=f"{labels[run_b]} − {labels[run_a]}"),
                                      [], key="funnel-paired", stem="funnel-paired")
                         st.dataframe(paired.frame, hide_index=True, column_config=PERCENT)
                         sql_expander(paired.sql)

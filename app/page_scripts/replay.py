@@ -4,9 +4,10 @@ from __future__ import annotations
 import streamlit as st
 
 from trajscope.app.access import RELATIONS_SQL
+from trajscope.app.charts import readable_run_names
 from trajscope.app.queries import question_choices_sql, replay_peers_sql, run_choices_sql
 from trajscope.app.replay import load_trajectory, pick_verdict, render_fork_command, render_forks, render_trajectory
-from trajscope.app.ui import fetch, page_header, require_warehouse, set_url, url_value
+from trajscope.app.ui import fetch, page_header, require_warehouse, run_ids_help, set_url, url_value
 
 
 def human_labels_present() -> bool:
@@ -30,7 +31,9 @@ if state:
             run_ids = runs.df["run_id"].to_list()
             current_run = trajectory_id.split("::")[0] if trajectory_id and "::" in trajectory_id else None
             run_index = run_ids.index(current_run) if current_run in run_ids else 0
-            run_id = st.selectbox("Run", run_ids, index=run_index, key="replay-run")
+            names = readable_run_names(runs.df, run_ids)
+            run_id = st.selectbox("Run", run_ids, index=run_index, key="replay-run", format_func=names.get,
+                                  help=run_ids_help(names))
             choices = fetch(question_choices_sql(run_id))
             if choices is not None and choices.df.height:
                 ids = choices.df["trajectory_id"].to_list()

@@ -127,8 +127,8 @@ ORDER BY r.condition, o.run_id"""
 
 
 def run_choices_sql() -> str:
-    """Runs to pick a trajectory from."""
-    return "SELECT run_id, dataset, controller, condition FROM runs ORDER BY dataset, run_id"
+    """Runs to pick from, with what names them (dataset, controller, condition, model)."""
+    return "SELECT run_id, dataset, controller, condition, model FROM runs ORDER BY dataset, run_id"
 
 
 def question_choices_sql(run_id: str, *, limit: int = 5000) -> str:

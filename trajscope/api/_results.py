@@ -165,7 +165,7 @@ class FunnelResult(TableResult):
         if self.paired:
             chart = stage_change_chart(self.table, stages=self.stages, title=_short(self.caption))
             return chart
-        chart = funnel_chart(self.table.filter(pl.col("grouped_by") == "run"), stages=self.stages, group="run_id",
+        chart = funnel_chart(self.table.filter(pl.col("grouped_by") == "run"), stages=self.stages, group="run",
                              title="Evidence funnel")
         return chart
 

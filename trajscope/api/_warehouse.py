@@ -126,7 +126,8 @@ class Warehouse:
     def funnel(self, *runs: str, paired: bool = False) -> FunnelResult:
         """The evidence funnel of runs (every run when none) per run, hop and question type; paired=True with two
         runs: each stage paired by question with McNemar's exact p (as `trajscope compare A B --funnel`)."""
-        from trajscope.app.queries import funnel_summary_sql
+        from trajscope.app.charts import readable_run_names
+        from trajscope.app.queries import funnel_summary_sql, run_choices_sql
         from trajscope.warehouse import open_read
         from trajscope.warehouse.queries import FUNNEL_STAGES, compare_funnels
 
@@ -138,8 +139,12 @@ class Warehouse:
             caption = f"Evidence funnel ({runs[1]} vs {runs[0]}), paired by question: delta = B - A, McNemar exact p"
             return FunnelResult((CaptionedTable(caption, stages.frame),), stages=FUNNEL_STAGES, paired=True)
         with open_read(self.path, limits=self.limits) as reader:
-            chosen = list(runs) or [r for (r,) in reader.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall()]
+            known = reader.frame(run_choices_sql())
+            chosen = list(runs) or sorted(known["run_id"].to_list())
             frame = reader.frame(funnel_summary_sql(chosen)) if chosen else pl.DataFrame()
+        if frame.height:  # each run also by its readable name, as the dashboard's legends show it
+            names = readable_run_names(known, chosen)
+            frame = frame.with_columns(run=pl.col("run_id").replace_strict(names, return_dtype=pl.String))
         caption = "Evidence funnel: share of gold passages queried for, retrieved, shown, read and used"
         return FunnelResult((CaptionedTable(caption, frame),), stages=FUNNEL_STAGES)
 
