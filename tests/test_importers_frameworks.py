@@ -278,6 +278,26 @@ def test_langfuse_openai_agents_shape_responses_api_and_a_tool_that_names_no_pas
     assert row == ("What's the weather in Tokyo?", want["final_head"], 55 + 85)
 
 
+def test_langfuse_pydantic_ai_shape_text_question_and_a_single_choice_answer(tmp_path):
+    question, answer = "What is Langfuse?", "Langfuse is an observability tool for LLM applications."
+    choice = {"index": 0, "message": {"role": "assistant", "content": answer}, "event.name": "gen_ai.choice"}
+    observations = [_observation("r", "SPAN", "qa-trace", None, "00.000"),
+                    _observation("g", "GENERATION", "chat gpt-4o", "r", "01.000", model="gpt-4o",
+                                 input=json.dumps([{"content": "Be concise.", "role": "system"}]),
+                                 output=json.dumps(choice), usageDetails={"input": 31, "output": 96})]
+    # the trace's input and output are JSON text of strings, as pydantic-ai's export writes them
+    trace = {"id": "t1", "name": "qa-trace", "input": json.dumps(question), "output": json.dumps(answer),
+             "observations": observations}
+    path = tmp_path / "pydantic-ai.trace.json"
+    path.write_text(json.dumps({"trace": trace, "observations": observations}))
+    db = tmp_path / "w.duckdb"
+    ingest(db, path)
+    with open_readonly(db) as con:
+        row = con.execute("SELECT q.text, t.final_answer FROM trajectories t JOIN questions q "
+                          "USING (dataset, question_id)").fetchone()
+    assert row == (question, answer)
+
+
 def test_langfuse_observation_without_id_names_file_line_and_field(tmp_path):
     export = json.loads(LANGFUSE[0].read_text())
     del export["observations"][2]["id"]

@@ -93,6 +93,8 @@ def output_text(value: Any) -> str | None:
         return _parts_text((choices[0].get("message") or {}).get("content"))
     if "content" in value:
         return _parts_text(value["content"])
+    if isinstance(value.get("message"), dict):  # one choice (`{"index": 0, "message": {...}}`, OTel gen_ai.choice)
+        return output_text(value["message"])
     if isinstance(value.get("output"), list):  # OpenAI Responses
         texts = [c.get("text", "") for item in value["output"] if isinstance(item, dict)
                  for c in item.get("content") or [] if isinstance(c, dict) and c.get("type") == "output_text"]
