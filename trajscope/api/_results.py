@@ -161,6 +161,9 @@ class FunnelResult(TableResult):
         """One run or several: bars per stage and run; two runs paired: the change at each stage per scope."""
         from trajscope.app.charts import funnel_chart, stage_change_chart
 
+        if self.table.height == 0:
+            raise ValueError("nothing to chart: no question of these runs has gold passages, so the funnel does not "
+                             "apply")
         chart: AnyChart
         if self.paired:
             chart = stage_change_chart(self.table, stages=self.stages, title=_short(self.caption))
