@@ -6,7 +6,14 @@ import hashlib
 import streamlit as st
 
 from trajscope.app.ui import app_config, page_header, show_error
-from trajscope.app.upload import discard_upload, ingest_upload, prepare_upload, sweep_stale_uploads
+from trajscope.app.upload import (
+    UploadRootRefused,
+    discard_upload,
+    ingest_upload,
+    prepare_upload,
+    sweep_stale_uploads,
+    upload_root,
+)
 from trajscope.format import CAPABILITY_NAMES, RecordError
 from trajscope.ingest.importers import FORMATS, profile_line
 from trajscope.warehouse import NoRoomForIngest, WarehouseBusy
@@ -16,6 +23,11 @@ page_header("Upload", "Drag and drop a trajectory log: canonical trajscope JSONL
 
 config = app_config()
 sweep_stale_uploads()  # uploads nobody ingested within UPLOAD_MAX_AGE_S, or of a server gone
+try:
+    upload_root()
+except UploadRootRefused as exc:  # a link or another user's folder: nothing is saved (or swept) through it
+    show_error(f"Uploads are off: {exc}", icon=":material/block:")
+    st.stop()
 st.caption(f"Size limit {config.max_upload_mb} MB · formats: " + ", ".join(n for n in FORMATS if n != "mapped"))
 uploaded = st.file_uploader("Trajectory log", key="upload-file",
                             type=["jsonl", "json", "ndjson", "txt", "log", "eval", "traj"])

@@ -3,6 +3,7 @@ from ._check import (
     CANONICAL,
     UPLOAD_MAX_AGE_S,
     PreparedUpload,
+    UploadRootRefused,
     discard_upload,
     ingest_upload,
     prepare_upload,
@@ -10,5 +11,5 @@ from ._check import (
     upload_root,
 )
 
-__all__ = ["CANONICAL", "UPLOAD_MAX_AGE_S", "PreparedUpload", "discard_upload", "ingest_upload", "prepare_upload",
-           "sweep_stale_uploads", "upload_root"]
+__all__ = ["CANONICAL", "UPLOAD_MAX_AGE_S", "PreparedUpload", "UploadRootRefused", "discard_upload", "ingest_upload",
+           "prepare_upload", "sweep_stale_uploads", "upload_root"]

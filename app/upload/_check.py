@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import stat
 import tempfile
 import time
 import weakref
@@ -105,22 +106,47 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
     return prepared
 
 
+class UploadRootRefused(ValueError):
+    """The upload root is not a folder of this user's own (a link, a file, another user's): never written
+    into nor swept, since a sweep through a link would delete folders outside it."""
+
+
 def upload_root() -> Path:
-    """Where uploads are saved while they wait to be ingested ($TRAJSCOPE_UPLOAD_TMP, else the temp dir)."""
-    root = Path(os.environ.get("TRAJSCOPE_UPLOAD_TMP") or tempfile.gettempdir()) / "trajscope-uploads"
-    root.mkdir(parents=True, exist_ok=True)
+    """Where uploads are saved while they wait to be ingested ($TRAJSCOPE_UPLOAD_TMP, else the temp dir):
+    a real folder owned by this user, made private (0700) when created; UploadRootRefused otherwise."""
+    base = Path(os.environ.get("TRAJSCOPE_UPLOAD_TMP") or tempfile.gettempdir())
+    root = base / "trajscope-uploads"
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(root)
+    if stat.S_ISLNK(info.st_mode):
+        raise UploadRootRefused(f"{root}: is a symbolic link (to {os.readlink(root)}); uploads are saved only in a "
+                                "real folder, so remove the link or set $TRAJSCOPE_UPLOAD_TMP elsewhere")
+    if not stat.S_ISDIR(info.st_mode):
+        raise UploadRootRefused(f"{root}: is not a folder; remove it or set $TRAJSCOPE_UPLOAD_TMP elsewhere")
+    if info.st_uid != os.getuid():
+        raise UploadRootRefused(f"{root}: belongs to another user (uid {info.st_uid}); set $TRAJSCOPE_UPLOAD_TMP "
+                                "to a folder of your own")
     return root
 
 
 def sweep_stale_uploads(max_age_s: float = UPLOAD_MAX_AGE_S) -> list[Path]:
     """Remove upload folders of servers that no longer run (killed before ingest or discard) and those not
-    touched for max_age_s (abandoned); what was removed."""
-    root = upload_root()
+    touched for max_age_s (abandoned); what was removed. Only this user's own folders in a real upload root:
+    a refused root (a link, another user's) is not swept at all."""
+    try:
+        root = upload_root()
+    except (UploadRootRefused, OSError):
+        return []
     removed = sweep_dead_process_dirs(root, _UPLOAD_PREFIX)
     oldest = time.time() - max_age_s
     for folder in root.glob(f"{_UPLOAD_PREFIX}*"):
         try:
-            if folder.is_dir() and not folder.is_symlink() and folder.stat().st_mtime < oldest:
+            info = os.lstat(folder)
+            if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mtime < oldest:
                 shutil.rmtree(folder, ignore_errors=True)
                 removed.append(folder)
         except OSError:
