@@ -17,8 +17,9 @@ def duckdb_type(info: mi.Type) -> str:
     """The DuckDB type that read_json should parse a value of this msgspec type as."""
     if isinstance(info, mi.UnionType):
         members = [t for t in info.types if not isinstance(t, mi.NoneType)]
-        if all(isinstance(t, mi.StructType) for t in members) and len(members) > 1:
-            return _merged_tagged_union(members)
+        structs = [t for t in members if isinstance(t, mi.StructType)]
+        if len(structs) == len(members) > 1:
+            return _merged_tagged_union(structs)
         if len(members) == 1:
             return duckdb_type(members[0])
         if {type(t) for t in members} <= {mi.IntType, mi.FloatType}:
@@ -46,7 +47,7 @@ def duckdb_type(info: mi.Type) -> str:
 
 def _merged_tagged_union(members: list[mi.StructType]) -> str:
     # The warehouse stores every step kind in one table: the union's fields, merged by name.
-    merged: dict[str, str] = {members[0].tag_field: "VARCHAR"}
+    merged: dict[str, str] = {str(members[0].tag_field): "VARCHAR"}
     for member in members:
         for name, type_ in _struct_fields(member).items():
             if merged.setdefault(name, type_) != type_:

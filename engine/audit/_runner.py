@@ -143,14 +143,14 @@ def _reader_jobs(spec: AuditSpec, gold: str, contexts: Mapping[str, str], edits:
                 jobs.append(_Job(baseline, "remove", edit.text, sentinel, edit.text))
                 edits.append({"baseline": baseline, "intervention": "remove", "sentinel": sentinel,
                               "spans": [list(s) for s in edit.spans]})
-            edit = placebo(context, gold, MASK, spec.placebo_seed)
-            if edit is None:
+            swapped = placebo(context, gold, MASK, spec.placebo_seed)
+            if swapped is None:
                 edits.append({"baseline": baseline, "intervention": "placebo", "sentinel": MASK, "spans": [],
                               "skipped": f"no span of {gold_word_count(gold)} word(s) free of the answer"})
             else:
-                jobs.append(_Job(baseline, "placebo", edit.text, MASK, edit.text))
+                jobs.append(_Job(baseline, "placebo", swapped.text, MASK, swapped.text))
                 edits.append({"baseline": baseline, "intervention": "placebo", "sentinel": MASK,
-                              "spans": [list(s) for s in edit.spans]})
+                              "spans": [list(s) for s in swapped.spans]})
         else:
             for edit in (insert_prepend(context, gold), insert_mid(context, gold)):
                 jobs.append(_Job(baseline, edit.intervention, edit.text, logged_context=edit.text))
@@ -294,7 +294,8 @@ async def run_audit_async(spec: AuditSpec, dataset: AuditDataset | None = None, 
     from trajscope.engine.runs import select_questions
 
     started = time.perf_counter()
-    dataset = dataset or await asyncio.to_thread(_load_dataset, spec)
+    if dataset is None:
+        dataset = await asyncio.to_thread(_load_dataset, spec)
     log_path = spec.log_path()
     state = recover_audit_log(log_path)
     selected = select_questions(dataset.questions, spec.n, spec.seed, spec.question_ids)

@@ -202,12 +202,12 @@ def plan_forks(parents: Sequence[Trajectory], rule: str, intervention: Intervent
                     plan = ForkPlan(parent, k, resolve(chosen, parent, k, corpus), f"{rule}:{decisive}",
                                     placebo=placebo)
                 else:
-                    k = step_for(rule, parent, own)
-                    if k is None:
+                    found = step_for(rule, parent, own)
+                    if found is None:
                         raise ForkError(f"rule {rule!r} finds no such step"
                                         + (" (a warehouse rule: select the parents from the warehouse)"
                                            if rule in WAREHOUSE_RULES and not own else ""))
-                    plan = ForkPlan(parent, k, resolve(intervention, parent, k, corpus), rule)
+                    plan = ForkPlan(parent, found, resolve(intervention, parent, found, corpus), rule)
                 if parent.run.source != "engine":
                     if plan.intervention.name == "swap_model":
                         raise ForkError("swap_model: an imported log's rest always runs on --model")
@@ -246,7 +246,7 @@ async def execute_forks_async(
     """Run the planned children as one fork run; a second call with the same arguments resumes it."""
     config_params = dict((parent_run.config or {}).get("params") or {})
     inner = get_controller(parent_run.controller, parent_run.condition, **config_params)
-    base = inputs or await asyncio.to_thread(inputs_for, parent_run)
+    base = inputs if inputs is not None else await asyncio.to_thread(inputs_for, parent_run)
     config = model_config(parent_run, model, **dict(model_overrides or {}))
     swap_model: ChatModel | None = None
     swap_server: LocalModelServer | None = None

@@ -151,7 +151,8 @@ async def execute_run_async(spec: RunSpec, inputs: RunInputs | None = None, *,
 
     With a shard, only that shard's questions run, into the shard's own log; the run record (id,
     capabilities) is still the whole run's, so the shards of a run load as one run."""
-    inputs = inputs or await asyncio.to_thread(prepare_inputs, spec)
+    if inputs is None:
+        inputs = await asyncio.to_thread(prepare_inputs, spec)
     config = model_config or model_config_for(spec)
     if config.local and not config.base_url:
         async with LocalModelServer(model=config.name) as server:

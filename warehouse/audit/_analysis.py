@@ -47,11 +47,12 @@ def intervention_effects(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
         groups[key + ("all",)].append((r["f1"], r["f1_base"]))
         groups[key + (r["bucket"],)].append((r["f1"], r["f1_base"]))
     rows = []
-    for key in sorted(groups):
-        pairs = np.array(groups[key], dtype=float)
+    for group in sorted(groups):
+        pairs = np.array(groups[group], dtype=float)
         estimate = paired_bootstrap(pairs[:, 0] - pairs[:, 1])
         rows.append({
-            "cell": key[0], "baseline": key[1], "intervention": key[2], "sentinel": key[3], "stratum": key[4],
+            "cell": group[0], "baseline": group[1], "intervention": group[2], "sentinel": group[3],
+            "stratum": group[4],
             "n": len(pairs), "f1_pts": PTS * pairs[:, 0].mean(), "f1_base_pts": PTS * pairs[:, 1].mean(),
             **_ci_columns("delta", estimate),
         })

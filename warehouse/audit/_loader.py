@@ -134,7 +134,8 @@ def load_audit_files(db_path: str | Path | None, paths: Sequence[str | Path]) ->
     """Validate every file first (a bad line changes nothing), then load them all in one transaction."""
     start = time.perf_counter()
     report = AuditLoadReport(files=[str(p) for p in paths])
-    items = [(record, str(path)) for path in paths for record in read_audit_records(path)]
+    items: list[tuple[AuditRecord, str | None]] = [(record, str(path)) for path in paths
+                                                   for record in read_audit_records(path)]
     _upsert(db_path, items, report)
     report.seconds = time.perf_counter() - start
     return report
