@@ -368,34 +368,30 @@ class _Collector(ast.NodeVisitor):
             self._add(name, node.lineno)
 
 
-def imports_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None = None) -> list[Import]:
-    """Every internal import (static or dynamic) of the modules of a tree."""
-    found: list[Import] = []
-    for module, path in modules.items():
+def _collected(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None,
+               scanned: dict[str, Path]) -> list[_Collector]:
+    """The collector of each scanned module, having visited its file."""
+    collectors = []
+    for module, path in scanned.items():
         collector = _Collector(module, path, modules, root, outside)
         collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
-        found.extend(collector.found)
-    return found
+        collectors.append(collector)
+    return collectors
+
+
+def imports_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None = None) -> list[Import]:
+    """Every internal import (static or dynamic) of the modules of a tree."""
+    return [imp for c in _collected(root, modules, outside, modules) for imp in c.found]
 
 
 def stale_imports(root: Path, modules: dict[str, Path], outside: dict[str, Path]) -> list[str]:
     """Imports of a bare stage name (`from engine import x`) anywhere in the tree, tests and bench included."""
-    found: list[str] = []
-    for module, path in {**modules, **outside}.items():
-        collector = _Collector(module, path, modules, root, outside)
-        collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
-        found.extend(collector.stale)
-    return found
+    return [line for c in _collected(root, modules, outside, {**modules, **outside}) for line in c.stale]
 
 
 def launches_of(root: Path, modules: dict[str, Path], outside: dict[str, Path] | None = None) -> list[Import]:
     """Every module of ours a layer's code runs in a child process (`-m module`, a `-c` script's imports)."""
-    found: list[Import] = []
-    for module, path in modules.items():
-        collector = _Collector(module, path, modules, root, outside)
-        collector.visit(ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
-        found.extend(collector.launches)
-    return found
+    return [imp for c in _collected(root, modules, outside, modules) for imp in c.launches]
 
 
 IMPORTS = imports_of(ROOT, MODULES)
