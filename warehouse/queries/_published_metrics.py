@@ -88,7 +88,7 @@ def published_metrics(per_step: StepLabelAgreement, decisive: HumanAgreement | N
         return out
     if decisive is None or not decisive.methods:
         return out
-    out.family = "decisive step (Who&When)"
+    out.family = "first error only (Who&When decisive step, TRAIL earliest span)"
     no_map = Measure(None, reason="does not apply: the labels name one decisive step, no label per step")
     for agreed in decisive.methods:
         out.rows.append(PublishedRow(
