@@ -304,3 +304,17 @@ def test_gold_nested_as_rl_data_formats_keep_it(tmp_path):
     log.write_text(json.dumps(record) + "\n")
     (t,) = import_file(log)
     assert (t.question.gold_answer, t.question.aliases) == ("Oder", ["Odra"])
+
+
+def test_the_legacy_function_call_shape_is_detected_and_answered_by_name(tmp_path):
+    record = {"id": "f1", "answer": "Oder", "messages": [
+        {"role": "user", "content": "Which river flows through Velm?"},
+        {"role": "assistant", "content": None, "function_call": {"name": "search", "arguments": '{"query": "Velm"}'}},
+        {"role": "function", "name": "search", "content": json.dumps([{"id": "d1", "text": "Velm on the Oder"}])},
+        {"role": "assistant", "content": "Reasoning done.\nFinal Answer: Oder"}]}
+    log = tmp_path / "legacy.jsonl"
+    log.write_text(json.dumps(record) + "\n")
+    assert detect_format(log) == "openai_chat"
+    (t,) = import_file(log)
+    assert [c.chunk_id for c in t.steps[0].candidates] == ["d1"]
+    assert (t.final_answer, t.metadata["answer_rule"]) == ("Oder", "final_answer_line")
