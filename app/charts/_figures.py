@@ -1,10 +1,12 @@
 """Figure specifications: each draws columns of a query result as they are (no aggregation here)."""
 from __future__ import annotations
 
+from typing import Final
+
 import altair as alt
 import polars as pl
 
-_PALETTE = "tableau10"
+_PALETTE: Final = "tableau10"
 # The dashboard's half column a funnel figure sits in, in pixels; the y axis and its title take _AXIS_PX of it,
 # a row facet's header _ROW_HEADER_PX more.
 FUNNEL_COLUMN_PX = 360
