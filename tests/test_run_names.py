@@ -72,7 +72,8 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("page", "widget"), [("funnel", "multiselect"), ("compare", "selectbox"),
+@pytest.mark.parametrize(("page", "widget"), [("funnel", "multiselect"), ("breakdowns", "multiselect"),
+                                              ("search", "multiselect"), ("compare", "selectbox"),
                                               ("replay", "selectbox")])
 def test_the_pickers_show_readable_names_with_the_ids_in_their_help(warehouse, monkeypatch, page, widget):
     monkeypatch.setenv("TRAJSCOPE_DB", str(warehouse))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from trajscope.app.charts import grouped_bar_chart, short_run_labels, stacked_share_chart
+from trajscope.app.charts import grouped_bar_chart, readable_run_names, stacked_share_chart
 from trajscope.app.queries import (
     failure_breakdown_sql,
     hop_breakdown_sql,
@@ -45,7 +45,7 @@ elif state:
                                 index=list(TAXONOMIES).index(url_choice("taxonomy", list(TAXONOMIES), "execution_rag")))
         set_url("taxonomy", taxonomy if taxonomy != "execution_rag" else None)
         if chosen:
-            labels = short_run_labels(runs.df, chosen)
+            labels = readable_run_names(runs.df, chosen)
             named = lambda df: df.with_columns(run=pl.col("run_id").replace_strict(labels))  # noqa: E731
             by_hop, by_type = st.columns(2, gap="large")
             for column, slice_, title in ((by_hop, "hop_count", "Hop count"),

@@ -5,7 +5,7 @@ import polars as pl
 import streamlit as st
 
 from trajscope.app.access import read_connection
-from trajscope.app.charts import failure_plane_chart
+from trajscope.app.charts import failure_plane_chart, readable_run_names
 from trajscope.app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
 from trajscope.app.ui import (
     app_config,
@@ -171,8 +171,9 @@ elif state:
         _agreement_section(sorted(set(points.df.filter(pl.col("dataset").is_in(shown))["run_id"].to_list())))
         st.divider()
         run_ids = points.df["run_id"].to_list()
+        names = readable_run_names(points.df.unique("run_id"), run_ids)
         current = picked or url_value("run")
-        run_id = st.selectbox("Failures of run", run_ids, key="plane-run",
+        run_id = st.selectbox("Failures of run", run_ids, key="plane-run", format_func=names.get,
                               index=run_ids.index(current) if current in run_ids else None,
                               placeholder="Choose a run (or click its point)")
         if picked and picked != run_id:

@@ -8,6 +8,7 @@ import altair as alt
 import streamlit as st
 
 from trajscope.app.access import read_connection
+from trajscope.app.charts import readable_run_names
 from trajscope.app.jobs import ScanJob, launch_scan, read_scan_job, remove_scan_files, scan_command, scan_running
 from trajscope.app.queries import (
     cluster_sizes_sql,
@@ -16,7 +17,15 @@ from trajscope.app.queries import (
     verdict_steps_sql,
     verdicts_sql,
 )
-from trajscope.app.ui import app_config, fetch, page_header, require_warehouse, show_error, table_panel
+from trajscope.app.ui import (
+    app_config,
+    fetch,
+    page_header,
+    require_warehouse,
+    run_ids_help,
+    show_error,
+    table_panel,
+)
 from trajscope.warehouse import WarehouseBusy
 from trajscope.warehouse.queries import QueryError, compare_runs, comparison_frame, rubric_agreement
 from trajscope.warehouse.stats import UnpairedComparison
@@ -76,12 +85,14 @@ state = require_warehouse()
 if state:
     runs = fetch(run_choices_sql())
     run_ids = runs.df["run_id"].to_list() if runs is not None else []
+    run_names = readable_run_names(runs.df, run_ids) if runs is not None else {}
 
     st.subheader("Scan")
     rubric = st.text_area("Rubric", key="search-rubric",
                           placeholder="The agent read a gold passage and still answered wrong.")
     c1, c2, c3 = st.columns([2, 3, 1])
-    chosen = c1.multiselect("Runs", run_ids, default=run_ids[:1], key="search-runs")
+    chosen = c1.multiselect("Runs", run_ids, default=run_ids[:1], key="search-runs", format_func=run_names.get,
+                            help=run_ids_help(run_names))
     where = c2.text_input("Slice (SQL condition over trajectory_forensics)", key="search-where",
                           placeholder="any_gold_read AND NOT correct")
     model = c3.text_input("Model", value="local", key="search-model",
@@ -159,8 +170,8 @@ if state:
         if len(run_ids) >= 2:
             st.subheader("Prevalence between two runs")
             p1, p2 = st.columns(2)
-            run_a = p1.selectbox("Run A", run_ids, key="search-a")
-            run_b = p2.selectbox("Run B", run_ids, index=1, key="search-b")
+            run_a = p1.selectbox("Run A", run_ids, key="search-a", format_func=run_names.get)
+            run_b = p2.selectbox("Run B", run_ids, index=1, key="search-b", format_func=run_names.get)
             try:
                 with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
                     comparison = compare_runs(con, run_a, run_b, metric=f"rubric:{picked}")
