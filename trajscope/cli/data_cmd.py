@@ -16,6 +16,7 @@ from trajscope.ingest.datasets import (
     fetched_path,
     load_dataset,
     official_source,
+    resolve_source,
     sample_dataset,
     write_dataset,
 )
@@ -40,6 +41,31 @@ def _load(path_or_name: str, fmt: str | None = None, name: str | None = None, co
         return load_dataset(path_or_name, None if fmt in (None, "auto") else fmt, name=name, corpus=corpus)
     except DatasetError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+def _input_folders(path_or_name: str, fmt: str | None = None, corpus: str | None = None) -> list[Path]:
+    """The folders a dataset is read from: its directory, or the folder of each file it reads."""
+    if not Path(path_or_name).exists():
+        source = official_source(path_or_name)
+        return [fetched_path(source).parent] if source is not None else []
+    try:
+        resolved = resolve_source(Path(path_or_name), None if fmt in (None, "auto") else fmt,
+                                  Path(corpus) if corpus else None)
+    except DatasetError:
+        return []  # loading reports it
+    paths = [Path(path_or_name), resolved.questions, *([resolved.corpus] if resolved.corpus else [])]
+    return [p if p.is_dir() else p.parent for p in paths]
+
+
+def _refuse_input_folder(out: str, folders: list[Path]) -> None:
+    """An --out that is (or links to) a folder the dataset is read from would replace its files: refused
+    before anything is read or written."""
+    target = Path(out)
+    for folder in folders:
+        if target.exists() and folder.exists() and target.samefile(folder):
+            raise click.ClickException(
+                f"{out}: is the folder the dataset is read from ({folder}); writing there would replace its "
+                "files, so write the dataset to another directory")
 
 
 def _write(ds: Dataset, out: str) -> Path:
@@ -94,6 +120,7 @@ def fetch_cmd(name: str, dest: str | None, url: str | None, timeout: float, no_p
               help="Corpus file, when it is not next to the questions under the usual name.")
 def import_cmd(path: str, fmt: str, out: str, name: str | None, corpus: str | None) -> None:
     """Convert PATH to a canonical dataset directory and print the gold match rate."""
+    _refuse_input_folder(out, _input_folders(path, fmt, corpus))
     ds = _load(path, fmt, name, corpus)
     written = _write(ds, out)
     click.echo(f"{_summary(ds)} [format {ds.source_format}]")
@@ -107,6 +134,7 @@ def import_cmd(path: str, fmt: str, out: str, name: str | None, corpus: str | No
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="Canonical dataset directory to write.")
 def sample_cmd(dataset: str, n: int, seed: int, out: str) -> None:
     """Write a deterministic n-question subset with its own corpus (gold + distractor passages)."""
+    _refuse_input_folder(out, _input_folders(dataset))
     ds = sample_dataset(_load(dataset), n, seed)
     written = _write(ds, out)
     click.echo(_summary(ds))

@@ -26,10 +26,11 @@ def command(query_or_view, db_path, fmt, out, caption, label, digits, limits) ->
 
     Example: trajscope export run_summary --format latex --out table1.tex
     """
-    from trajscope.warehouse.export import check_output_path, export_table
+    from trajscope.warehouse.export import check_output_path, export_table, source_logs
 
-    # Before the query runs: an --out that is the warehouse (or its WAL, by any link) is refused.
-    check_output_path(out, db=db_path)
+    # Before the query runs: an --out that is the warehouse (or its WAL), or a log it was built from (the only
+    # way to rebuild it), by any link, is refused.
+    check_output_path(out, db=db_path, reading=source_logs(db_path))
     query = f'SELECT * FROM "{query_or_view}"' if _IDENTIFIER.match(query_or_view) else query_or_view
     result = read_frame(db_path, query, limits)
     if result.truncated:

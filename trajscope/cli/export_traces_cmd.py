@@ -38,9 +38,10 @@ def command(run_id: str, db_path: str, fmt: str, out: Path) -> None:
 
     from trajscope.ingest.exporters import EXPORT_FORMATS, export_file
     from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
-    from trajscope.warehouse.export import RunNotFound, check_output_path, exported_trajectories
+    from trajscope.warehouse.export import RunNotFound, check_output_path, exported_trajectories, source_logs
 
-    check_output_path(out, db=db_path)  # never the warehouse or its WAL, by any link
+    # never the warehouse, its WAL or a log it was built from (the only way to rebuild it), by any link
+    check_output_path(out, db=db_path, reading=source_logs(db_path))
     try:
         with open_read(db_path) as con:
             n = export_file(exported_trajectories(con, run_id), fmt, out, version=trajscope_version())
