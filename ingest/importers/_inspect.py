@@ -10,7 +10,7 @@ from typing import Any
 from trajscope.format import EXPORT_KEY, Judgment, RecordError, Step, Trajectory, loads_bounded
 
 from ._actions import make_step, parse_arguments
-from ._archive import ArchiveBudget, read_member
+from ._archive import ArchiveBudget, check_archive, read_member
 from ._context import ImportContext, assemble
 from ._exported import restore_exported
 from ._fields import Where, as_text, need_id, need_list, need_object, opt_list, opt_number, opt_object, opt_str
@@ -165,6 +165,7 @@ def _import_eval(ctx: ImportContext) -> Iterator[Trajectory]:
         raise RecordError(ctx.path, 1, None, f"not a valid .eval archive (zip): {exc}") from None
     budget = ArchiveBudget.of(ctx.path)
     with archive:
+        check_archive(archive, ctx.path)
         names = {i.filename: i for i in archive.infolist()}
         head_name = "header.json" if "header.json" in names else "_journal/start.json"
         header = _zip_member(ctx, archive, names[head_name], budget) if head_name in names else {}
