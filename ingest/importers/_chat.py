@@ -28,7 +28,7 @@ from trajscope.format import (
     Trajectory,
 )
 
-from ._actions import SEARCH_ACTIONS, answer_of, make_step, parse_arguments
+from ._actions import SEARCH_ACTIONS, answer_of, chunk_ids_of, make_step, parse_arguments
 from ._answer_rules import FINAL_ANSWER_TOOL, extract_answer
 from ._chat_labels import embedded_labels, human_answer_verdict
 from ._chat_messages import ChatMessage, ToolCall, ToolResult, chat_message
@@ -161,6 +161,8 @@ def _tool_step(ctx: ImportContext, call: ToolCall, result: ToolResult | None, th
     docs = documents_of(value) if result is not None else []
     if action == READ_KIND and docs:
         return make_step(action, chunk_ids=[d.doc_id for d in docs], passages=passages(docs), **common)
+    if action == READ_KIND and not chunk_ids_of(args):
+        action = None  # a read-named tool that names no passage (`get_user_details(user_id)`) is a generic tool
     return make_step(action, **common)
 
 
