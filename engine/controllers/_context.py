@@ -20,12 +20,19 @@ class EpisodeContext(Protocol):
     """Shared, read-only resources of one episode; `make_environment(**overrides)` builds a fresh
     ToolEnvironment (overrides such as toolset="arag" or max_turns=15 go to its constructor)."""
 
-    model: ChatModel
-    run: Run
-    make_environment: Callable[..., ToolEnvironment]
-    retriever: Retriever
-    corpus: Mapping[str, Chunk]
-    params: Mapping[str, Any]
+    # Properties: a controller reads these and never rebinds them, so an implementation may be frozen.
+    @property
+    def model(self) -> ChatModel: ...
+    @property
+    def run(self) -> Run: ...
+    @property
+    def make_environment(self) -> Callable[..., ToolEnvironment]: ...
+    @property
+    def retriever(self) -> Retriever: ...
+    @property
+    def corpus(self) -> Mapping[str, Chunk]: ...
+    @property
+    def params(self) -> Mapping[str, Any]: ...
 
 
 __all__ = ["EpisodeContext"]

@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # for annotations only: the environment pulls in the retrieva
 class Controller(Protocol):
     """An agent policy: turns one question into one trajectory."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     async def run(self, question: Question, ctx: EpisodeContext) -> Trajectory: ...
 
