@@ -3,6 +3,7 @@ funnel per-hop figure that fits its dashboard column at 1 to 50 runs and 1 to 6 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -13,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from trajscope.app.charts import funnel_chart, readable_run_names
 from trajscope.app.charts._figures import FUNNEL_COLUMN_PX
-from trajscope.format import Run
+from trajscope.format import GateRejectionStep, Run
 from trajscope.warehouse import ingest_trajectories
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,3 +84,19 @@ def test_the_pickers_show_readable_names_with_the_ids_in_their_help(warehouse, m
     assert sorted(picker.options) == ["hotpotqa · read_gate/baseline · gpt-4o-mini",
                                       "hotpotqa · read_gate/gate · gpt-4o-mini"]
     assert "`hp-rg-base-7f3e9a`" in picker.help and "`hp-rg-gate-0c4d21`" in picker.help
+
+
+def test_the_overviews_findings_name_runs_readably(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "app"))
+    from app_fixture_records import app_trajectories
+
+    records = app_trajectories()
+    ingest_trajectories(tmp_path / "wh.duckdb", records)
+    gated = next(t.run for t in records if any(isinstance(s, GateRejectionStep) for s in t.steps))
+    expected = " · ".join(p for p in (gated.dataset, f"{gated.controller}/{gated.condition}", gated.model) if p)
+    monkeypatch.setenv("TRAJSCOPE_DB", str(tmp_path / "wh.duckdb"))
+    at = AppTest.from_file(str(ROOT / "app" / "main.py"), default_timeout=60).run()
+    assert not at.exception, [e.message for e in at.exception]
+    labels = [n.proto.label for n in at.get("page_link") if n.proto.page.endswith("replay")]
+    assert any(label.startswith(f"The gates of {expected} rejected ") for label in labels)
+    assert not any("`" in label for label in labels)  # no run shown by its bare id

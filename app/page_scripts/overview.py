@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from trajscope.app.charts import readable_run_names
 from trajscope.app.progress import arrived_sql, build_running, read_progress
 from trajscope.app.queries import (
     overview_contents_sql,
     overview_gate_rejections_sql,
     overview_pairs_sql,
     overview_plane_moves_sql,
+    run_choices_sql,
 )
 from trajscope.app.ui import app_config, fetch_many, page_header, require_warehouse
 
@@ -92,11 +94,13 @@ else:
 if state:
     results = fetch_many({
         "contents": overview_contents_sql(), "gates": overview_gate_rejections_sql(),
-        "pairs": overview_pairs_sql(),
+        "pairs": overview_pairs_sql(), "runs": run_choices_sql(),
         **({"moves": overview_plane_moves_sql()} if "failure_plane" in state.views else {}),
     })
     if results is not None:
         contents = results["contents"].df.row(0, named=True)
+        # Findings name runs as the pickers do (dataset · controller/condition · model); each links to its id.
+        run_names = readable_run_names(results["runs"].df, results["runs"].df["run_id"].to_list())
         st.subheader("What is here")
         cols = st.columns(4)
         cols[0].metric("Runs", contents["n_runs"])
@@ -115,7 +119,7 @@ if state:
                 st.page_link(
                     "page_scripts/replay.py", icon=":material/replay:",
                     query_params={"trajectory": row["first_trajectory"]},
-                    label=(f"The gates of `{row['run_id']}` ({row['controller']}/{row['condition']}) rejected "
+                    label=(f"The gates of {run_names.get(row['run_id'], row['run_id'])} rejected "
                            f"{row['rejections']} final(s) in {row['trajectories']} trajectories: open a replay"),
                 )
         else:
@@ -129,7 +133,8 @@ if state:
                 st.page_link(
                     "page_scripts/failure_plane.py", icon=":material/scatter_plot:",
                     query_params={"run": row["to_run"], "dataset": row["dataset"]},
-                    label=(f"`{row['from_run']}` → `{row['to_run']}` ({row['condition']}): P_disc "
+                    label=(f"{run_names.get(row['from_run'], row['from_run'])} → "
+                           f"{run_names.get(row['to_run'], row['to_run'])}: P_disc "
                            f"{_percent(row['p_disc_from'])} → {_percent(row['p_disc_to'])}, P_post "
                            f"{_percent(row['p_post_from'])} → {_percent(row['p_post_to'])}: "
                            "this movement on the plane"),
