@@ -40,7 +40,7 @@ elif state:
     if runs is not None:
         c1, c2 = st.columns([3, 2])
         chosen = run_picker(runs.df, key="breakdowns-runs", default_count=4, container=c1)
-        taxonomy = c2.selectbox("Taxonomy", list(TAXONOMIES), format_func=TAXONOMIES.get,
+        taxonomy = c2.selectbox("Taxonomy", list(TAXONOMIES), format_func=TAXONOMIES.__getitem__,
                                 key="breakdowns-taxonomy",
                                 index=list(TAXONOMIES).index(url_choice("taxonomy", list(TAXONOMIES), "execution_rag")))
         set_url("taxonomy", taxonomy if taxonomy != "execution_rag" else None)

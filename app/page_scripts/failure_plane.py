@@ -173,7 +173,7 @@ elif state:
         run_ids = points.df["run_id"].to_list()
         names = readable_run_names(points.df.unique("run_id"), run_ids)
         current = picked or url_value("run")
-        run_id = st.selectbox("Failures of run", run_ids, key="plane-run", format_func=names.get,
+        run_id = st.selectbox("Failures of run", run_ids, key="plane-run", format_func=names.__getitem__,
                               index=run_ids.index(current) if current in run_ids else None,
                               placeholder="Choose a run (or click its point)")
         if picked and picked != run_id:

@@ -32,7 +32,7 @@ if state:
             current_run = trajectory_id.split("::")[0] if trajectory_id and "::" in trajectory_id else None
             run_index = run_ids.index(current_run) if current_run in run_ids else 0
             run_names = readable_run_names(runs.df, run_ids)
-            run_id = st.selectbox("Run", run_ids, index=run_index, key="replay-run", format_func=run_names.get,
+            run_id = st.selectbox("Run", run_ids, index=run_index, key="replay-run", format_func=run_names.__getitem__,
                                   help=run_ids_help(run_names))
             choices = fetch(question_choices_sql(run_id))
             if choices is not None and choices.df.height:

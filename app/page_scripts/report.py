@@ -70,7 +70,7 @@ paper = (
     st.segmented_control(
         "Paper",
         papers,
-        format_func=PAPER_LABELS.get,
+        format_func=PAPER_LABELS.__getitem__,
         key="report-paper",
         default=chosen_paper if chosen_paper in papers else papers[0],
     )

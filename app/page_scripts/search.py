@@ -91,7 +91,7 @@ if state:
     rubric = st.text_area("Rubric", key="search-rubric",
                           placeholder="The agent read a gold passage and still answered wrong.")
     c1, c2, c3 = st.columns([2, 3, 1])
-    chosen = c1.multiselect("Runs", run_ids, default=run_ids[:1], key="search-runs", format_func=run_names.get,
+    chosen = c1.multiselect("Runs", run_ids, default=run_ids[:1], key="search-runs", format_func=run_names.__getitem__,
                             help=run_ids_help(run_names))
     where = c2.text_input("Slice (SQL condition over trajectory_forensics)", key="search-where",
                           placeholder="any_gold_read AND NOT correct")
@@ -170,8 +170,8 @@ if state:
         if len(run_ids) >= 2:
             st.subheader("Prevalence between two runs")
             p1, p2 = st.columns(2)
-            run_a = p1.selectbox("Run A", run_ids, key="search-a", format_func=run_names.get)
-            run_b = p2.selectbox("Run B", run_ids, index=1, key="search-b", format_func=run_names.get)
+            run_a = p1.selectbox("Run A", run_ids, key="search-a", format_func=run_names.__getitem__)
+            run_b = p2.selectbox("Run B", run_ids, index=1, key="search-b", format_func=run_names.__getitem__)
             try:
                 with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
                     comparison = compare_runs(con, run_a, run_b, metric=f"rubric:{picked}")

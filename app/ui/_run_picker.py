@@ -33,7 +33,7 @@ def run_picker(runs: pl.DataFrame, *, key: str, default_count: int, container: A
         ignored_url_value("run", ", ".join(unknown), "no such run in this warehouse")
     default = [r for r in asked if r in run_ids] or run_ids[:default_count]
     names = readable_run_names(runs, run_ids) if run_ids else {}
-    chosen = (container or st).multiselect("Runs", run_ids, default=default, key=key, format_func=names.get,
+    chosen = (container or st).multiselect("Runs", run_ids, default=default, key=key, format_func=names.__getitem__,
                                            help=run_ids_help(names))
     set_url("run", chosen)
     if not chosen:
