@@ -83,7 +83,8 @@ elif state:
                 st.caption("Choose two runs to pair them.")
             else:
                 c1, c2 = st.columns(2)
-                run_a = c1.selectbox("Run A (reference)", chosen, index=0, key="funnel-a", format_func=labels.__getitem__)
+                run_a = c1.selectbox("Run A (reference)", chosen, index=0, key="funnel-a",
+                                     format_func=labels.__getitem__)
                 run_b = c2.selectbox("Run B", chosen, index=1, key="funnel-b", format_func=labels.__getitem__)
                 try:
                     paired = _paired(str(app_config().db_path), warehouse_stamp(app_config().db_path), run_a, run_b)
