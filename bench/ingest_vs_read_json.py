@@ -91,8 +91,9 @@ _REJECTED_RECORDS: tuple[tuple[str, Callable[[dict], None]], ...] = (
 def _typed_read(con, path: Path, columns: str) -> str:
     """'accepts' or 'rejects' for DuckDB's read of a log with the stage's explicit columns."""
     try:
-        con.execute(f"SELECT count(*) FROM read_json(?, format = 'newline_delimited', columns = {columns})",
-                    [str(path)]).fetchall()
+        # Every column materialised, as the stage does: a count(*) alone would convert no field at all.
+        con.execute(f"CREATE OR REPLACE TEMP TABLE probe AS SELECT * FROM read_json(?, format = 'newline_delimited', "
+                    f"columns = {columns})", [str(path)])
     except duckdb.Error:
         return "rejects"
     return "accepts"
@@ -144,7 +145,7 @@ def split_validation(log: Path, work: Path, max_lines: int) -> None:
             decode_trajectory(raw, path=batch, line=n)
 
     columns = "{" + ", ".join(f"'{k}': '{v}'" for k, v in read_json_columns(Trajectory).items()) + "}"
-    con = duckdb.connect()
+    con = duckdb.connect(config={"enable_progress_bar": False})
 
     def duckdb_read() -> None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_json(?, format = 'newline_delimited', "
