@@ -145,7 +145,8 @@ def split_validation(log: Path, work: Path, max_lines: int) -> None:
             decode_trajectory(raw, path=batch, line=n)
 
     columns = "{" + ", ".join(f"'{k}': '{v}'" for k, v in read_json_columns(Trajectory).items()) + "}"
-    con = duckdb.connect(config={"enable_progress_bar": False})
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
 
     def duckdb_read() -> None:
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage AS SELECT * FROM read_json(?, format = 'newline_delimited', "
