@@ -48,7 +48,7 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
     )
     events = _rows(con, "SELECT * FROM register_events WHERE trajectory_id = ? ORDER BY event_index", [trajectory_id])
     judgments = _rows(
-        con, "SELECT * FROM judgments WHERE trajectory_id = ? AND origin = 'record' ORDER BY rowid", [trajectory_id]
+        con, "SELECT * FROM judgments WHERE trajectory_id = ? AND origin IN ('record', 'import') ORDER BY rowid", [trajectory_id]
     )
     labels = _rows(con, "SELECT * FROM human_step_labels WHERE trajectory_id = ? AND origin = 'log' ORDER BY ordinal",
                    [trajectory_id])
@@ -87,6 +87,8 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
     stored = {k: t[k] for k in (
         "schema_version", "trajectory_id", "final_answer", "end_reason", "error", "started_at",
         "finished_at", "total_tokens_in", "total_tokens_out", "total_cost_usd", "total_latency_ms", "metadata")}
+    if stored["metadata"] is None:  # a log without metadata (ingest accepts one): the record's default stands
+        del stored["metadata"]
     record = {
         **stored,
         "run": run_record,

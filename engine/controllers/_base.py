@@ -51,6 +51,14 @@ class ControllerBase:
                 f"controller {self.name!r} has no parameter(s) {', '.join(unknown)}; "
                 f"known: {', '.join(sorted(self.defaults))}"
             )
+        for name, value in params.items():
+            default = self.defaults[name]
+            # A list or mapping where the default is a plain value (or the reverse) would fail deep in the
+            # controller (an unhashable list in a set lookup): refused here, naming the parameter.
+            if default is not None and value is not None and \
+                    isinstance(value, (list, dict)) != isinstance(default, (list, tuple, dict)):
+                raise ValueError(f"controller {self.name!r}: parameter {name} must be like {default!r}, "
+                                 f"not a {type(value).__name__} ({value!r})")
         self.condition = condition
         self.params: dict[str, Any] = {**self.defaults, **self.conditions[condition], **params}
         self.check_params(self.params)

@@ -233,7 +233,10 @@ class ChatModel:
         if isinstance(exc, openai.APITimeoutError):
             kind = "timeout"
         elif isinstance(exc, openai.APIConnectionError):
-            kind = "connection"
+            # What happened to the connection (refused, reset, closed mid-reply), not the SDK's class name.
+            reason = _cause(exc, OSError) or exc.__cause__ or exc
+            return ModelError("connection", self._redact(f"the connection to {self.config.base_url} failed: "
+                                                         f"{reason}"), attempts=attempt)
         elif isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             if status == 429:

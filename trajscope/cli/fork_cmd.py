@@ -68,6 +68,8 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
         parse_intervention,
         select_parents,
     )
+    from trajscope.ingest.datasets import DatasetError
+    from trajscope.warehouse.read import ReadRefused
 
     imported = ImportedSetup(controller=imported_controller or "read_gate", condition=imported_condition,
                              dataset=imported_dataset, retriever=imported_retriever)
@@ -98,6 +100,10 @@ def command(trajectory_id, at, intervention, runs, where, log_path, model, cache
                               progress=len(parents) > 1, facts=facts, imported=imported)
     except ForkError as exc:
         raise click.ClickException(str(exc)) from None
+    except ReadRefused as exc:  # a --where the read path refuses (not one SELECT filter, a file read, a bad column)
+        raise click.ClickException(f"--where {where!r}: {exc}") from None
+    except DatasetError as exc:  # the parent's dataset is not here (named by the run, or --dataset)
+        raise click.ClickException(f"the parent's dataset cannot be loaded: {exc}") from None
     failed = False
     for summary in summaries:
         for line in summary.lines():

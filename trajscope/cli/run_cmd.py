@@ -158,6 +158,15 @@ def command(**options: Any) -> None:
     if any(s.n_errors for s in summaries):
         click.echo(f"{sum(s.n_errors for s in summaries)} question(s) ended in a recorded error "
                    "(see the `error` field / the warehouse).", err=True)
+    # The exit status says whether the work was done: not when a run's every question errored, nor when its
+    # log did not reach the warehouse.
+    all_errored = [s.run_id for s in summaries if s.n_completed and s.n_errors >= s.n_completed]
+    not_ingested = [s.run_id for s in summaries if s.ingest_error]
+    if all_errored or not_ingested:
+        raise click.ClickException("; ".join(
+            ([f"every question of {', '.join(all_errored)} ended in an error"] if all_errored else [])
+            + ([f"{', '.join(not_ingested)} not ingested into the warehouse (its log is kept: `trajscope ingest` "
+                "it once the cause is fixed)"] if not_ingested else [])))
 
 
 def _run_on_ray(specs: list[Any], options: dict[str, Any]) -> None:
