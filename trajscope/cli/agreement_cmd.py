@@ -98,7 +98,9 @@ def _human(db_path, run_id: str, method: str | None, fmt: str, versus: str = "ru
                    "95% CIs: "
                    + ("step accuracy a percentile bootstrap over trajectories, shares Wilson, baseline:uniform the "
                       "exact Poisson-binomial range" if metrics.family == "per-step labels" else
-                      "Wilson, the uniform baseline the exact Poisson-binomial range")
+                      "Wilson, the uniform baseline the exact Poisson-binomial range"
+                      + ("; TRAIL span metrics a percentile bootstrap over traces"
+                         if "TRAIL span metrics" in (metrics.family or "") else ""))
                    + ". Empty: " + "; ".join(metrics.reasons()))
         if fmt == "csv":  # one row per method, numbers only; the reasons go to stderr
             click.echo(caption, err=True)

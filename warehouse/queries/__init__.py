@@ -39,6 +39,7 @@ from ._published_metrics import PublishedAgreement, PublishedMetrics, published_
 from ._rubric_agreement import ALWAYS_MATCH, RubricAgreement, ScannerAgreement, rubric_agreement
 from ._step_label_agreement import BASELINES, StepLabelAgreement, StepLabelScores, step_label_agreement
 from ._table import comparison_frame
+from ._trail_agreement import TrailAgreement, TrailScores, trail_agreement
 
 __all__ = [
     "ALWAYS_MATCH", "RubricAgreement", "ScannerAgreement", "rubric_agreement",
@@ -46,7 +47,7 @@ __all__ = [
     "poisson_binomial_range",
     "BASELINES", "StepLabelAgreement", "StepLabelScores", "step_label_agreement",
     "AnswerVerdictAgreement", "answer_verdict_agreement", "PublishedAgreement", "PublishedMetrics",
-    "published_agreement",
+    "published_agreement", "TrailAgreement", "TrailScores", "trail_agreement",
     "EXTRACTOR_AGREEMENT_SQL", "JUDGE_ROBUSTNESS_SQL", "POOLED_COOCCURRENCE_SQL", "POST_READ_STRATA_SQL",
     "CORPUS_TITLES_SQL", "corpus_titles", "DEFAULT_COMPARE_METRIC", "FUNNEL_PAIRED_SQL",
     "FUNNEL_STAGES", "FunnelComparison", "METRICS", "STRATA", "Comparison", "EfficiencyFrontier", "EfficiencyPoint",

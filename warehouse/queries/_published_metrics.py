@@ -10,10 +10,11 @@ import polars as pl
 from ._answer_agreement import AnswerVerdictAgreement, answer_verdict_agreement
 from ._attribution import HumanAgreement, Measure, human_agreement
 from ._step_label_agreement import StepLabelAgreement, step_label_agreement
+from ._trail_agreement import DEVIATION, NO_SPANS, TrailAgreement, trail_agreement
 
 METRICS = ("step_accuracy", "exact", "first_error_accuracy", "agent_accuracy", "location_accuracy", "category_f1",
            "joint_accuracy")
-_TRAIL = "does not apply: TRAIL's span metrics are not computed by trajscope yet"
+_SPAN_METRICS = ("location_accuracy", "category_f1", "joint_accuracy")
 
 
 @dataclass(frozen=True)
@@ -69,9 +70,23 @@ def _mcnemar_text(result: object) -> str:
     return f"only this {result.a_only}, only the other {result.b_only}; exact p {result.exact_p:.3g}"  # type: ignore[attr-defined]
 
 
+def _span_measures(method: str, trail: TrailAgreement | None) -> dict[str, Measure]:
+    """TRAIL's three span metrics of a method, or why they are empty."""
+    scores = trail.methods.get(method) if trail is not None else None
+    if scores is None:
+        reason = "does not apply: the method names no span of an annotated trace"
+        if trail is None or not trail.n_traces:
+            reason = NO_SPANS
+        elif method == "baseline:uniform_random":
+            reason = "does not apply: a uniform guess has expected hits, no span per trace"
+        return {name: Measure(None, reason=reason) for name in _SPAN_METRICS}
+    return {name: getattr(scores, name) for name in _SPAN_METRICS}
+
+
 def published_metrics(per_step: StepLabelAgreement, decisive: HumanAgreement | None,
-                      versus: str | None = None) -> PublishedMetrics:
-    """Per-step label scores when the run has per-step labels, else the Who&When decisive-step scores."""
+                      versus: str | None = None, trail: TrailAgreement | None = None) -> PublishedMetrics:
+    """Per-step label scores when the run has per-step labels, else the Who&When decisive-step scores with
+    TRAIL's span metrics where the run has TRAIL span labels."""
     out = PublishedMetrics(per_step.run_id)
     if per_step.methods:
         out.family = "per-step labels"
@@ -89,13 +104,15 @@ def published_metrics(per_step: StepLabelAgreement, decisive: HumanAgreement | N
     if decisive is None or not decisive.methods:
         return out
     out.family = "first error only (Who&When decisive step, TRAIL earliest span)"
+    if trail is not None and trail.n_traces:
+        out.family += (f"; TRAIL span metrics {DEVIATION}, the first- and final-step baselines naming their span "
+                       f"with the run's most common category, {trail.common_category}")
     no_map = Measure(None, reason="does not apply: the labels name one decisive step, no label per step")
     for agreed in decisive.methods:
         out.rows.append(PublishedRow(
             agreed.method, agreed.n_labelled,
             {"step_accuracy": agreed.step, "exact": no_map, "first_error_accuracy": no_map,
-             "agent_accuracy": agreed.agent, "location_accuracy": Measure(None, reason=_TRAIL),
-             "category_f1": Measure(None, reason=_TRAIL), "joint_accuracy": Measure(None, reason=_TRAIL)},
+             "agent_accuracy": agreed.agent, **_span_measures(agreed.method, trail)},
             f"vs rules: only rules {agreed.vs_rules.a_only}, only this {agreed.vs_rules.b_only}; exact p "
             f"{agreed.vs_rules.exact_p:.3g}" if agreed.vs_rules else (agreed.vs_rules_reason or ""),
             f"coverage {agreed.coverage:.3f}"))
@@ -127,4 +144,6 @@ def published_agreement(con: Any, run_id: str, method: str | None = None, versus
         per_step.methods[:] = [m for m in per_step.methods if m.method == method or m.method.startswith("baseline:")]
     if decisive is None and not per_step.methods:
         decisive = human_agreement(con, run_id, method)
-    return PublishedAgreement(published_metrics(per_step, decisive, versus), answer_verdict_agreement(con, run_id))
+    trail = trail_agreement(con, run_id) if not per_step.methods else None
+    return PublishedAgreement(published_metrics(per_step, decisive, versus, trail),
+                              answer_verdict_agreement(con, run_id))
