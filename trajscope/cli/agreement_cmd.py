@@ -18,7 +18,8 @@ from ._options import db_option
               help="Instead: how well each step-attribution method finds the first error people labelled in RUN "
                    "(step accuracy, within 1 and 3 steps, agent accuracy, category kappa, with 95% CIs, McNemar "
                    "against the rules) beside the trivial baselines; and each rubric scanner's precision, recall "
-                   "and kappa against the labels people gave its verdicts on the Search page.")
+                   "and kappa against the labels people gave its verdicts on the Search page. First, each label "
+                   "family's published metrics (TRAIL spans: location accuracy, category F1, joint accuracy).")
 @click.option("--method", default=None, metavar="NAME",
               help="With --human: one method (rules, llm:<protocol>:<model>, ...) beside the baselines; "
                    "default every method with attributions.")
