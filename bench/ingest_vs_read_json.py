@@ -1,8 +1,9 @@
 """Ingest benchmark: 100k synthetic trajectories (~1M steps) vs DuckDB's own read_json bulk load.
 
 --one-parse (and --tiny) also asks whether DuckDB's typed read could stand in for the Python validation pass:
-which records the format rejects DuckDB's read of them with the format's columns accepts, and what each part of
-the pass costs per line beside DuckDB's typed read of the same lines.
+which records that the format rejects DuckDB's read with the format's columns still accepts, what each part of
+the pass costs per line beside DuckDB's typed read of the same lines, and how the derived facts' refresh of one set
+of trajectories grows with the rows the warehouse stores.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import argparse
 import copy
 import itertools
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,12 +21,15 @@ from pathlib import Path
 
 import duckdb
 import msgspec
+import pyarrow as pa
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.synthetic import write_synthetic_log  # noqa: E402
 from trajscope.format import MAX_LINE_BYTES, RecordError, Trajectory, decode_trajectory, redaction_prefilter  # noqa: E402
+from trajscope.warehouse._connection import open_warehouse  # noqa: E402
+from trajscope.warehouse._derived import DERIVED, refresh_facts  # noqa: E402
 from trajscope.warehouse._duckdb_types import read_json_columns  # noqa: E402
 from trajscope.warehouse._loader import _line_hash, _redacted_lines  # noqa: E402
 
@@ -176,6 +181,59 @@ class _IdOnly(msgspec.Struct):
     trajectory_id: str
 
 
+def _keep_only(db: Path, ids: list[str]) -> int:
+    """Remove every other trajectory's rows from each table keyed by trajectory_id (rows rewritten, so no scan
+    meets the removed ones); returns the trajectories left."""
+    with open_warehouse(db) as con:
+        con.register("kept_ids", pa.table({"trajectory_id": ids}))
+        tables = [r[0] for r in con.execute(
+            "SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t USING (database_name, schema_name, "
+            "table_name) WHERE c.column_name = 'trajectory_id' AND t.database_name = current_database()").fetchall()]
+        for table in tables:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE kept AS SELECT * FROM {table} "
+                        "WHERE trajectory_id IN (SELECT trajectory_id FROM kept_ids)")
+            con.execute(f"DELETE FROM {table}")
+            con.execute(f"INSERT INTO {table} SELECT * FROM kept")
+        con.execute("DROP TABLE kept")
+        con.execute("CHECKPOINT")
+        return con.execute("SELECT count(*) FROM trajectories").fetchone()[0]
+
+
+def _refresh_seconds(db: Path, ids: list[str]) -> dict[str, float]:
+    """Seconds of each derived table's refresh for `ids`, each rolled back."""
+    out = {}
+    with open_warehouse(db) as con:
+        con.register("refreshed_ids", pa.table({"trajectory_id": ids}))
+        for derived in DERIVED:
+            con.execute("BEGIN TRANSACTION")
+            t = time.perf_counter()
+            refresh_facts(con, derived, "SELECT trajectory_id FROM refreshed_ids")
+            out[derived.table] = time.perf_counter() - t
+            con.execute("ROLLBACK")
+    return out
+
+
+def refresh_against_stored(log: Path, db: Path, work: Path) -> None:
+    """The derived refresh of the log's first quarter in the whole warehouse and in one holding that quarter only:
+    how much of a batch's refresh grows with the rows earlier batches stored."""
+    decode = msgspec.json.Decoder(_IdOnly).decode
+    with open(log, "rb") as fh:
+        n = sum(1 for _ in fh)
+        fh.seek(0)
+        ids = [decode(line).trajectory_id for line in itertools.islice(fh, max(1, n // 4))]
+    quarter = work / "quarter.duckdb"
+    shutil.copyfile(db, quarter)
+    kept = _keep_only(quarter, ids)
+    totals: dict[str, list[float]] = {"quarter": [], "whole": []}
+    for _ in range(2):  # alternated, so both meet the same machine
+        for name, path in (("quarter", quarter), ("whole", db)):
+            totals[name].append(sum(_refresh_seconds(path, ids).values()))
+    quarter.unlink()
+    q, w = min(totals["quarter"]), min(totals["whole"])
+    print(f"derived refresh of {len(ids):,} trajectories (best of 2): in a warehouse of {kept:,} {q:.2f} s, "
+          f"of {n:,} {w:.2f} s; ratio whole / quarter = {w / q:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000, help="trajectories to generate")
@@ -214,6 +272,7 @@ def main() -> None:
     if args.one_parse or args.tiny:
         probe_typed_read(log, work)
         split_validation(log, work, max_lines=args.split_lines)
+        refresh_against_stored(log, work / "wh.duckdb", work)
 
 
 if __name__ == "__main__":
