@@ -162,8 +162,9 @@ class _SplitState:
 
     def __init__(self, spill_dir: str | Path | None = None, stored: duckdb.DuckDBPyConnection | None = None):
         # No extension may load here either (docs/security.md): the state only holds ids and hashes.
-        config: dict[str, object] = {"memory_limit": "256MB", "preserve_insertion_order": False,
-                                     "autoinstall_known_extensions": False, "autoload_known_extensions": False}
+        config: dict[str, str | bool | int | float | list[str]] = {
+            "memory_limit": "256MB", "preserve_insertion_order": False,
+            "autoinstall_known_extensions": False, "autoload_known_extensions": False}
         if spill_dir is not None:
             config["temp_directory"] = str(spill_dir)
         self.db = duckdb.connect(":memory:", config=config)
@@ -374,16 +375,17 @@ def _split_log(
                     records += 1
                     if workdir is None:
                         continue
-                    if out is not None and written >= batch_bytes:
+                    if out is not None and batch is not None and written >= batch_bytes:
                         out.close()
                         out = None
                         yield _finish_batch(batch, latest, unchanged), records
                         unchanged, records = ([], []), 0
-                    if out is None:
-                        batch = _Batch(Path(workdir) / f"{path.name}.{source.start}.{n_batches:05d}.jsonl")
+                    if out is None or batch is None:
+                        batch_path = Path(workdir) / f"{path.name}.{source.start}.{n_batches:05d}.jsonl"
+                        batch = _Batch(batch_path)
                         n_batches += 1
                         latest = {}
-                        out = open(batch.path, "wb", buffering=_IO_BUFFER_BYTES)
+                        out = open(batch_path, "wb", buffering=_IO_BUFFER_BYTES)
                         written = 0
                     latest[tid] = (len(batch.line_ids), digest)
                     batch.line_ids.append(tid)
@@ -402,7 +404,7 @@ def _split_log(
         if out is not None:
             out.close()
     source.end = offset
-    if out is not None:
+    if out is not None and batch is not None:
         yield _finish_batch(batch, latest, unchanged), records
     elif workdir is None or records:
         yield None, records
@@ -447,19 +449,19 @@ def _finish_batch(batch: _Batch, latest: dict[str, tuple[int, str]],
     for tid, (_, digest) in latest.items():
         batch.ids.append(tid)
         batch.hashes.append(digest)
-    if len(latest) < len(batch.line_ids):
-        _keep_last_occurrences(batch, latest)
+    if batch.path is not None and len(latest) < len(batch.line_ids):
+        _keep_last_occurrences(batch.path, batch.line_ids, latest)
     return batch
 
 
-def _keep_last_occurrences(batch: _Batch, latest: dict[str, tuple[int, str]]) -> None:
+def _keep_last_occurrences(path: Path, line_ids: list[str], latest: dict[str, tuple[int, str]]) -> None:
     # A batch that repeats a trajectory id (--on-duplicate last) keeps its last copy only.
-    kept = batch.path.with_suffix(".dedup.jsonl")
-    with open(batch.path, "rb") as src, open(kept, "wb") as dst:
+    kept = path.with_suffix(".dedup.jsonl")
+    with open(path, "rb") as src, open(kept, "wb") as dst:
         for i, raw in enumerate(src):
-            if latest[batch.line_ids[i]][0] == i:
+            if latest[line_ids[i]][0] == i:
                 dst.write(raw)
-    os.replace(kept, batch.path)
+    os.replace(kept, path)
 
 
 @functools.cache
@@ -574,7 +576,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
 
-def _note_ids(con: duckdb.DuckDBPyConnection, ids: list[str], before: list[str | None], seq: int) -> None:
+def _note_ids(con: duckdb.DuckDBPyConnection, ids: list[str], before: Sequence[str | None], seq: int) -> None:
     # The report's memory lives in DuckDB, not in Python: each id met, with its stored hash then ('' if new).
     if not ids:
         return
@@ -771,7 +773,7 @@ def _load(path: Path, sources: Sequence[_Slice], report: IngestReport, *, progre
                             if new_file:
                                 con.execute("COMMIT")
                                 con.execute("BEGIN TRANSACTION")
-                    report.new, report.unchanged, met = con.execute(_named_sql("ingest_counts.sql")).fetchone()
+                    report.new, report.unchanged, met = con.execute(_named_sql("ingest_counts.sql")).fetchall()[0]
                     report.replaced = met - report.new - report.unchanged
                     con.execute("DROP TABLE ingest_ids")
                     # Labels point at steps, so they load after the logs, in the same transaction.

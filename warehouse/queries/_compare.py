@@ -161,7 +161,7 @@ def compare_runs(
         if only_a or only_b:
             excluded.append(f"{len(only_a)} only in A and {len(only_b)} only in B")
         note = f"paired on the {len(ids)} shared question ids; {' and '.join(excluded)} are excluded"
-    options = dict(binary=binary, margin=margin, n_resamples=n_resamples, seed=seed)
+    options: dict[str, Any] = dict(binary=binary, margin=margin, n_resamples=n_resamples, seed=seed)
     overall = _statistics("all", ids, a, b, **options)
     sliced: list[PairedStatistics] = []
     if strata is not None:
