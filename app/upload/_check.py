@@ -22,8 +22,9 @@ import polars as pl
 from trajscope.app.access import write_lock
 from trajscope.format import Chunk, RecordError, Trajectory, decode_trajectory
 from trajscope.ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
-from trajscope.warehouse import IngestReport, ingest_paths, sweep_dead_process_dirs, validate_log
+from trajscope.warehouse import IngestReport, WarehouseFileError, ingest_paths, sweep_dead_process_dirs, validate_log
 from trajscope.warehouse.queries import corpus_titles
+from trajscope.warehouse.read import ReadRefused
 
 CANONICAL = "canonical"
 SideFile = tuple[str, bytes]  # (file name, content) of a mapping, questions or patterns file
@@ -97,7 +98,7 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
     try:
         _prepare(prepared, data, format=format, run_id=run_id, declare=declare, preview_rows=preview_rows,
                  sides={"mapping": mapping, "questions": questions, "patterns": patterns},
-                 warehouse_corpus=functools.partial(corpus_titles, db_path) if db_path else None)
+                 warehouse_corpus=functools.partial(_warehouse_titles, db_path) if db_path else None)
     except BaseException:
         discard_upload(prepared)  # a failure of any kind (a full disk, a bug) leaves no folder behind
         raise
@@ -201,6 +202,15 @@ def _saved_name(display: str) -> str:
         return display
     suffix = Path(display).suffix
     return "upload" + (suffix if len(suffix.encode()) <= 20 else "")
+
+
+def _warehouse_titles(db_path: str | Path) -> list[Chunk]:
+    """The warehouse's corpus titles; a --db that is no warehouse (text, a directory, a FIFO) is a RecordError
+    naming it, shown in the error table like any other, never a traceback."""
+    try:
+        return corpus_titles(db_path)
+    except (ReadRefused, WarehouseFileError) as exc:
+        raise RecordError(db_path, 0, None, f"the warehouse to ingest into cannot be read: {exc}") from None
 
 
 def _save_side(folder: Path, role: str, part: SideFile) -> Path:

@@ -104,3 +104,25 @@ def test_every_fork_where_refusal_is_one_line(where, expected, without_metadata,
     error = _one_error(lines)
     assert rc != 0 and error.startswith("Error: --where") and expected in error, error
     assert hashlib.sha256(without_metadata.read_bytes()).hexdigest() == before
+
+
+def test_app_on_a_symlink_loop_is_one_line(tmp_path):
+    (tmp_path / "loop-a").symlink_to(tmp_path / "loop-b")
+    (tmp_path / "loop-b").symlink_to(tmp_path / "loop-a")
+    rc, lines = _trajscope("app", "--db", "loop-a", "--port", str(_closed_port()), cwd=tmp_path)
+    error = _one_error(lines)
+    assert rc != 0 and "loop-a" in error and "Symlink loop" in error, error
+
+
+def test_an_upload_into_a_db_that_is_not_a_warehouse_is_an_error_row(tmp_path, monkeypatch):
+    from trajscope.app.upload import prepare_upload
+
+    monkeypatch.setenv("TRAJSCOPE_UPLOAD_TMP", str(tmp_path / "uploads"))
+    text = tmp_path / "notes.duckdb"
+    text.write_text("not a warehouse\n")
+    log = Path(__file__).parents[1] / "fixtures" / "importers" / "autoact.jsonl"
+    prepared = prepare_upload("run.jsonl", log.read_bytes(), db_path=text)
+    assert not prepared.ok and len(prepared.errors) == 1
+    assert "notes.duckdb: is text, not a trajscope warehouse" in str(prepared.errors[0])
+    assert text.read_text() == "not a warehouse\n"
+    assert list((tmp_path / "uploads" / "trajscope-uploads").iterdir()) == []  # the refused upload is not kept

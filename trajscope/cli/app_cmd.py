@@ -67,7 +67,10 @@ def command(db: Path | None, lake: str | None, port: int, max_upload_mb: int, sq
         from ._options import lake_db
 
         db = Path(lake_db(lake, ""))  # built before the server starts; later commits are read by the runs after them
-    db_path = (db or default_db_path()).resolve()
+    try:
+        db_path = (db or default_db_path()).resolve()
+    except (RuntimeError, OSError) as exc:  # a symlink loop (RuntimeError before Python 3.13), a path too long
+        raise click.ClickException(f"{db or default_db_path()}: cannot be resolved to a file ({exc})") from None
     if db_path.exists() and db_path.is_dir():
         raise click.ClickException(f"{db_path}: is a directory, not a warehouse file")
     if not _port_free(port):
