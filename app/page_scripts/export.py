@@ -93,8 +93,9 @@ if state:
         sql_expander(result.sql, seconds=result.seconds)
         fmt = st.radio("Table format", list(FORMATS), horizontal=True, key="export-format")
         ext, mime = FORMATS[fmt]
+        frame = result.df
         st.download_button(
-            f"Download {fmt}", data=lambda: _render(result.df, fmt, f"{source} (trajscope)"),
+            f"Download {fmt}", data=lambda: _render(frame, fmt, f"{source} (trajscope)"),
             file_name=f"{source}.{ext}", mime=mime, type="primary", key="export-download",
             on_click="ignore", icon=":material/download:",
         )

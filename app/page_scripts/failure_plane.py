@@ -1,6 +1,8 @@
 """Failure plane: P_disc against P_post per run, arrows from each baseline to its interventions."""
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
 import polars as pl
 import streamlit as st
 
@@ -75,7 +77,7 @@ def _human(db_path: str, stamp: tuple[int, ...], run_id: str):
         return human_agreement(con, run_id)
 
 
-def _human_section(views: set[str]) -> None:
+def _human_section(views: AbstractSet[str]) -> None:
     """Where the first error is: each attribution method against the people's labels (agreement --human)."""
     if "attribution_agreement" not in views:
         return

@@ -27,7 +27,13 @@ from trajscope.app.ui import (
     table_panel,
 )
 from trajscope.warehouse import WarehouseBusy
-from trajscope.warehouse.queries import QueryError, compare_runs, comparison_frame, rubric_agreement
+from trajscope.warehouse.queries import (
+    QueryError,
+    RubricAgreement,
+    compare_runs,
+    comparison_frame,
+    rubric_agreement,
+)
 from trajscope.warehouse.stats import UnpairedComparison
 from trajscope.warehouse.verdicts import LABELS, label_verdict, slice_sql
 
@@ -152,6 +158,7 @@ if state:
                         except (LookupError, ValueError, WarehouseBusy) as exc:
                             show_error(str(exc))
 
+        agreement: RubricAgreement | None
         try:
             with read_connection(config.db_path, lock_wait_s=config.lock_wait_s) as con:
                 agreement = rubric_agreement(con, None, picked)
