@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+# Before any page: sessions' first runs import under one module lock here instead of racing each other in pandas.
+import trajscope.app.preload  # noqa: F401
 from trajscope.app.ui import app_config
 
 st.set_page_config(page_title="trajscope", page_icon=":material/troubleshoot:", layout="wide")
