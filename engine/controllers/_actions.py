@@ -26,6 +26,8 @@ FINAL_TOOL: dict[str, Any] = {
         },
     },
 }
+# The problem of a structured reply cut at max_tokens: asking again would be cut again, so it is not retried.
+TRUNCATED = "truncated"
 _FENCE_RE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.IGNORECASE)
 
 
@@ -213,6 +215,9 @@ class JsonActionProtocol:
     def parse(self, completion: Any, space: ActionSpace, turn: int) -> ParsedTurn:
         text = getattr(completion, "text", None) or ""
         value, problem = parse_json_object(text)
+        if problem and getattr(completion, "finish_reason", None) == "length":
+            return ParsedTurn([Action("", problem=f"{TRUNCATED}: the reply reached max_tokens inside its JSON "
+                                                  f"({problem})")], text)
         if problem:
             return ParsedTurn([Action("", problem=problem)], text)
         assert value is not None

@@ -16,7 +16,7 @@ from trajscope.format import (
     SearchStep,
 )
 
-from ._actions import Action, ActionProtocol, ActionSpace, ParsedTurn
+from ._actions import TRUNCATED, Action, ActionProtocol, ActionSpace, ParsedTurn
 from ._base import EpisodeResult
 from ._budget import ContextBudget, forced_end_reason, prompt_text
 from ._gates import EvidenceState, Gate, GateDecision, first_rejection
@@ -69,6 +69,10 @@ class ToolLoop:
             self._note_counters()
             if answer is not None:
                 return answer, "final", None
+            if any((a.problem or "").startswith(TRUNCATED) for a in parsed.actions):
+                # The same request would be cut again: ask for the answer alone, with its shorter schema.
+                self.recorder.metadata["forced_by"] = "truncated_reply"
+                return await self._forced_answer(history, decoding, why="forced_answer")
             if self.invalid_actions > self.settings.max_invalid_actions:
                 message = (f"gave up after {self.invalid_actions} invalid actions "
                            f"(cap {self.settings.max_invalid_actions})")
@@ -97,8 +101,9 @@ class ToolLoop:
         self.invalid_actions += 1
         observation = render_prompt("malformed_action", problem=action.problem,
                                     actions=", ".join(self.space.names))
+        truncated = (action.problem or "").startswith(TRUNCATED)
         self.recorder.add(
-            ErrorStep(error_type="malformed_action", message=action.problem,
+            ErrorStep(error_type="truncated_reply" if truncated else "malformed_action", message=action.problem,
                       tool_name=action.name or None, args=action.arguments,
                       observation=observation, thought=thought),
             completion,
@@ -175,8 +180,9 @@ class ToolLoop:
         meta["search_count"] = int(getattr(self.env, "search_count", 0))
         meta["read_count"] = int(getattr(self.env, "read_count", 0))
 
-    async def _forced_answer(self, history: list[dict[str, Any]], decoding: dict[str, Any]) -> EpisodeResult:
-        why = forced_end_reason(self.budget)  # decided before the forced call adds its own prompt
+    async def _forced_answer(self, history: list[dict[str, Any]], decoding: dict[str, Any],
+                             why: str | None = None) -> EpisodeResult:
+        why = why or forced_end_reason(self.budget)  # decided before the forced call adds its own prompt
         suffix, request = self.protocol.answer_request(self.space)
         prompt = render_prompt(self.settings.forced_answer_prompt, max_turns=self.settings.max_turns)
         prompt = f"{prompt}\n{suffix}" if suffix else prompt

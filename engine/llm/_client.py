@@ -20,6 +20,7 @@ from ._cache import ResponseCache, request_key
 from ._completion import Completion, parse_json_object, parse_tool_call
 from ._config import ModelConfig
 from ._errors import ModelError, ModelErrorKind
+from ._schema_bounds import bound_strings
 
 
 class ReplyTooLarge(Exception):
@@ -139,7 +140,10 @@ class ChatModel:
             request["tools"] = tools
         if response_schema is not None:
             if cfg.schema_format == "json_object":
-                # llama-cpp-python's server compiles this schema into a grammar.
+                # llama-cpp-python's server compiles this schema into a grammar; bounded strings let every
+                # reply close within max_tokens (a small model repeating itself inside one never did).
+                if isinstance(request.get("max_tokens"), int):
+                    response_schema = bound_strings(response_schema, request["max_tokens"])
                 request["response_format"] = {"type": "json_object", "schema": response_schema}
             else:
                 request["response_format"] = {
