@@ -101,7 +101,9 @@ def test_a_stored_method_is_scored_with_wilson_intervals_and_kappa(tmp_path):
     # Always the final step hits both (steps 2 and 2 against first errors 1 and 2: one exact).
     assert result["baseline:final_step"].step.value == 0.5 and result["baseline:first_step"].step.value == 0.0
     assert result["baseline:uniform_random"].step.value == pytest.approx(1 / 3)
-    assert result["rules"].step.value is None and result["rules"].step.reason.startswith("does not apply: ")
+    # The log has a gold answer and no gold passages: the answer-evidence rules apply (scored at import, no judge
+    # pass). Both answers are wrong and both rules name the final step 2: p2's first error, not p1's (step 1).
+    assert result["rules"].step.value == 0.5 and result["rules"].coverage == 1.0
 
 
 def test_a_method_is_paired_against_the_rules_by_mcnemar_on_finding_the_humans_step(tmp_path):

@@ -16,6 +16,7 @@ from trajscope.format import (
     GAVE_UP_END_REASONS,
     LOW_EVIDENCE_THRESHOLD,
     MIN_GOLD_CHARS,
+    SCORED_AT_IMPORT,
     SEARCH_KINDS,
 )
 
@@ -38,6 +39,7 @@ def definitions_sql() -> str:
         search_kinds=_sql_list(SEARCH_KINDS),
         agent_action_kinds=_sql_list(AGENT_ACTION_KINDS),
         min_gold_chars=str(int(MIN_GOLD_CHARS)),
+        scored_at_import=SCORED_AT_IMPORT.replace("'", "''"),
     )
 
 

@@ -18,6 +18,8 @@ from trajscope.format import (
     step_kind,
 )
 
+from ._import_scores import is_import_score
+
 NO_READ = "no read action in this log: discipline metrics do not apply"
 _TRUE = {"true", "yes", "1", "on"}
 _FALSE = {"false", "no", "0", "off"}
@@ -36,7 +38,8 @@ class RunTally:
     with_final: int = 0
     with_gold: int = 0
     with_gold_passages: int = 0
-    with_judgments: int = 0
+    with_judgments: int = 0  # trajectories carrying a verdict of the log's own
+    scored_at_import: int = 0  # trajectories the importer scored (gold in the log, no verdict)
     with_search_passages: int = 0  # trajectories whose search results carry the passages' text (metadata)
     # Contain-Acc of the answer against the person's verdict the log carries (metadata.human_answer_correct)
     human_labels: int = 0  # step labels the records carry (Who&When mistakes, embedded step_labels)
@@ -67,7 +70,9 @@ class RunTally:
         self.with_final += any(isinstance(s, FinalStep) for s in t.steps)
         self.with_gold += t.question.gold_answer is not None
         self.with_gold_passages += bool(t.question.gold_chunk_ids)
-        self.with_judgments += bool(t.judgments)
+        carried = [j for j in t.judgments if not is_import_score(j.rationale)]
+        self.with_judgments += bool(carried)
+        self.scored_at_import += len(carried) < len(t.judgments)
         self.with_search_passages += bool(t.metadata.get("search_shows_passages"))
         self.human_labels += len(t.human_labels)
         person = t.metadata.get("human_answer_correct")
@@ -78,7 +83,7 @@ class RunTally:
                 self.people_disagree.append(
                     f"{t.trajectory_id}: answer {t.final_answer!r}, gold {t.question.gold_answer!r}: Contain-Acc says "
                     f"{'right' if contain else 'wrong'}, the person {'right' if person else 'wrong'}")
-        self.judges.update(j.judge for j in t.judgments)
+        self.judges.update(j.judge for j in carried)
         self.end_reasons[t.end_reason or "none"] += 1
         if self.trajectories == 1:
             self.carried = t.run.capabilities

@@ -17,6 +17,7 @@ from trajscope.format import Capabilities, Chunk, RecordError, Trajectory, encod
 
 from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
 from ._corpus_titles import CorpusTitles, title_gold
+from ._import_scores import with_import_scores
 from ._registry import open_import
 from ._report import FileReport, RunReport
 
@@ -88,6 +89,8 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     try:
         with open(os.devnull if as_is else spool, "wb") as fh:
             for ordinal, trajectory in enumerate(records, start=1):
+                if ctx.format != "canonical":  # a canonical log's verdicts are its writer's to give
+                    trajectory = with_import_scores(trajectory)
                 data = encode(trajectory)
                 digest = hashlib.blake2b(data, digest_size=16).digest()
                 first = seen.get(trajectory.trajectory_id)

@@ -62,6 +62,7 @@ class FileReport:
 
         with_gold = sum(r.tally.with_gold for r in self.runs)
         judged = sum(r.tally.with_judgments for r in self.runs)
+        scored = sum(r.tally.scored_at_import for r in self.runs)
         out = [
             f"{self.source} ({self.format}): {self.trajectories} trajectories in {len(self.runs)} run(s)",
             f"  steps: {counts(self.step_kinds)}",
@@ -69,7 +70,8 @@ class FileReport:
             f"  duplicates dropped: {len(self.duplicates)}",
             *([f"  malformed records skipped: {len(self.skipped)}"] if self.skipped else []),
             f"  gold answers: {with_gold} of {self.trajectories}; judgments found: {counts(self.judges)} "
-            f"({judged} trajectories)",
+            f"({judged} trajectories)" + (f"; em / f1 / contain scored at import for {scored} (the extracted answer "
+                                          "against the log's gold)" if scored else ""),
             "  questions joined: " + (f"{self.questions_joined} from {self.questions_file}" if self.questions_file
                                       else "no question file"),
         ]

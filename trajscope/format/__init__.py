@@ -68,6 +68,7 @@ from ._definitions import (
     LOW_EVIDENCE_THRESHOLD,
     MIN_GOLD_CHARS,
     READ_KIND,
+    SCORED_AT_IMPORT,
     counts_as_read,
     end_reason_description,
 )
@@ -148,7 +149,7 @@ __all__ = [
     "FORMULA_STARTS", "csv_cell_text", "terminal_text",
     "AppendOnlyLog", "LogFileCorrupt", "RecoveredLog", "has_gold_answer", "recover_log_file",
     "AGENT_ACTION_KINDS", "F1_RULES", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
-    "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
+    "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND", "SCORED_AT_IMPORT",
     "KEY_MARKERS", "MIN_FRAGMENT", "REDACTED", "configured_secrets", "redact", "redact_bytes", "redact_json_line",
     "redact_value",
     "redaction_prefilter", "register_secret",

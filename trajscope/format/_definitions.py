@@ -35,6 +35,11 @@ def counts_as_read(step: StepBase) -> bool:
 # matches almost anywhere. The warehouse's macro gold_too_short reads this value.
 MIN_GOLD_CHARS = 2
 
+# The rationale of an em / f1 / contain score the importer computed from a log's gold and final answer (the log
+# carried no verdict): the warehouse stores it with origin 'import', never as a verdict the log carried. The
+# warehouse's macro scored_at_import reads this value.
+SCORED_AT_IMPORT = "scored at import: the log's final answer against its gold answer"
+
 # Every end_reason a trajectory records and what it means: the one description of an end_reason column in
 # every table and view (the warehouse writes it onto each at install).
 END_REASONS: dict[str, str] = {
@@ -68,5 +73,5 @@ __all__ = [
     "END_REASONS", "FORCED_END_REASONS", "GAVE_UP_END_REASONS", "MIN_GOLD_CHARS", "counts_as_read",
     "end_reason_description",
     "AGENT_ACTION_KINDS", "COMPARE_METRICS", "CORRECT_AT", "DEFAULT_COMPARE_METRIC", "ENTITY_EXTRACTORS",
-    "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND",
+    "GATE_EXTRACTOR", "LOW_EVIDENCE_THRESHOLD", "READ_KIND", "SCORED_AT_IMPORT",
 ]

@@ -55,3 +55,5 @@ CREATE OR REPLACE MACRO funnel_stage(step, log_shows) AS CASE WHEN step IS NOT N
 -- funnel_stage over all of a trajectory's gold passages (bool_and, which skips NULLs), from how many reached the stage: where the log shows the stage, whether all did; elsewhere true if any did, else NULL.
 CREATE OR REPLACE MACRO funnel_stage_all(n_reached, n_passages, log_shows) AS
     CASE WHEN log_shows THEN n_reached = n_passages WHEN n_reached > 0 THEN true END;
+-- An em / f1 / contain score the importer computed from the log's gold and final answer (trajscope.format.SCORED_AT_IMPORT), not a verdict the log carried.
+CREATE OR REPLACE MACRO scored_at_import(rationale) AS coalesce(rationale = '${scored_at_import}', false);

@@ -58,7 +58,7 @@ SELECT s.trajectory_id, s.run.run_id AS run_id, s.question.question_id AS questi
        coalesce(a.cached_calls, 0) AS cached_calls, a.cached_cost_usd,
        coalesce(c.n_candidates, 0) AS n_candidates, coalesce(c.n_snippets, 0) AS n_snippets,
        coalesce(a.n_search_observations, 0) AS n_search_observations,
-       len(s.judgments) AS n_record_judgments
+       len(list_filter(s.judgments, lambda j: NOT scored_at_import(j.rationale))) AS n_record_judgments
 FROM stage s
 JOIN incoming_changed i USING (trajectory_id)
 LEFT JOIN agg a USING (trajectory_id)
