@@ -48,7 +48,8 @@ def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Traje
     )
     events = _rows(con, "SELECT * FROM register_events WHERE trajectory_id = ? ORDER BY event_index", [trajectory_id])
     judgments = _rows(
-        con, "SELECT * FROM judgments WHERE trajectory_id = ? AND origin IN ('record', 'import') ORDER BY rowid", [trajectory_id]
+        con, "SELECT * FROM judgments WHERE trajectory_id = ? AND origin IN ('record', 'import') ORDER BY rowid",
+        [trajectory_id]
     )
     labels = _rows(con, "SELECT * FROM human_step_labels WHERE trajectory_id = ? AND origin = 'log' ORDER BY ordinal",
                    [trajectory_id])
