@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import duckdb
@@ -138,7 +139,7 @@ with st.container(horizontal=True, gap="small"):
     for fmt, ext, mime, label in FORMATS:
         st.download_button(
             "Whole report, LaTeX" if fmt == "latex" else label,
-            data=lambda fmt=fmt: _whole_report(tables, fmt, paper),
+            data=functools.partial(_whole_report, tables, fmt, paper),
             file_name=f"{stem}.{ext}",
             mime=mime,
             on_click="ignore",
@@ -152,7 +153,7 @@ for figure in report_figures(tables):
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             "PNG",
-            data=lambda spec=figure.spec: vl_convert.vegalite_to_png(spec, scale=2),
+            data=functools.partial(vl_convert.vegalite_to_png, figure.spec, scale=2),
             file_name=f"{figure.name}.png",
             mime="image/png",
             on_click="ignore",
@@ -160,7 +161,7 @@ for figure in report_figures(tables):
         )
         st.download_button(
             "SVG",
-            data=lambda spec=figure.spec: vl_convert.vegalite_to_svg(spec),
+            data=functools.partial(vl_convert.vegalite_to_svg, figure.spec),
             file_name=f"{figure.name}.svg",
             mime="image/svg+xml",
             on_click="ignore",
@@ -186,7 +187,7 @@ for table in tables:
         for fmt, ext, mime, label in FORMATS:
             st.download_button(
                 label,
-                data=lambda table=table, fmt=fmt: render(table, fmt),
+                data=functools.partial(render, table, fmt),
                 file_name=f"{table.name}.{ext}",
                 mime=mime,
                 on_click="ignore",

@@ -1,7 +1,9 @@
 """A table or figure with its "Show SQL" expander and its downloads."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal
 
 import altair as alt
 import polars as pl
@@ -31,7 +33,7 @@ def table_exports(df: pl.DataFrame, *, key: str, stem: str) -> None:
     with st.container(horizontal=True, gap="small"):
         for label, ext, mime, render in _TABLE_FORMATS:
             st.download_button(
-                label, data=lambda render=render: render(df), file_name=f"{stem}.{ext}", mime=mime,
+                label, data=functools.partial(render, df), file_name=f"{stem}.{ext}", mime=mime,
                 key=f"{key}-dl-{ext}", on_click="ignore", icon=":material/download:", width="content",
             )
 
@@ -41,8 +43,8 @@ def table_panel(
     *,
     key: str,
     stem: str,
-    column_config: Mapping[str, object] | None = None,
-    height: int | str = "auto",
+    column_config: Mapping[str, Any] | None = None,
+    height: int | Literal["auto", "stretch", "content"] = "auto",
     exports: bool = True,
 ) -> None:
     """A dataframe of the query result, its SQL, and its exports."""
@@ -53,17 +55,22 @@ def table_panel(
         table_exports(result.df, key=key, stem=stem)
 
 
+# What st.altair_chart draws: any top-level Altair chart.
+Figure = (alt.Chart | alt.LayerChart | alt.FacetChart | alt.HConcatChart | alt.VConcatChart | alt.ConcatChart
+          | alt.RepeatChart)
+
+
 def figure_panel(
-    chart: alt.TopLevelMixin,
+    chart: Figure,
     results: QueryResult | Sequence[QueryResult],
     *,
     key: str,
     stem: str,
     selectable: bool = False,
-) -> object:
+) -> Any:
     """An Altair figure, the SQL of every query it draws, and PNG / SVG downloads; returns the selection."""
-    event = st.altair_chart(chart, key=f"{key}-chart",
-                            **({"on_select": "rerun"} if selectable else {}))
+    event: Any = (st.altair_chart(chart, key=f"{key}-chart", on_select="rerun") if selectable
+                  else st.altair_chart(chart, key=f"{key}-chart"))
     for result in [results] if isinstance(results, QueryResult) else results:
         sql_expander(result.sql, seconds=result.seconds)
     figure_downloads(chart, key=key, stem=stem)
