@@ -70,6 +70,8 @@ def _what_it_is(head: bytes) -> str:
     for magic, name in _OTHER_FORMATS:
         if head.startswith(magic):
             return name
+    if head and not head.strip(b"\0"):
+        return "zero bytes only (a sparse or wiped file)"
     try:
         head.decode("utf-8")
     except UnicodeDecodeError:

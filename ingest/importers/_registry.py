@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from trajscope.format import RecordError, Trajectory
+from trajscope.format import RecordError, Trajectory, check_regular_file
 
 from ._actions import DEFAULT_TOOL_MAP, REACT_TOOL_MAP, merged_tool_map
 from ._arag import import_arag
@@ -124,6 +124,8 @@ def resolve_format(path: Path, format: str | None, mapping: Path | None) -> str:
                                   f"{formats[first]!r}: a directory is read as one run of one format")
         return formats[first]
     if not path.is_file():
+        if path.exists():  # a FIFO or device says what it is, and is never opened
+            check_regular_file(path, "log")
         raise RecordError(path, 0, None, "no such file")
     if mapping is not None and format in (None, "mapped"):
         return "mapped"

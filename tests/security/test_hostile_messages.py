@@ -126,3 +126,22 @@ def test_an_upload_into_a_db_that_is_not_a_warehouse_is_an_error_row(tmp_path, m
     assert "notes.duckdb: is text, not a trajscope warehouse" in str(prepared.errors[0])
     assert text.read_text() == "not a warehouse\n"
     assert list((tmp_path / "uploads" / "trajscope-uploads").iterdir()) == []  # the refused upload is not kept
+
+
+def test_a_fifo_log_is_named_a_fifo_not_a_missing_file(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "log.jsonl")
+    rc, lines = _trajscope("ingest", "log.jsonl", "--db", "w.duckdb", cwd=tmp_path)
+    error = _one_error(lines)
+    assert rc != 0 and "is a FIFO (named pipe), not a regular file" in error and "no such file" not in error, error
+    assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_a_sparse_file_of_zeros_is_not_called_text(tmp_path):
+    with open(tmp_path / "zeros.duckdb", "wb") as fh:
+        fh.truncate(1 << 20)
+    rc, lines = _trajscope("sql", "SELECT 1", "--db", "zeros.duckdb", cwd=tmp_path)
+    error = _one_error(lines)
+    assert rc != 0 and "zero bytes only" in error and "is text" not in error, error
+    assert (tmp_path / "zeros.duckdb").read_bytes() == bytes(1 << 20)
