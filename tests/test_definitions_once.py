@@ -131,7 +131,8 @@ def test_table4_odds_ratios_are_one_function():
     assert _calls("mantel_haenszel") == [FORENSICS]
     assert _calls("odds_ratio") == [FORENSICS]
     assert "post_read_odds_ratio(" in _function_source("warehouse/report/_read_gate.py", "stratified_odds_ratio")
-    for path in ("trajscope/cli/compare_cmd.py", "app/page_scripts/compare.py"):
+    # The CLI's compare runs through the Python API (trajscope.api), which the notebook calls too.
+    for path in ("trajscope/api/_compare.py", "app/page_scripts/compare.py"):
         assert "post_read_odds_ratio(" in PY[path], path
 
 
@@ -140,8 +141,10 @@ def test_cooccurrence_and_extractor_kappa_are_one_definition():
     assert [p for p, t in {**SQL, **PY}.items() if cells.search(t)] == ["warehouse/views/failure_rg_cooccurrence.sql"]
     pair = re.compile(r"JOIN\s+failure_rg\s+\w+\s+ON[^\n]*extractor\s*=\s*'spacy'", re.I)
     assert [p for p, t in {**SQL, **PY}.items() if pair.search(t)] == ["warehouse/queries/extractor_agreement.sql"]
-    # The other caller is a different measure: attribution categories against human ones (agreement --human).
-    assert _calls("cohen_kappa") == sorted([FORENSICS, "warehouse/queries/_attribution.py"])
+    # The other callers are different measures: attribution categories against human ones, and a judge's answer
+    # verdict against people's final label (both agreement --human).
+    assert _calls("cohen_kappa") == sorted([FORENSICS, "warehouse/queries/_answer_agreement.py",
+                                            "warehouse/queries/_attribution.py"])
     builder = _function_source("warehouse/report/_read_gate.py", "cooccurrence")
     assert "pooled_cooccurrence(" in builder and "extractor_agreement(" in builder
     assert not (ROOT / "warehouse/report/rg_extractor_pairs.sql").exists()
@@ -152,7 +155,7 @@ def test_judge_robustness_is_one_function():
     builder = _function_source("warehouse/report/_read_gate.py", "judge_robustness")
     assert "judge_robustness_table(" in builder
     assert not re.search(r"\.mean\(|np\.mean|cohen_kappa|sum\(", builder), "Table 18 recomputed in the report"
-    assert "judge_robustness(" in PY["trajscope/cli/agreement_cmd.py"]
+    assert "judge_robustness(" in PY["trajscope/api/_agreement.py"]  # what agreement_cmd and the notebook call
 
 
 def test_pipeline_f1_is_one_view():

@@ -1,4 +1,4 @@
--- Per trajectory of $run with a human verdict on its final answer (metadata.human_answer_correct, read from a record's final_label at import) and per judge: the judge's verdict (its newest score >= 0.5), with trajscope's decided correctness as judge 'trajscope'.
+-- Per trajectory of $run with a human verdict on its final answer (metadata.human_answer_correct, read from a record's final_label at import) and per judge: the judge's verdict (says_correct of its newest score), with trajscope's decided correctness as judge 'trajscope'.
 WITH people AS (
     SELECT trajectory_id, TRY_CAST(json_extract_string(metadata, '$.human_answer_correct') AS BOOLEAN) AS human_correct
     FROM trajectories
@@ -6,7 +6,7 @@ WITH people AS (
 ),
 judged AS (
     SELECT j.trajectory_id, j.judge || coalesce(':' || j.judge_model, '') AS judge,
-           arg_max(j.score, j.created_at) >= 0.5 AS says_correct
+           says_correct(arg_max(j.score, j.created_at)) AS says_correct
     FROM judgments j JOIN people p USING (trajectory_id)
     WHERE j.score IS NOT NULL
     GROUP BY j.trajectory_id, j.judge, j.judge_model
