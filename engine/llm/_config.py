@@ -111,11 +111,13 @@ class ModelConfig:
 
 def load_price_table(path: str | Path) -> dict[str, tuple[float, float]]:
     """Read a price table file (JSON or YAML mapping model -> [usd_per_1k_in, usd_per_1k_out])."""
-    text = Path(path).read_text()
-    if str(path).endswith((".yaml", ".yml")):
-        import yaml
+    from trajscope.format import read_side_text  # a FIFO or device refused before it is opened, 16 MB at most
 
-        data = yaml.safe_load(text)
+    text = read_side_text(path, "price table")
+    if str(path).endswith((".yaml", ".yml")):
+        from trajscope.ingest.importers import load_yaml  # aliases expanded within the limit, as every YAML
+
+        data = load_yaml(text, path, "price table")
     else:
         data = json.loads(text)
     if not isinstance(data, dict):

@@ -178,3 +178,18 @@ def test_a_side_file_past_its_size_limit_is_refused(tmp_path):
         fh.truncate(SIDE_FILE_LIMIT + 1)
     with pytest.raises(SideFileError, match=r"past the mapping file size limit of 16.0 MB \(16,777,216 bytes\)"):
         read_side_text(path, "mapping file")
+
+
+def test_a_price_table_is_read_as_a_side_file(fifo, tmp_path):
+    from trajscope.engine.llm import load_price_table
+    from trajscope.format import RecordError
+
+    with pytest.raises(SideFileError, match="is a FIFO"):
+        load_price_table(fifo)
+    bomb = tmp_path / "prices.yaml"
+    bomb.write_text(f"m: {_BOMB}\n")
+    with pytest.raises(RecordError, match="expansion limit of 100,000"):
+        load_price_table(bomb)
+    fine = tmp_path / "fine.yaml"
+    fine.write_text("m: &p [0.5, 1.5]\nn: *p\n")
+    assert load_price_table(fine) == {"m": (0.5, 1.5), "n": (0.5, 1.5)}
