@@ -7,10 +7,10 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
+import duckdb
 import pytest
 from fixtures.forensics.builders import final, read, search, trajectory
 
@@ -51,7 +51,9 @@ def _fresh_venv(tmp: Path, wheel: Path) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=300)
     site = Path(subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()"
                                 "['purelib'])"], capture_output=True, text=True, check=True).stdout.strip())
-    project_site = sysconfig.get_paths()["purelib"]
+    # The folder that holds the project's third-party packages (found through one of them, so it is right
+    # whether this interpreter's own site-packages holds them or a .pth line points there).
+    project_site = str(Path(duckdb.__file__).resolve().parents[1])
     assert not Path(project_site).is_relative_to(ROOT / "trajscope")
     (site / "project_packages.pth").write_text(project_site + "\n")
     subprocess.run([sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--no-deps",
