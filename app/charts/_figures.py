@@ -111,7 +111,8 @@ def funnel_chart(df: pl.DataFrame, *, stages: tuple[str, ...], group: str, title
     if facet:
         return chart.facet(row=alt.Row(f"{facet}:O", title=facet.replace("_", " ").capitalize(),
                                        header=alt.Header(labelAngle=0, labelAlign="left")))
-    return chart
+    # Fitted to its column's width only: fitted in height too (Streamlit's default), a long legend squashes the bars.
+    return chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def stage_change_chart(df: pl.DataFrame, *, stages: tuple[str, ...], title: str) -> alt.Chart:
