@@ -12,6 +12,7 @@ _PALETTE: Final = "tableau10"
 FUNNEL_COLUMN_PX = 360
 _AXIS_PX = 90
 _ROW_HEADER_PX = 32
+_LEGEND_LABEL_PX = 300  # a run's readable name in a legend under a half-column figure
 
 
 def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: str) -> alt.LayerChart:
@@ -69,9 +70,12 @@ def grouped_bar_chart(df: pl.DataFrame, *, x: str, y: str, group: str, x_title: 
         xOffset=alt.XOffset(f"{group}:N"),
         y=alt.Y(f"{y}:Q", title=y_title, axis=axis),
         color=alt.Color(f"{group}:N", title=group.replace("_", " ").capitalize(),
-                        scale=alt.Scale(scheme=_PALETTE)),
+                        scale=alt.Scale(scheme=_PALETTE),
+                        # Below the bars, a legend of 50 runs gets the height and width their names need.
+                        legend=alt.Legend(orient="bottom", direction="vertical", labelLimit=_LEGEND_LABEL_PX)),
         tooltip=[group, x, alt.Tooltip(f"{y}:Q", format=".3f")],
-    ).properties(width=alt.Step(28), height=300, title=title)
+    ).properties(width=alt.Step(28), height=300, title=title,
+                 autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
 
 
 def interval_chart(df: pl.DataFrame, *, prefix: str, category: str, group: str, title: str,
