@@ -48,10 +48,15 @@ ROLES = ("compiler_a", "compiler_b", "reader")
 class AuditDataset(Protocol):
     """What an audit needs of a dataset (ingest.datasets.Dataset satisfies it)."""
 
-    name: str
-    questions: list[Question]
-    chunks: list[Chunk]
-    contexts: dict[str, list[str]]
+    # Properties: the audit reads these and never rebinds them, so a frozen dataset satisfies the protocol.
+    @property
+    def name(self) -> str: ...
+    @property
+    def questions(self) -> list[Question]: ...
+    @property
+    def chunks(self) -> list[Chunk]: ...
+    @property
+    def contexts(self) -> dict[str, list[str]]: ...
 
 
 @dataclass
@@ -285,7 +290,7 @@ async def _open_models(spec: AuditSpec, configs: Mapping[str, ModelConfig] | Non
 def _load_dataset(spec: AuditSpec) -> AuditDataset:
     from trajscope.ingest.datasets import load_dataset
 
-    return load_dataset(spec.dataset)  # type: ignore[return-value]
+    return load_dataset(spec.dataset)
 
 
 async def run_audit_async(spec: AuditSpec, dataset: AuditDataset | None = None, *,

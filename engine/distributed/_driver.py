@@ -103,7 +103,9 @@ def run_matrix_on_ray(
     ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     bar = tqdm(total=plan.total, desc="ray", unit="q", disable=not progress, dynamic_ncols=True, smoothing=0.1)
     try:
-        task_fn = ray.remote(num_cpus=1, max_retries=max_retries, retry_exceptions=[ShardBusy])(run_shard)
+        # Ray's stub types retry_exceptions as a bool; Ray also takes the exception classes to retry on.
+        task_fn = ray.remote(  # type: ignore[call-overload]
+            num_cpus=1, max_retries=max_retries, retry_exceptions=[ShardBusy])(run_shard)
         pending = {task_fn.remote(task): task for task in plan.tasks}
         counted: dict[str, int] = {}
         while pending:
