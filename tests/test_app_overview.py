@@ -72,5 +72,8 @@ def test_overview_links_the_paired_test_and_the_audit(warehouse_file, monkeypatc
     links = _links(at)
     compare = [(label, query) for page, label, query in links if page.endswith("compare")]
     assert compare and compare[0][1] == {"a": "run_base", "b": "run_gate"}
-    assert "McNemar for baseline vs react/read_gate on 4 paired questions" in compare[0][0]
+    runs = {t.run.run_id: t.run for t in app_trajectories()}
+    base, gate = (f"{r.dataset} · {r.controller}/{r.condition} · {r.model}"
+                  for r in (runs["run_base"], runs["run_gate"]))
+    assert f"McNemar for {base} vs {gate} on 4 paired questions" in compare[0][0]
     assert any(page.endswith("audit") for page, _, _ in links)

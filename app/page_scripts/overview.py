@@ -153,7 +153,8 @@ if state:
                 st.page_link(
                     "page_scripts/compare.py", icon=":material/compare_arrows:",
                     query_params={"a": row["run_a"], "b": row["run_b"]},
-                    label=(f"McNemar for baseline vs {row['controller']}/{row['condition']} on {row['paired']} "
+                    label=(f"McNemar for {run_names.get(row['run_a'], row['run_a'])} vs "
+                           f"{run_names.get(row['run_b'], row['run_b'])} on {row['paired']} "
                            f"paired questions ({row['fixed']} fixed, {row['broken']} broken)"),
                 )
         else:
