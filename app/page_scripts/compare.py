@@ -78,9 +78,9 @@ if state:
         names = readable_run_names(runs.df, run_ids)
         a_default, b_default = url_value("a"), url_value("b")
         c1, c2, c3, c4 = st.columns(4)
-        run_a = c1.selectbox("Run A (reference)", run_ids, key="compare-a", format_func=names.get,
+        run_a = c1.selectbox("Run A (reference)", run_ids, key="compare-a", format_func=names.__getitem__,
                              help=run_ids_help(names), index=run_ids.index(a_default) if a_default in run_ids else 0)
-        run_b = c2.selectbox("Run B", run_ids, key="compare-b", format_func=names.get, help=run_ids_help(names),
+        run_b = c2.selectbox("Run B", run_ids, key="compare-b", format_func=names.__getitem__, help=run_ids_help(names),
                              index=run_ids.index(b_default) if b_default in run_ids else 1)
         metric = c3.selectbox("Outcome", METRICS, key="compare-metric",
                               index=METRICS.index(url_choice("metric", list(METRICS), DEFAULT_COMPARE_METRIC)))
@@ -131,7 +131,7 @@ if state:
                 left, right = st.columns([1, 2], gap="large")
                 left.dataframe(table, hide_index=True, key="compare-transitions")
                 cell_default = url_value("cell") or "b_only"
-                cell = right.radio("List the questions of", list(CELLS), format_func=CELLS.get,
+                cell = right.radio("List the questions of", list(CELLS), format_func=CELLS.__getitem__,
                                    key="compare-cell",
                                    index=list(CELLS).index(cell_default) if cell_default in CELLS else 0)
                 set_url("cell", cell if cell != "b_only" else None)
