@@ -87,8 +87,8 @@ def test_no_module_outside_the_read_path_opens_a_read_connection_another_way():
 @pytest.mark.parametrize("source", [
     "import duckdb\ncon = duckdb.connect('w.duckdb', read_only=True)\n",
     "from duckdb import connect\ncon = connect('w.duckdb')\n",
-    "from warehouse import open_readonly\nwith open_readonly('w.duckdb') as con: pass\n",
-    "from warehouse.read._fetch import fetch_bounded\n",
+    "from trajscope.warehouse import open_readonly\nwith open_readonly('w.duckdb') as con: pass\n",
+    "from trajscope.warehouse.read._fetch import fetch_bounded\n",
     "def f(reader):\n    return reader._con.execute('DELETE FROM runs')\n",
 ])
 def test_the_scan_catches_each_way_around(source):
