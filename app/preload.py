@@ -11,6 +11,7 @@ import importlib
 LIBRARIES = (
     "numpy", "pyarrow", "pandas", "narwhals", "polars", "duckdb", "msgspec", "altair", "vl_convert",
     "streamlit.dataframe_util", "streamlit.elements.vega_charts", "streamlit.elements.arrow",
+    "narwhals._interchange.series",  # what altair reads a chart's columns through on some pages
 )
 # The dashboard's own packages: importing them imports the warehouse and format layers the pages read through.
 DASHBOARD_PACKAGES = (
@@ -19,9 +20,13 @@ DASHBOARD_PACKAGES = (
 
 
 def import_page_libraries() -> None:
-    """Import LIBRARIES and the dashboard's packages (each a no-op once imported)."""
+    """Import LIBRARIES this install has and the dashboard's packages (each a no-op once imported)."""
     for name in LIBRARIES:
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as missing:
+            if missing.name != name:  # an older Streamlit or altair without this module has nothing of it to race
+                raise
     for name in DASHBOARD_PACKAGES:
         importlib.import_module(f"trajscope.app.{name}")
 
