@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import polars as pl
@@ -22,7 +23,11 @@ from trajscope.warehouse.audit import cells as audit_cells
 
 from ._audit import BASELINE, CELL, CI_NOTE, AuditContext, audit_context, causal_delta, sentinel_panel
 from ._context import with_warehouse_hash
+from ._deviations import with_documented_notes
 from ._table import Column, Interval, ReportTable, does_not_apply
+
+if TYPE_CHECKING:  # a read session queries like a connection
+    from trajscope.warehouse.read import Reader
 
 N = Column("n", "n", "int")
 
@@ -141,7 +146,7 @@ AUDIT_TABLES: dict[str, Callable[[AuditContext], ReportTable]] = {
 }
 
 
-def audit_tables(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = None,
+def audit_tables(con: duckdb.DuckDBPyConnection | Reader, names: Sequence[str] | None = None,
                  db_path: str | Path | None = None) -> dict[str, ReportTable]:
     """The named audit tables (all when none are named), in report order, over every cell."""
     unknown = sorted(set(names or ()) - set(AUDIT_TABLES))
@@ -149,7 +154,9 @@ def audit_tables(con: duckdb.DuckDBPyConnection, names: Sequence[str] | None = N
         raise ValueError(f"unknown audit table(s) {', '.join(unknown)}; choose from {', '.join(AUDIT_TABLES)}")
     ctx = audit_context(con, [], db_path)
     chosen = [name for name in AUDIT_TABLES if not names or name in names]
-    built = with_warehouse_hash([AUDIT_TABLES[name](ctx) for name in chosen], ctx.warehouse_hash)
+    # The same documented deviations as `report audit` prints under these tables, so the two commands agree.
+    built = with_warehouse_hash(with_documented_notes([AUDIT_TABLES[name](ctx) for name in chosen]),
+                                ctx.warehouse_hash)
     return dict(zip(chosen, built, strict=True))
 
 
