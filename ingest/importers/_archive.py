@@ -133,7 +133,8 @@ def _member_chunks(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Iterator[
     fh.seek(info.header_offset + _LOCAL_HEADER.size + name_len + extra_len)
     decompressor = zstandard.ZstdDecompressor(max_window_size=_ZSTD_MAX_WINDOW)
     crc = 0
-    with decompressor.stream_reader(_Slice(fh, info.compress_size), read_size=_CHUNK) as reader:
+    # zstandard reads any object with read(); its stub asks for IO[bytes].
+    with decompressor.stream_reader(_Slice(fh, info.compress_size), read_size=_CHUNK) as reader:  # type: ignore[arg-type]
         while chunk := reader.read(_CHUNK):
             crc = zlib.crc32(chunk, crc)
             yield chunk

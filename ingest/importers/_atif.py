@@ -41,9 +41,9 @@ def _agent_steps(ctx: ImportContext, raw: dict[str, Any], where: Where, is_last:
         text = as_text(result.get("content"))
         results.setdefault(opt_str(result, "source_call_id", at), []).append(text or "")
     metrics = opt_object(raw, "metrics", where)
-    usage = dict(tokens_in=opt_int(metrics, "prompt_tokens", where.at("metrics")),
-                 tokens_out=opt_int(metrics, "completion_tokens", where.at("metrics")),
-                 cost_usd=opt_number(metrics, "cost_usd", where.at("metrics")))
+    usage: dict[str, Any] = dict(tokens_in=opt_int(metrics, "prompt_tokens", where.at("metrics")),
+                                 tokens_out=opt_int(metrics, "completion_tokens", where.at("metrics")),
+                                 cost_usd=opt_number(metrics, "cost_usd", where.at("metrics")))
     thought = opt_str(raw, "reasoning_content", where)
     message = _message_text(raw.get("message"), where.at("message"))
     calls = opt_list(raw, "tool_calls", where)

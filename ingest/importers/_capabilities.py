@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from trajscope.format import (
     CAPABILITY_NAMES,
@@ -98,7 +99,7 @@ def _share(k: int, n: int, what: str) -> str:
 def infer_capabilities(tally: RunTally, notes: Mapping[str, str] | None = None) -> Capabilities:
     """The profile the records support; `notes` (the format's own facts) are added to the reasons."""
     n = tally.trajectories
-    values: dict[str, bool] = {}
+    values: dict[str, Any] = {}
     reasons: dict[str, str] = {}
     s = tally.search_steps
     values["search_candidates"] = tally.searches_with_candidates > 0

@@ -77,7 +77,7 @@ def _trajectory(ctx: ImportContext, chain: _Chain) -> Trajectory:
             stamps.append(stamp)
         blocks = _blocks(message, where)
         if record["type"] == "user":
-            texts = [b.get("text") for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
+            texts = [b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)]
             typed = not record.get("isMeta") and not record.get("isCompactSummary")  # not a context summary
             if texts and typed and not any(b.get("type") == "tool_result" for b in blocks):
                 human_turns += 1
@@ -120,8 +120,9 @@ def _trajectory(ctx: ImportContext, chain: _Chain) -> Trajectory:
                 else:
                     steps.append(make_step(ctx.action(name), **common))
     if answer is not None:
+        agent_field: dict[str, Any] = {"agent": chain.agent} if chain.agent is not None else {}
         steps.append(make_step("final", tool_name=None, args={}, answer=answer[0], source_ref=f"record:{answer[1]}",
-                               **({"agent": chain.agent} if chain.agent is not None else {})))
+                               **agent_field))
     first = chain.records[0][0]
     qid = chain.session if chain.agent is None else f"{chain.session}:{chain.agent}"
     question_obj = ctx.question(first, source_id=qid,

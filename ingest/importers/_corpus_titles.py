@@ -4,6 +4,7 @@ is the one `--corpus` names, else the one the target warehouse holds."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import msgspec
 
@@ -65,14 +66,14 @@ class CorpusTitles:
             gold_match=("unmatched" if q.gold_match == "title" and gold and not matched else q.gold_match))
         steps = []
         for s in t.steps:
-            changes = {}
-            if getattr(s, "candidates", None):
+            changes: dict[str, Any] = {}
+            if candidates := getattr(s, "candidates", None):
                 changes["candidates"] = [msgspec.structs.replace(c, chunk_id=self.id_of(c.chunk_id))
-                                         for c in s.candidates]
-            if getattr(s, "chunk_ids", None):
-                changes["chunk_ids"] = [self.id_of(c) for c in s.chunk_ids]
-            if getattr(s, "passages", None):
-                changes["passages"] = [msgspec.structs.replace(p, chunk_id=self.id_of(p.chunk_id)) for p in s.passages]
+                                         for c in candidates]
+            if chunk_ids := getattr(s, "chunk_ids", None):
+                changes["chunk_ids"] = [self.id_of(c) for c in chunk_ids]
+            if passages := getattr(s, "passages", None):
+                changes["passages"] = [msgspec.structs.replace(p, chunk_id=self.id_of(p.chunk_id)) for p in passages]
             steps.append(msgspec.structs.replace(s, **changes) if changes else s)
         return msgspec.structs.replace(t, question=question, steps=steps)
 

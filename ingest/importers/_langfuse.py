@@ -83,7 +83,7 @@ def _tool_step(ctx: ImportContext, obs: _Observation, thought: str | None) -> St
                             error=error, thought=thought, source_ref=f"observation:{obs.id}")
 
 
-def _has_generation_ancestor(obs: _Observation, by_id: dict[str, _Observation]) -> bool:
+def _has_generation_ancestor(obs: _Observation, by_id: dict[str | None, _Observation]) -> bool:
     seen: set[str] = set()
     cur = obs.parent
     while cur is not None and cur in by_id and cur not in seen:
@@ -147,8 +147,8 @@ def _trajectory(ctx: ImportContext, trace: dict[str, Any], raw_obs: list[tuple[A
     extra: dict[str, Any] = {"trace_id": trace_id, "observations": dict(Counter(o.type for o in observations))}
     if isinstance(scores, list) and scores:
         extra["scores"] = {s["name"]: s.get("value") for s in scores if isinstance(s, dict) and "name" in s}
-    if isinstance(name := trace.get("name"), str):
-        extra["trace_name"] = name
+    if isinstance(trace_name := trace.get("name"), str):
+        extra["trace_name"] = trace_name
     model = next((m for o in generations if (m := o.text("model"))), None)
     errors = [o for o in observations if o.level == "ERROR" and o.parent is None]
     return assemble(ctx, run=ctx.run(model=model), question=question, steps=steps,

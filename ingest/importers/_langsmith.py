@@ -158,8 +158,8 @@ def _trajectory(ctx: ImportContext, trace_id: str, runs: list[_Run]) -> Trajecto
     if answer_run is not None:
         steps.append(make_step("final", tool_name=None, args={}, answer=_answer(answer_run),
                                source_ref=f"run:{answer_run.fields['id']}"))
-    extra = root.get("extra") if isinstance(root.get("extra"), dict) else {}
-    meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+    extra = found if isinstance(found := root.get("extra"), dict) else {}
+    meta = found if isinstance(found := extra.get("metadata"), dict) else {}
     text = user_text(root.get("inputs")) or next((t for r in llms if (t := user_text(r.get("inputs")))), None)
     sid = meta.get("question_id")
     question = ctx.question(root.where, source_id=str(sid) if sid is not None else trace_id,

@@ -110,8 +110,8 @@ def candidates_of(result: Any) -> list[Candidate]:
             return []
         score = item.get("score")
         snippet = next((item[k] for k in _SNIPPET_KEYS if isinstance(item.get(k), str)), None)
-        number = isinstance(score, (int, float)) and not isinstance(score, bool)
-        out.append(Candidate(chunk_id=str(cid), rank=rank, snippet=snippet, score=float(score) if number else None))
+        number = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
+        out.append(Candidate(chunk_id=str(cid), rank=rank, snippet=snippet, score=number))
     return out
 
 

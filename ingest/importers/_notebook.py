@@ -68,7 +68,7 @@ def notebook_transcript(ctx: ImportContext) -> Transcript:
             if output.get("output_type") == "stream" and output.get("name", "stdout") == "stdout":
                 text = _text(output.get("text"))
             elif output.get("output_type") in ("execute_result", "display_data"):
-                data = output.get("data") if isinstance(output.get("data"), dict) else {}
+                data = found if isinstance(found := output.get("data"), dict) else {}
                 text = _text(data.get("text/plain")) + "\n"
             else:
                 continue

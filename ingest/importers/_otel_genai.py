@@ -47,9 +47,9 @@ def _documents(span: RawSpan) -> list[Document]:
     for d in docs:
         if isinstance(d, dict):
             score = d.get("score")
-            number = isinstance(score, (int, float)) and not isinstance(score, bool)
+            number = float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None
             out.append(Document(doc_id=None if d.get("id") is None else str(d["id"]),
-                                content=as_text(d.get("content")), score=float(score) if number else None))
+                                content=as_text(d.get("content")), score=number))
     return out
 
 

@@ -6,7 +6,7 @@ import hashlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
@@ -93,8 +93,9 @@ def read_episode(ctx: ImportContext, episode: Episode) -> EpisodeText:
         if verdict is not None:
             break
     preamble = "\n".join(x for x in (episode.preamble, glued, parsed.preface) if x) or None
-    notes = {k: v for k, v in (("preamble", preamble), ("reflections", parsed.reflections or None),
-                               ("trailing_thought", parsed.trailing_thought), ("trailer", trailer or None)) if v}
+    notes: dict[str, Any] = {k: v for k, v in (("preamble", preamble), ("reflections", parsed.reflections or None),
+                                                ("trailing_thought", parsed.trailing_thought),
+                                                ("trailer", trailer or None)) if v}
     if result is not None:
         notes["result"] = {str(k): v if isinstance(v, (str, int, float, bool)) or v is None else repr(v)
                            for k, v in result.items()}
@@ -141,6 +142,10 @@ def forced_answer(parsed: EpisodeText) -> str | None:
     return None
 
 
+# The scores a printed result can carry, as the judges Judgment names.
+_RESULT_JUDGES: tuple[Literal["em", "f1"], ...] = ("em", "f1")
+
+
 def outcome_fields(ctx: ImportContext, episode: Episode, parsed: EpisodeText) -> dict[str, Any]:
     """Judgments (a printed result's em / f1, else the verdict in the text, else the outcome section) and the
     end reason."""
@@ -148,7 +153,7 @@ def outcome_fields(ctx: ImportContext, episode: Episode, parsed: EpisodeText) ->
     result = parsed.result or {}
     judgments = [Judgment(judge=judge, score=float(result[judge]),
                           rationale=f"source result: {judge}={result[judge]!r}")
-                 for judge in ("em", "f1") if isinstance(result.get(judge), (bool, int, float))]
+                 for judge in _RESULT_JUDGES if isinstance(result.get(judge), (bool, int, float))]
     if not judgments and parsed.verdict is not None:
         judgments.append(Judgment(judge=ctx.patterns.verdict_judge, score=parsed.verdict,  # type: ignore[arg-type]
                                   rationale=f"source verdict: {parsed.verdict_text}"))

@@ -160,11 +160,12 @@ def open_import(path: Path, *, format: str | None = None, mapping: Path | None =
     ctx = ImportContext(path=path, format=format, run_id=run_id or default_run_id(format, path), tool_map=table,
                         questions=QuestionBook(Path(questions)) if questions is not None else None,
                         patterns=patterns or TextPatterns(), declared=dict(spec.declare) if spec else {},
-                        mapping_path=Path(mapping) if spec is not None else None)
+                        mapping_path=Path(mapping) if spec is not None and mapping is not None else None)
 
     def read(one: ImportContext) -> Iterator[Trajectory]:
         return import_mapped(one, spec) if spec is not None else importer.read(one)
 
+    records: Iterator[Trajectory]
     if path.is_dir():  # every file with the directory's run id (and the import's shared notes)
         records = (t for f in directory_files(path) for t in read(dataclasses.replace(ctx, path=f)))
     else:

@@ -97,13 +97,13 @@ def _calls_in_code(code: str, tools: dict[str, list[str]]) -> list[tuple[str, di
                 nodes[starts[node.lineno - 1] + column] = node
     out = []
     for offset, name in found:
-        node = nodes.get(offset)
+        call = nodes.get(offset)
         args: dict[str, Any] = {}
-        if node is not None:
+        if call is not None:
             params = tools[name]
-            for i, arg in enumerate(node.args):
+            for i, arg in enumerate(call.args):
                 args[params[i] if i < len(params) else f"arg{i}"] = _literal(arg, code)
-            args.update({kw.arg or "kwargs": _literal(kw.value, code) for kw in node.keywords})
+            args.update({kw.arg or "kwargs": _literal(kw.value, code) for kw in call.keywords})
         out.append((name, args))
     return out
 
@@ -137,7 +137,7 @@ def _steps(ctx: ImportContext, messages: list[Any], where: Where) -> tuple[str |
                            and response.get("role") == "tool-response" else None)
             for k, (name, raw_args) in enumerate(calls):
                 ref = f"message:{i}"
-                first = dict(thought=thought, observation=observation) if k == 0 else {}
+                first: dict[str, Any] = dict(thought=thought, observation=observation) if k == 0 else {}
                 if name == _CODE_TOOL and isinstance(raw_args, str):
                     inner = _calls_in_code(raw_args, tools)
                     steps.append(make_step(ctx.action(name), tool_name=name, args={"code": raw_args},
@@ -167,6 +167,8 @@ def _tokens(usage: dict[str, Any], side: str, where: Where) -> int | None:
 def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
     record = need_object(record, where)
     memory = record.get("intermediate_steps")
+    task: str | None
+    steps: list[Step]
     if memory is None or isinstance(memory, str):  # a vanilla (tool-less) run writes its answer here, or nothing
         task, steps = None, []
     else:

@@ -39,7 +39,7 @@ def _step(ctx: ImportContext, raw: Any, where: Where, submission: str | None) ->
     action = opt_str(raw, "action", where) or ""
     name, _, rest = action.strip().partition(" ")
     arg = rest.strip()
-    common = dict(tool_name=name or None, observation=opt_str(raw, "observation", where),
+    common: dict[str, Any] = dict(tool_name=name or None, observation=opt_str(raw, "observation", where),
                   thought=opt_str(raw, "thought", where), raw=action)
     if name in _SEARCH_COMMANDS:
         return make_step("search", args={"query": arg}, query=arg, **common)
@@ -81,7 +81,8 @@ def import_swe_agent(ctx: ImportContext) -> Iterator[Trajectory]:
     info = opt_object(data, "info", where)
     submission = opt_str(info, "submission", where.at("info"))
     entries = need_list(data.get("trajectory"), where.at("trajectory"))
-    history = data.get("history") if isinstance(data.get("history"), list) else []
+    raw_history = data.get("history")
+    history = raw_history if isinstance(raw_history, list) else []
     # Each step keeps its position in the source, where a per-step human label points.
     steps = [msgspec.structs.replace(_step(ctx, raw, where.at("trajectory").at(i), submission), source_ref=ref)
              for i, (raw, ref) in enumerate(zip(entries, _history_refs(history, entries), strict=True))]

@@ -133,7 +133,7 @@ def _tool_step(ctx: ImportContext, span: _Span) -> Step:
     answer = None
     if action == "final":  # smolagents passes final_answer(x) as {"args": [x]} or {"kwargs": {"answer": x}}
         positional = args.get("args")
-        kwargs = args.get("kwargs") if isinstance(args.get("kwargs"), dict) else {}
+        kwargs = found if isinstance(found := args.get("kwargs"), dict) else {}
         value = positional[0] if isinstance(positional, list) and positional else kwargs.get("answer")
         answer = value if isinstance(value, str) else (None if value is None else json.dumps(value))
     return make_step(action, tool_name=name, args=args, observation=output if isinstance(output, str) else None,

@@ -120,7 +120,7 @@ def _chat_steps(ctx: ImportContext, trace: _Trace) -> tuple[list[Step], str | No
     answers: list[str] = []
     for message, at in trace.chat:
         kind = message.get("type")
-        body = message.get(kind) if isinstance(kind, str) and isinstance(message.get(kind), dict) else message
+        body = inner if isinstance(kind, str) and isinstance(inner := message.get(kind), dict) else message
         text = body.get("text") if isinstance(body.get("text"), str) else body.get("content")
         if kind == "user_message" and question is None and isinstance(text, str):
             question = text

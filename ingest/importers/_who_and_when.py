@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from trajscope.format import HumanLabel, RecordError, ToolStep, Trajectory
+from trajscope.format import HumanLabel, RecordError, Step, ToolStep, Trajectory
 
 from ._context import ImportContext, assemble
 from ._fields import Where, need_list, need_object, opt_str
@@ -42,7 +42,7 @@ def _agent_of_role(role: Any) -> str | None:
 def _trajectory(ctx: ImportContext, record: Any, where: Where) -> Trajectory:
     record = need_object(record, where)
     history = need_list(record.get("history"), where.at("history"))
-    steps = []
+    steps: list[Step] = []
     for i, entry in enumerate(history):
         at = where.at("history").at(i)
         entry = need_object(entry, at)
