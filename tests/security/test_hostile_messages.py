@@ -145,3 +145,37 @@ def test_a_sparse_file_of_zeros_is_not_called_text(tmp_path):
     error = _one_error(lines)
     assert rc != 0 and "zero bytes only" in error and "is text" not in error, error
     assert (tmp_path / "zeros.duckdb").read_bytes() == bytes(1 << 20)
+
+
+def test_a_locked_warehouse_is_waited_out_once_per_read(tmp_path, monkeypatch, warehouse_db):
+    # The upgrade's look and the read's own open each waited the whole lock wait: the message said 15 s,
+    # the command waited about 30. Counted in waits, not seconds.
+    import shutil
+
+    from trajscope.warehouse import WarehouseBusy
+    from trajscope.warehouse.read import DEFAULT_LIMITS, _open, open_read
+
+    db = tmp_path / "w.duckdb"
+    shutil.copy(warehouse_db, db)
+    hold = "import duckdb, sys, time\ncon = duckdb.connect(sys.argv[1])\nprint('held', flush=True)\ntime.sleep(120)"
+    holder = subprocess.Popen([sys.executable, "-c", hold, str(db)], stdout=subprocess.PIPE, text=True)
+    waits = []
+    real = _open.connect_retrying
+
+    def counted(*args, **kwargs):
+        try:
+            return real(*args, **kwargs)
+        except WarehouseBusy:
+            waits.append(args[0])
+            raise
+
+    monkeypatch.setattr(_open, "connect_retrying", counted)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(WarehouseBusy, match="stayed locked for 1s"):
+            with open_read(db, limits=DEFAULT_LIMITS.with_overrides(lock_wait_s=1.0)):
+                pass
+    finally:
+        holder.kill()
+        holder.wait()
+    assert len(waits) == 1

@@ -35,6 +35,8 @@ def upgrade_if_warehouse(path: str | Path, *, timeout_s: float = 5.0, limits: Re
         return upgrade_or_refuse(path, timeout_s=timeout_s, limits=limits)
     except NotAWarehouse:
         return "not a warehouse"
+    except WarehouseBusy:
+        return "busy"
 
 
 def upgrade_or_refuse(path: str | Path, *, timeout_s: float = 5.0, limits: ReadLimits | None = None) -> str:
@@ -47,26 +49,28 @@ def upgrade_or_refuse(path: str | Path, *, timeout_s: float = 5.0, limits: ReadL
     with _current_lock:
         if stamp in _current:
             return "current"
-    try:
-        with PROCESS_LOCK.read(), shared_temp_dir() as temp_directory:
-            con = connect_sandboxed(path, limits, temp_directory)
-            try:
-                tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-                if "schema_migrations" not in tables:
-                    raise not_our_schema(path)
-                current = schema_version(con) >= latest_schema_version() and not views_stale(con)
-            except duckdb.Error as exc:
-                refused = open_failure(path, exc)
-                if refused is None:
-                    raise
-                raise NotAWarehouse(str(refused)) from None
-            finally:
-                con.close()
-        if not current:
+    # A look that waits out the lock raises WarehouseBusy: the caller's own open would only wait the same
+    # lock again (a read then took twice the stated wait, about 30 s for 15).
+    with PROCESS_LOCK.read(), shared_temp_dir() as temp_directory:
+        con = connect_sandboxed(path, limits, temp_directory)
+        try:
+            tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+            if "schema_migrations" not in tables:
+                raise not_our_schema(path)
+            current = schema_version(con) >= latest_schema_version() and not views_stale(con)
+        except duckdb.Error as exc:
+            refused = open_failure(path, exc)
+            if refused is None:
+                raise
+            raise NotAWarehouse(str(refused)) from None
+        finally:
+            con.close()
+    if not current:
+        try:
             with PROCESS_LOCK.write(), open_warehouse(path, timeout_s=timeout_s):
                 pass
-    except WarehouseBusy:
-        return "busy"
+        except WarehouseBusy:
+            return "busy"  # readers share the file: the read goes on, on the schema as it is
     with _current_lock:
         _current.add(_stamp(path))
     return "current" if current else "upgraded"
