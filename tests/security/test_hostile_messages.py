@@ -179,3 +179,21 @@ def test_a_locked_warehouse_is_waited_out_once_per_read(tmp_path, monkeypatch, w
         holder.kill()
         holder.wait()
     assert len(waits) == 1
+
+
+def test_a_warehouse_of_a_newer_schema_is_refused_on_the_read_path(tmp_path, warehouse_db):
+    import shutil
+
+    import duckdb
+
+    db = tmp_path / "newer.duckdb"
+    shutil.copy(warehouse_db, db)
+    con = duckdb.connect(str(db))
+    newer = con.execute("SELECT max(version) + 1 FROM schema_migrations").fetchall()[0][0]
+    con.execute("INSERT INTO schema_migrations (version, name) VALUES ($1, 'from the future')", [newer])
+    con.close()
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    rc, lines = _trajscope("sql", "SELECT count(*) FROM trajectories", "--db", str(db), cwd=tmp_path)
+    error = _one_error(lines)
+    assert rc == 3 and f"was written by a newer trajscope (schema {newer}; this one reads up to {newer - 1})" in error
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before

@@ -57,7 +57,11 @@ def upgrade_or_refuse(path: str | Path, *, timeout_s: float = 5.0, limits: ReadL
             tables = {r[0] for r in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
             if "schema_migrations" not in tables:
                 raise not_our_schema(path)
-            current = schema_version(con) >= latest_schema_version() and not views_stale(con)
+            version, latest = schema_version(con), latest_schema_version()
+            if version > latest:  # its tables and views may mean other things than this code's queries assume
+                raise NotAWarehouse(f"{path}: was written by a newer trajscope (schema {version}; this one reads "
+                                    f"up to {latest}); upgrade trajscope to read it")
+            current = version >= latest and not views_stale(con)
         except duckdb.Error as exc:
             refused = open_failure(path, exc)
             if refused is None:
