@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import msgspec
 
 from trajscope.format import CAPABILITY_NAMES, STEP_TYPES, ForkOrigin, HumanLabel, Trajectory
+
+if TYPE_CHECKING:  # a read session queries like a connection
+    from trajscope.warehouse.read import Reader
 
 _STEP_FIELDS = {t.__struct_config__.tag: set(t.__struct_fields__) for t in STEP_TYPES}
 _JSON_COLUMNS = {"args", "config", "metadata", "capability_reasons"}
@@ -16,7 +19,7 @@ _FORK_FIELDS = tuple(ForkOrigin.__struct_fields__)
 _CAPABILITY_COLUMNS = {f"cap_{name}": name for name in CAPABILITY_NAMES}
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+def _rows(con: duckdb.DuckDBPyConnection | Reader, sql: str, params: list[Any]) -> list[dict[str, Any]]:
     cur = con.execute(sql, params)
     names = [d[0] for d in cur.description]
     out = []
@@ -29,7 +32,7 @@ def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any]) -> list[d
     return out
 
 
-def read_trajectory(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> Trajectory | None:
+def read_trajectory(con: duckdb.DuckDBPyConnection | Reader, trajectory_id: str) -> Trajectory | None:
     """The canonical record of one stored trajectory, or None if absent."""
     head = _rows(con, "SELECT * FROM trajectories WHERE trajectory_id = ?", [trajectory_id])
     if not head:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -11,12 +11,15 @@ import polars as pl
 from ._bootstrap import Estimate, paired_bootstrap
 from ._criteria import c2a_sentinel, c2a_verdict, c2b_placebo
 
+if TYPE_CHECKING:  # a read session queries like a connection
+    from trajscope.warehouse.read import Reader
+
 PTS = 100.0  # the paper reports F1 in points
 ALIAS_RESAMPLES = 2000  # the alias spot-check's clean-subset CI uses 2,000 resamples (paper, appendix 17)
 MASK_LABEL = "MASK"
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+def _rows(con: duckdb.DuckDBPyConnection | Reader, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
     cur = con.execute(sql, params or [])
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=False)) for row in cur.fetchall()]
@@ -35,7 +38,7 @@ def _ci_schema(prefix: str) -> dict[str, Any]:
     return {f"{prefix}_pts": pl.Float64, f"{prefix}_low": pl.Float64, f"{prefix}_high": pl.Float64}
 
 
-def intervention_effects(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def intervention_effects(con: duckdb.DuckDBPyConnection | Reader) -> pl.DataFrame:
     """Per (cell, baseline, intervention, sentinel, stratum): n, reader F1 mean and the paired delta
     against the unperturbed context with its bootstrap CI (1,000 resamples, seed 42, 95%), in points."""
     groups: dict[tuple, list[tuple[float, float]]] = defaultdict(list)
@@ -62,7 +65,7 @@ def intervention_effects(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return _frame(rows, schema)
 
 
-def causal_effects(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def causal_effects(con: duckdb.DuckDBPyConnection | Reader) -> pl.DataFrame:
     """Per (cell, baseline) on the 1->1 stratum: delta_remove, delta_placebo and
     delta_causal = delta_remove - delta_placebo, each with its paired bootstrap CI, in points."""
     groups: dict[tuple[str, str], list[tuple[float, float]]] = defaultdict(list)
@@ -83,7 +86,7 @@ def causal_effects(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return _frame(rows, schema)
 
 
-def insertion_effects(con: duckdb.DuckDBPyConnection, stratum: str = "0->0") -> pl.DataFrame:
+def insertion_effects(con: duckdb.DuckDBPyConnection | Reader, stratum: str = "0->0") -> pl.DataFrame:
     """Per (cell, baseline): the prepend and midpoint insertion deltas on one stratum (0->0 by default)."""
     effects = intervention_effects(con).filter(
         pl.col("intervention").is_in(["insert_prepend", "insert_mid"]) & (pl.col("stratum") == stratum)
@@ -97,7 +100,7 @@ def insertion_effects(con: duckdb.DuckDBPyConnection, stratum: str = "0->0") -> 
     return _frame([rows[k] for k in sorted(rows)], schema)
 
 
-def sentinel_audit(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.DataFrame]:
+def sentinel_audit(con: duckdb.DuckDBPyConnection | Reader) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The sentinel-fragility audit on ans_in_compile = 1: one row per (cell, baseline, sentinel) with the
     residual vs B1, the delta vs [MASK] and its C2a result; and one verdict row per (cell, baseline)."""
     by_group: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
@@ -149,7 +152,7 @@ def sentinel_audit(con: duckdb.DuckDBPyConnection) -> tuple[pl.DataFrame, pl.Dat
     return _frame(sentinel_rows, sentinel_schema), _frame(verdict_rows, verdict_schema)
 
 
-def identity_check(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def identity_check(con: duckdb.DuckDBPyConnection | Reader) -> pl.DataFrame:
     """The identity sanity check per (cell, baseline), straight from the audit_identity view."""
     schema = {"cell": pl.String, "baseline": pl.String, "n": pl.Int64, "f1_original_pts": pl.Float64,
               "f1_rerun_pts": pl.Float64, "mean_delta_pts": pl.Float64, "median_abs_delta_pts": pl.Float64,
@@ -157,7 +160,7 @@ def identity_check(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return _frame(_rows(con, "SELECT * FROM audit_identity"), schema)
 
 
-def alias_check(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def alias_check(con: duckdb.DuckDBPyConnection | Reader) -> pl.DataFrame:
     """The alias spot-check per (cell, baseline): flagged share and the clean-subset masked-vs-B1 lift
     with its bootstrap CI (2,000 resamples, seed 42)."""
     clean: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -179,14 +182,14 @@ def alias_check(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
     return _frame(rows, schema)
 
 
-def bucket_counts(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def bucket_counts(con: duckdb.DuckDBPyConnection | Reader) -> pl.DataFrame:
     """Per (cell, baseline): records per transition bucket and the answer-surfacing rate."""
     schema = {"cell": pl.String, "baseline": pl.String, "n": pl.Int64, "n_0_0": pl.Int64, "n_0_1": pl.Int64,
               "n_1_1": pl.Int64, "n_1_0": pl.Int64, "ans_in_b1_rate": pl.Float64, "ans_in_compile_rate": pl.Float64}
     return _frame(_rows(con, "SELECT * FROM audit_bucket_counts"), schema)
 
 
-def cells(con: duckdb.DuckDBPyConnection) -> pl.DataFrame:
+def cells(con: duckdb.DuckDBPyConnection | Reader) -> pl.DataFrame:
     """One row per cell: models, records, exclusions (gold < 2 characters), failures."""
     schema = {"cell": pl.String, "audit_ids": pl.String, "dataset": pl.String, "reader_model": pl.String,
               "compiler_a": pl.String, "compiler_b": pl.String, "n_records": pl.Int64,

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import msgspec
@@ -10,6 +10,9 @@ import msgspec
 from trajscope.format import Exported, Judgment
 
 from .._reconstruct import read_trajectory
+
+if TYPE_CHECKING:  # a read session queries like a connection
+    from trajscope.warehouse.read import Reader
 
 # Every verdict the warehouse holds (the record's own and `trajscope judge`'s), oldest first, so a
 # re-import keeps their order and the newest still wins in judgment_scores.
@@ -24,7 +27,7 @@ class RunNotFound(LookupError):
     """The warehouse holds no trajectory of the run."""
 
 
-def trajectory_labels(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> dict[str, Any]:
+def trajectory_labels(con: duckdb.DuckDBPyConnection | Reader, trajectory_id: str) -> dict[str, Any]:
     """The labels the views give one trajectory: correctness and both taxonomies' label and sub-type."""
     labels: dict[str, Any] = {}
     row = con.execute(_CORRECT_SQL, [trajectory_id]).fetchone()
@@ -39,7 +42,7 @@ def trajectory_labels(con: duckdb.DuckDBPyConnection, trajectory_id: str) -> dic
     return labels
 
 
-def run_trajectory_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]:
+def run_trajectory_ids(con: duckdb.DuckDBPyConnection | Reader, run_id: str) -> list[str]:
     """The run's trajectory ids in question order; RunNotFound names the runs that exist when it has none."""
     ids = [r[0] for r in con.execute(
         "SELECT trajectory_id FROM trajectories WHERE run_id = ? ORDER BY question_id, trajectory_id",
@@ -50,7 +53,7 @@ def run_trajectory_ids(con: duckdb.DuckDBPyConnection, run_id: str) -> list[str]
     return ids
 
 
-def exported_trajectories(con: duckdb.DuckDBPyConnection, run_id: str) -> Iterator[Exported]:
+def exported_trajectories(con: duckdb.DuckDBPyConnection | Reader, run_id: str) -> Iterator[Exported]:
     """Each trajectory of the run with every stored verdict as its judgments and the views' labels."""
     for trajectory_id in run_trajectory_ids(con, run_id):
         trajectory = read_trajectory(con, trajectory_id)

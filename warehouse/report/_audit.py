@@ -9,6 +9,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import duckdb
 import numpy as np
@@ -20,6 +21,9 @@ from trajscope.warehouse.stats import ols_cluster
 
 from ._context import HASH_MARK, PendingDigest, frame, sql_file, trajscope_version, with_warehouse_hash
 from ._table import Column, Interval, ReportTable, WithDelta, does_not_apply
+
+if TYPE_CHECKING:  # a read session queries like a connection
+    from trajscope.warehouse.read import Reader
 
 PTS = 100.0
 RAW = "b1"
@@ -33,7 +37,7 @@ BASELINE = Column("baseline", "Baseline", "text")
 class AuditContext:
     """The audit cells a report covers, with the provenance facts."""
 
-    con: duckdb.DuckDBPyConnection
+    con: duckdb.DuckDBPyConnection | Reader
     cells: pl.DataFrame
     warehouse_hash: str | PendingDigest
     version: str
@@ -60,10 +64,17 @@ class AuditContext:
         return f"{extra} {text}".strip() if extra else text
 
 
-def audit_context(con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None) -> AuditContext:
+def audit_context(
+    con: duckdb.DuckDBPyConnection | Reader, selection: list[str], db_path: str | Path | None,
+) -> AuditContext:
     """The cells named by audit id or cell (all when selection is empty)."""
     cells = frame(con, sql_file("au_cells"), {"selection": selection})
     return AuditContext(con, cells, PendingDigest(db_path), trajscope_version())
+
+
+def _mean(column: pl.Series) -> float:
+    """The mean of a float column that holds values (polars types any mean as any scalar)."""
+    return float(cast(float, column.mean()))
 
 
 def _interval(row: dict, prefix: str) -> Interval:
@@ -385,7 +396,7 @@ def oracle_headroom(ctx: AuditContext) -> ReportTable:
         settings = [c for c in wide.columns if c != "record_id"]
         if len(settings) < 2 or RAW not in settings or wide.height == 0:
             continue
-        means = {s: float(wide[s].mean()) for s in settings}
+        means = {s: _mean(wide[s]) for s in settings}
         best = max((s for s in settings if s != RAW), key=lambda s: (means[s], s))
         single = max(means[best], means[RAW])
         best_single = best if means[best] >= means[RAW] else RAW
@@ -573,8 +584,8 @@ def reader_scale(ctx: AuditContext) -> ReportTable:
                 continue
             diff = wide["b2"].to_numpy() - wide[RAW].to_numpy()
             ci = paired_bootstrap(diff).scaled(PTS)
-            rows.append((dataset, c["reader_model"], c["cell"], wide.height, PTS * float(wide[RAW].mean()),
-                         PTS * float(wide["b2"].mean()), Interval(ci.mean, ci.low, ci.high)))
+            rows.append((dataset, c["reader_model"], c["cell"], wide.height, PTS * _mean(wide[RAW]),
+                         PTS * _mean(wide["b2"]), Interval(ci.mean, ci.low, ci.high)))
             n_total += wide.height
     if not rows:
         return does_not_apply("au_t4", "Table 4", caption, columns,
@@ -649,7 +660,7 @@ TABLES = (
 
 
 def audit_report(
-    con: duckdb.DuckDBPyConnection, selection: list[str], db_path: str | Path | None = None,
+    con: duckdb.DuckDBPyConnection | Reader, selection: list[str], db_path: str | Path | None = None,
     checks: Sequence[Callable[[AuditContext], ReportTable]] = (),
 ) -> list[ReportTable]:
     """Every audit table over the chosen audit ids or cells (all when none are named), then `checks` (the

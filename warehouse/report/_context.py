@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import duckdb
 import polars as pl
@@ -22,6 +22,8 @@ from .._cache_dir import cache_dir
 from .._file_check import Sha256Child
 
 if TYPE_CHECKING:
+    from trajscope.warehouse.read import Reader
+
     from ._table import ReportTable
 
 BY_CHOICES = ("dataset", "none")
@@ -42,12 +44,13 @@ def sql_file(name: str) -> str:
     return (resources.files("trajscope.warehouse.report") / f"{name}.sql").read_text()
 
 
-def frame(con: duckdb.DuckDBPyConnection, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
+def frame(con: duckdb.DuckDBPyConnection | Reader, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
     """A query's result as a polars frame (through Arrow, no per-row Python objects)."""
     cursor = con.execute(sql, params or {})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # DuckDB notes the extra copy of a DB-API result; it is small here
-        return pl.from_arrow(cursor.to_arrow_table())
+        # An Arrow table converts to a frame; pyarrow ships no hints, so polars cannot pick that overload.
+        return cast(pl.DataFrame, pl.from_arrow(cursor.to_arrow_table()))
 
 
 @dataclass(frozen=True)
@@ -149,8 +152,9 @@ class PendingDigest:
         return self._value
 
     def __del__(self) -> None:
-        if getattr(self, "_child", None) is not None:  # never read (the report failed): stop hashing
-            self._child.cancel()
+        child = getattr(self, "_child", None)
+        if child is not None:  # never read (the report failed): stop hashing
+            child.cancel()
 
 
 # Where a footnote names the warehouse's hash until with_warehouse_hash fills it in: the tables are built while

@@ -17,7 +17,7 @@ PTS = 100.0
 REGISTER = ("execution_rag", "register")
 ABLATIONS = ("register", "question_only_init", "no_updates")
 ABLATION_TABLES = ("er_t2", "er_t10")
-METHOD_NAMES = {
+METHOD_NAMES: dict[tuple[str | None, str | None], str] = {
     ("arag", "baseline"): "A-RAG",
     ("execution_rag", "register"): "ExecutionRAG",
     ("execution_rag", "question_only_init"): "w/o seed grounding (question-only register)",

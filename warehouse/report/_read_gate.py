@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import numpy as np
 
@@ -728,7 +729,7 @@ def failure_plane_figure(table: ReportTable) -> ReportFigure | None:
     condition, one panel per dataset."""
     if table.not_applicable:
         return None
-    values = [dict(zip([c.key for c in table.columns], row, strict=True)) for row in table.rows]
+    values: list[dict[str, Any]] = [dict(zip([c.key for c in table.columns], row, strict=True)) for row in table.rows]
     base = {(v["dataset"], v["effort"]): v for v in values if v["condition"] == BASELINE}
     for v in values:  # a facet's layers share one dataset: each point carries its baseline's position
         origin = base.get((v["dataset"], v["effort"]))  # the baseline of the same reasoning effort
@@ -816,7 +817,7 @@ def gate_corrections_figure(table: ReportTable) -> ReportFigure | None:
     """Figure 6 as Vega-Lite: corrections per question per condition, one panel per dataset."""
     if table.not_applicable:
         return None
-    values = [dict(zip([c.key for c in table.columns], row, strict=True)) for row in table.rows]
+    values: list[dict[str, Any]] = [dict(zip([c.key for c in table.columns], row, strict=True)) for row in table.rows]
     for v in values:
         acc = v.pop("accuracy")
         v["accuracy"] = acc.value

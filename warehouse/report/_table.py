@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,13 @@ def _signed(value: float, digits: int) -> str:
     return "+0." + "0" * digits if text.startswith("-") and float(text) == 0 else text
 
 
+def _number(value: float | None, digits: int, signed: bool) -> str:
+    """One number of a compound cell, signed or plain; "--" when missing."""
+    if value is None or _missing(value):
+        return "--"
+    return _signed(value, digits) if signed else f"{value:.{digits}f}"
+
+
 def _p_value(value: float) -> str:
     if value < 1e-4:
         return "<1e-4"
@@ -114,35 +122,28 @@ def format_cell(value: object, column: Column) -> str:
     if isinstance(value, Interval):
         if _missing(value.value):
             return "--"
-        low = (
-            "--"
-            if _missing(value.low)
-            else (_signed(value.low, d) if column.kind == "interval" else f"{value.low:.{d}f}")
-        )
-        high = (
-            "--"
-            if _missing(value.high)
-            else (_signed(value.high, d) if column.kind == "interval" else f"{value.high:.{d}f}")
-        )
-        mid = _signed(value.value, d) if column.kind == "interval" else f"{value.value:.{d}f}"
+        signed = column.kind == "interval"
+        low, high, mid = (_number(x, d, signed) for x in (value.low, value.high, value.value))
         return f"{mid} [{low}, {high}]"
     if isinstance(value, WithDelta):
         if _missing(value.value):
             return "--"
-        return f"{value.value:.{d}f}" + ("" if _missing(value.delta) else f" ({_signed(value.delta, d)})")
+        return _number(value.value, d, False) + ("" if _missing(value.delta) else f" ({_number(value.delta, d, True)})")
     if _missing(value):
         return "--"
     if column.kind == "text" or isinstance(value, str):
         return str(value)
-    if column.kind == "int" or isinstance(value, bool):
-        return f"{int(value):,}" if not isinstance(value, bool) else ("yes" if value else "no")
+    # Past the missing and text cases a cell holds a number, of whichever numeric type the query returned.
+    number: Any = value
+    if column.kind == "int" or isinstance(number, bool):
+        return f"{int(number):,}" if not isinstance(number, bool) else ("yes" if number else "no")
     if column.kind == "p":
-        return _p_value(float(value))
+        return _p_value(float(number))
     if column.kind == "signed":
-        return _signed(float(value), d)
+        return _signed(float(number), d)
     if column.kind == "usd":
-        return f"{float(value):.{max(d, 4)}f}"
-    return f"{float(value):.{d}f}"
+        return f"{float(number):.{max(d, 4)}f}"
+    return f"{float(number):.{d}f}"
 
 
 def csv_cells(value: object, column: Column) -> dict[str, object]:

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 
-def pareto_frontier(tokens: np.ndarray, accuracy: np.ndarray) -> np.ndarray:
+def pareto_frontier(tokens: npt.ArrayLike, accuracy: npt.ArrayLike) -> np.ndarray:
     """Boolean mask of points no other point dominates (fewer or equal tokens and higher or equal
     accuracy, strictly better in one)."""
     tokens = np.asarray(tokens, dtype=float)
