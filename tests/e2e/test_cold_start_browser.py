@@ -30,9 +30,12 @@ def warehouse(tmp_path_factory) -> Path:
 
 
 def _exceptions(page, path: str) -> list[str]:
-    """The exception boxes a page shows, each as 'path: first line of the message'."""
+    """The exception boxes a page shows, and an import error a page caught and showed as a message."""
     boxes = page.locator('[data-testid="stException"]')
-    return [f"/{path}: {boxes.nth(k).inner_text()[:300]!r}" for k in range(boxes.count())]
+    shown = [f"/{path}: {boxes.nth(k).inner_text()[:300]!r}" for k in range(boxes.count())]
+    body = page.inner_text("body")
+    return shown + [f"/{path}: {body[:300]!r}" for marker in ("partially initialized", "ImportError")
+                    if marker in body and not shown]
 
 
 def test_twelve_pages_at_once_on_a_cold_server_show_no_exception(warehouse):
