@@ -20,6 +20,7 @@ from ._fields import Where, as_text, need_list, need_object
 from ._json_stream import check_text, iter_records
 from ._llm_payloads import deep_decode, output_text, tool_requests, user_text
 from ._traced_tools import traced_tool_step
+from ._yaml_nesting import check_yaml_nesting
 
 WEAVE_NOTES = {"gold_answers": "Weave traces carry no gold answer",
                "gold_passages": "Weave traces carry no gold passages"}
@@ -211,6 +212,7 @@ def _cassette(ctx: ImportContext, traces: dict[str, _Trace]) -> None:
     if ctx.path.stat().st_size > _MAX_CASSETTE_BYTES:
         raise RecordError(ctx.path, 1, None, f"a cassette over {_MAX_CASSETTE_BYTES >> 20} MB is not read")
     text = ctx.path.read_text(encoding="utf-8-sig")
+    check_yaml_nesting(text, ctx.path)  # a cassette is YAML the user supplies: nesting and aliases bounded too
     loader = yaml.SafeLoader(text)
     try:
         nodes = loader.get_single_node()

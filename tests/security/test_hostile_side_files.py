@@ -193,3 +193,20 @@ def test_a_price_table_is_read_as_a_side_file(fifo, tmp_path):
     fine = tmp_path / "fine.yaml"
     fine.write_text("m: &p [0.5, 1.5]\nn: *p\n")
     assert load_price_table(fine) == {"m": (0.5, 1.5), "n": (0.5, 1.5)}
+
+
+@pytest.mark.parametrize("body", ["deep", "bomb"])
+def test_a_weave_cassette_is_yaml_bounded_like_the_rest(body, db, tmp_path):
+    cassette = tmp_path / "cassette.yaml"
+    if body == "deep":
+        text = "- request: {url: 'https://trace.wandb.ai/x'}\n  response: " + "[" * 5000 + "]" * 5000 + "\n"
+    else:
+        text = ("- request: {url: 'https://trace.wandb.ai/x'}\n"
+                f"  response: {{status: 200, body: 'x', more: {_BOMB}}}\n")
+    cassette.write_text(text)
+    before = _digest(db)
+    rc, lines, peak_mb = _trajscope("ingest", str(cassette), "--format", "weave", "--db", str(db), cwd=tmp_path)
+    error = _one_error(lines)
+    expected = "past the nesting limit of 100 levels" if body == "deep" else "expansion limit of 100,000"
+    assert rc != 0 and "cassette.yaml" in error and expected in error, error
+    assert peak_mb < 400 and _digest(db) == before
