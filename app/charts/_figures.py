@@ -15,7 +15,7 @@ _ROW_HEADER_PX = 32
 _LEGEND_LABEL_PX = 300  # a run's readable name in a legend under a half-column figure
 
 
-def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: str) -> alt.LayerChart:
+def failure_plane_chart(points: pl.DataFrame, arrows: pl.DataFrame, *, title: str) -> alt.LayerChart | alt.FacetChart:
     """P_disc (y) against P_post (x) per run, arrows from a baseline to its intervention runs."""
     top = max([0.05, *points["p_disc"].drop_nulls().to_list(), *points["p_post"].drop_nulls().to_list()])
     domain = [0, min(1.0, round(top * 1.15 + 0.005, 2))]
@@ -79,7 +79,7 @@ def grouped_bar_chart(df: pl.DataFrame, *, x: str, y: str, group: str, x_title: 
 
 
 def interval_chart(df: pl.DataFrame, *, prefix: str, category: str, group: str, title: str,
-                   unit: str) -> alt.LayerChart:
+                   unit: str) -> alt.LayerChart | alt.FacetChart:
     """A point estimate with its CI bar per category, coloured by group (columns <prefix>_pts/_low/_high)."""
     base = alt.Chart(df).encode(
         y=alt.Y(f"{category}:N", title=None),

@@ -83,7 +83,8 @@ if uploaded is not None:
             with st.spinner("Converting and validating every record…"):
                 prepared = prepare_upload(uploaded.name, data, format=None if chosen == "auto" else chosen,
                                           run_id=run_id, declare=declared, per_run_questions=per_run_questions,
-                                          db_path=config.db_path, **side_files)
+                                          db_path=config.db_path, mapping=side_files.get("mapping"),
+                                          questions=side_files.get("questions"), patterns=side_files.get("patterns"))
             st.session_state["upload-prepared"], st.session_state["upload-prepared-key"] = prepared, key
         st.subheader("Validation report")
         a, b, c = st.columns(3)

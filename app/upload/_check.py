@@ -169,18 +169,20 @@ def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_i
             format=prepared.format, run_id=run_id or None, declare=declare, mapping=saved.get("mapping"),
             questions=saved.get("questions"), patterns=saved.get("patterns"),
             declare_source="the Upload page", source_name=display, warehouse_corpus=warehouse_corpus))
-        prepared.canonical = prepared.report.output
+        canonical = prepared.report.output
+        assert canonical is not None  # convert_file always names the log to load
+        prepared.canonical = canonical
         # The checks ingest makes (an empty id, one id with two records): refused here, not after "valid".
-        validate_log(prepared.canonical)
+        validate_log(canonical)
     except RecordError as exc:
         prepared.errors.append(_as_shown(exc, display, path, saved))
         return
     # Only the converted log is ingested: the saved upload and its side files go now, halving the disk held.
-    if path != prepared.canonical:
+    if path != canonical:
         path.unlink()
     for side in saved.values():
         shutil.rmtree(side.parent, ignore_errors=True)
-    with open(prepared.canonical, "rb") as fh:
+    with open(canonical, "rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if lineno > preview_rows:
                 break
@@ -230,9 +232,9 @@ def discard_upload(prepared: PreparedUpload) -> None:
 
 def ingest_upload(db_path: str | Path, prepared: PreparedUpload) -> IngestReport:
     """Load a converted upload (atomic, idempotent), then delete its temp files; refuses one with errors."""
-    if not prepared.ok:
-        raise ValueError(f"{prepared.name}: not ingested, it did not validate")
     canonical = prepared.canonical
+    if not prepared.ok or canonical is None:  # an upload that validated has its canonical log
+        raise ValueError(f"{prepared.name}: not ingested, it did not validate")
     try:
         with write_lock():
             return ingest_paths(db_path, [canonical], progress=False,

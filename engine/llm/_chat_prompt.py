@@ -10,8 +10,11 @@ from typing import Any, Protocol
 
 
 class _Runtime(Protocol):
-    bos_token: str
-    eos_token: str
+    @property
+    def bos_token(self) -> str: ...
+
+    @property
+    def eos_token(self) -> str: ...
 
     def metadata(self, key: str) -> str | None: ...
 

@@ -65,7 +65,7 @@ class _CappedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-def _cause(exc: BaseException, kind: type[BaseException]) -> BaseException | None:
+def _cause(exc: BaseException | None, kind: type[BaseException]) -> BaseException | None:
     seen = 0
     while exc is not None and seen < 20:
         if isinstance(exc, kind):

@@ -20,7 +20,7 @@ class IkRuntimeError(RuntimeError):
     """The ik_llama.cpp library is missing, or a model call failed."""
 
 
-def _api():  # type: ignore[no-untyped-def]
+def _api():
     try:
         from ik_llama_cpp import _ctypes_api as api
         from ik_llama_cpp._internals import IkModel, make_batch_range
@@ -63,7 +63,7 @@ UBATCH = 16
 class _Context:
     """A llama_context with trajscope's batch sizes (the library's wrapper fixes n_ubatch at 512)."""
 
-    def __init__(self, api, model: int, *, n_ctx: int, n_threads: int):  # type: ignore[no-untyped-def]
+    def __init__(self, api, model: int, *, n_ctx: int, n_threads: int):
         params = api.llama_context_default_params()
         params.n_ctx, params.n_batch, params.n_ubatch = n_ctx, n_ctx, UBATCH
         params.n_threads = params.n_threads_batch = n_threads
@@ -73,10 +73,10 @@ class _Context:
         if not self.ctx:
             raise IkRuntimeError("llama_init_from_model failed (out of memory, or a bad context size)")
 
-    def decode(self, batch) -> int:  # type: ignore[no-untyped-def]
+    def decode(self, batch) -> int:
         return self.api.llama_decode(self.ctx, batch)
 
-    def get_logits(self, index: int):  # type: ignore[no-untyped-def]
+    def get_logits(self, index: int):
         return self.api.llama_get_logits_ith(self.ctx, index)
 
     def close(self) -> None:
@@ -204,7 +204,7 @@ class IkRuntime:
         self.model.close()
 
 
-def _piece(api, model: int, token: int) -> bytes:  # type: ignore[no-untyped-def]
+def _piece(api, model: int, token: int) -> bytes:
     buf = ctypes.create_string_buffer(256)
     n = api.llama_token_to_piece(model, token, buf, 256, 0, False)
     return buf.raw[:n] if n > 0 else b""

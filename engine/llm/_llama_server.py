@@ -16,12 +16,12 @@ def _plain_cpu_buffers() -> None:
 
     original = llama_cpp.llama_model_default_params
 
-    def default_params():  # type: ignore[no-untyped-def]
+    def default_params():
         params = original()
         params.use_extra_bufts = False
         return params
 
-    llama_module.llama_cpp.llama_model_default_params = default_params  # type: ignore[attr-defined]
+    llama_module.llama_cpp.llama_model_default_params = default_params
 
 
 def _register_gemma3() -> None:
@@ -30,7 +30,7 @@ def _register_gemma3() -> None:
     from llama_cpp.llama_chat_format import ChatFormatterResponse, register_chat_format
 
     @register_chat_format("gemma3")
-    def format_gemma3(messages, **kwargs):  # type: ignore[no-untyped-def]
+    def format_gemma3(messages, **kwargs):
         return ChatFormatterResponse(prompt=gemma3_prompt(messages), stop="<end_of_turn>")
 
 

@@ -36,5 +36,5 @@ def resolve_model(
         return ModelConfig(name="mock", base_url=url, api_key="mock-key", prices=prices, **settings)
     if not spec:
         raise ValueError("empty model spec: use 'local', 'local:NAME', 'mock:<url>' or a model name")
-    url = base_url or os.environ.get("OPENAI_BASE_URL")
-    return ModelConfig(name=spec, base_url=url, api_key_env=api_key_env, prices=prices, **settings)
+    openai_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    return ModelConfig(name=spec, base_url=openai_url, api_key_env=api_key_env, prices=prices, **settings)

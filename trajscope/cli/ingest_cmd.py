@@ -120,6 +120,9 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
         raise click.ClickException(f"ingest stopped: {first}; {lake or db_path} holds what its last commit "
                                    "wrote") from None
     if lake:
+        from trajscope.warehouse.lake import LakeWrite
+
+        assert isinstance(result, LakeWrite)  # a lake target is written as partitions
         click.echo(f"{result.ingest.summary() if result.ingest else ''}\n{result.summary()}")
         return
     click.echo(f"{db_path}: {result.summary()}")

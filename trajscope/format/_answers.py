@@ -10,7 +10,7 @@ import string
 from collections import Counter
 from collections.abc import Iterable
 
-from ._records import Judgment
+from ._records import JudgeName, Judgment
 from ._steps import StepBase, step_kind
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -200,15 +200,18 @@ def answer_invalidity(answer: str | None, question: str | None = None,
     return None
 
 
+_TEXT_JUDGES: tuple[JudgeName, ...] = ("em", "f1", "contain")  # the judges score_answer computes
+
+
 def score_answer(prediction: str | None, gold: str | None, aliases: list[str] | None = None, *,
                  f1_rule: str = "squad", question: str | None = None,
                  messages: Iterable[str | None] = ()) -> list[Judgment]:
     """em, f1 and contain Judgments, each the maximum over the gold answer and its aliases; f1 under
     `f1_rule` (token_f1's rule). All 0 when answer_invalidity(prediction, question, messages) names one."""
     if answer_invalidity(prediction, question, messages) is not None:
-        return [Judgment(judge=name, score=0.0) for name in ("em", "f1", "contain")]
+        return [Judgment(judge=name, score=0.0) for name in _TEXT_JUDGES]
     golds = _golds(gold, aliases or [])
-    scores = {
+    scores: dict[JudgeName, float] = {
         "em": max((exact_match(prediction, g) for g in golds), default=0.0),
         "f1": max((token_f1(prediction, g, rule=f1_rule) for g in golds), default=0.0),
         "contain": max((contain_match(prediction, g) for g in golds), default=0.0),
