@@ -121,8 +121,10 @@ def test_failure_plane_leaves_runs_without_a_read_action_off_the_discipline_axis
         (reason,), = con.execute("SELECT DISTINCT p_disc_reason FROM failure_plane WHERE run_id = 'run_vanilla'"
                                  ).fetchall()
     assert reason.startswith("no read action in this log")
-    assert f"`run_vanilla` — {reason}" in [c.value for c in at.caption]
-    assert not any("`run_base` —" in c.value for c in at.caption)  # plotted runs are not listed
+    # Listed by name (dataset · controller/condition · model of the fixture's runs), the id in the line's help.
+    listed = {c.value: c.proto.help for c in at.caption if " — " in c.value}
+    assert "run_vanilla" in listed[f"fx · vanilla_rag/k5 · m1 — {reason}"]
+    assert not any(line.startswith("fx · react/baseline · m1 —") for line in listed)  # plotted runs are not listed
     # Not plotted as a zero: the chart's data holds the plotted runs only.
     specs = " ".join(str(chart.proto) for chart in at.get("vega_lite_chart"))
     assert "run_base" in specs and "run_vanilla" not in specs

@@ -118,8 +118,8 @@ def _published(db_path: str, stamp: tuple[int, ...], run_id: str):
         return published_agreement(con, run_id, versus="rules")
 
 
-def _off_plane(points: pl.DataFrame) -> None:
-    """The runs not drawn because an axis does not apply to them, each with the view's reason."""
+def _off_plane(points: pl.DataFrame, names: dict[str, str]) -> None:
+    """The runs not drawn because an axis does not apply to them, each by its name with the view's reason."""
     missing = points.filter(pl.col("p_disc").is_null() | pl.col("p_post").is_null())
     if not missing.height:
         return
@@ -127,7 +127,8 @@ def _off_plane(points: pl.DataFrame) -> None:
                 "plotted as zeros; the other axis, where it applies, is in the table below.")
     for row in missing.iter_rows(named=True):
         reasons = [r for r in (row["p_disc_reason"], row["p_post_reason"]) if r]
-        st.caption(f"`{row['run_id']}` — {'; '.join(reasons) or 'no reason stored'}")
+        st.caption(f"{names.get(row['run_id'], row['run_id'])} — {'; '.join(reasons) or 'no reason stored'}",
+                   help=f"Run id: `{row['run_id']}`")
 
 
 state = require_warehouse()
@@ -164,7 +165,8 @@ elif state:
                     if chosen:
                         picked = chosen[0].get("run_id")
         # Without a dataset filter every run is listed, a log without a dataset name (dataset NULL) included.
-        _off_plane(points.df.filter(pl.col("dataset").is_in(datasets)) if datasets else points.df)
+        _off_plane(points.df.filter(pl.col("dataset").is_in(datasets)) if datasets else points.df,
+                   readable_run_names(points.df.unique("run_id"), points.df["run_id"].unique().to_list()))
         with st.expander("The plane as a table"):
             st.dataframe(points.df, hide_index=True,
                          column_config={"p_disc": st.column_config.NumberColumn(format="percent"),
