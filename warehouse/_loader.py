@@ -171,9 +171,22 @@ class _SplitState:
         self.db.execute(_named_sql("split_state.sql"))
         self.stored = stored  # a cursor on the warehouse: its committed rows, the state before this ingest
         self.file_no = -1
+        self.paths: list[Path] = []  # by file number: what a conflict across files names
 
-    def next_file(self) -> None:
+    def next_file(self, path: Path) -> None:
         self.file_no += 1
+        self.paths.append(path)
+
+    def earlier(self, ids: Iterable[str]) -> dict[str, tuple[Path, int, str]]:
+        """id -> (file, line, hash) of the copy the latest earlier file of this ingest kept."""
+        if self.file_no <= 0:
+            return {}
+        self.db.register("chunk_ids", pa.table({"trajectory_id": list(ids)}, schema=_ID_SCHEMA))
+        try:
+            rows = self.db.execute(_named_sql("split_earlier.sql"), {"file_no": self.file_no}).fetchall()
+        finally:
+            self.db.unregister("chunk_ids")
+        return {tid: (self.paths[file_no], line, digest) for tid, file_no, line, digest in rows}
 
     def known(self, digests: list[str]) -> dict[str, str]:
         """Stored line hash -> trajectory id, for those of digests the warehouse holds."""
@@ -303,7 +316,7 @@ def _split_log(
     batch_bytes = batch_bytes or _BATCH_BYTES
     if not path.exists():
         raise RecordError(path, 0, None, "file not found")
-    state.next_file()
+    state.next_file(path)
     size = path.stat().st_size
     show = progress if progress is not None else size - source.start >= _PROGRESS_MIN_BYTES
     batch: _Batch | None = None
@@ -342,6 +355,7 @@ def _split_log(
                 if failure is not None:
                     entries = entries[:len(ids)]
                 prior = state.prior({*known.values(), *(tid for tid in ids if tid is not None)})
+                earlier = state.earlier({tid for tid in ids if tid is not None})
                 seen: dict[str, tuple[int, str]] = {}  # id -> (line of its kept copy, hash), this chunk's
                 chunk_written: set[str] = set()
 
@@ -357,6 +371,19 @@ def _split_log(
                     if tid is None:  # a stored line that is not the first copy of its id: validate it after all
                         tid = _decoded_id(raw, path, line_no)
                     first = _kept(tid, seen, prior)
+                    other = earlier.get(tid) if first is None else None
+                    if other is not None and other[2] != digest:
+                        # Another file of this ingest holds a different record under the same id: refused, or
+                        # one copy kept as --on-duplicate says, and counted in the summary either way.
+                        if on_duplicate is None:
+                            raise RecordError(
+                                path, line_no, "trajectory_id",
+                                f"duplicate id {tid!r}: {other[0]} line {other[1]} and this line hold different "
+                                "records (pass --on-duplicate last or --on-duplicate first to keep one)")
+                        report.differing_duplicates += 1
+                        report.on_duplicate = on_duplicate
+                        if on_duplicate == "first":
+                            continue
                     if first is not None:
                         first_line, first_digest = first
                         if first_digest == digest:

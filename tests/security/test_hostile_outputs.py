@@ -1,9 +1,12 @@
 """Outputs never replace inputs: `data sample` / `data import` refuse an --out that is (or links to) the
 folder they read, and `export` / `export-traces` refuse a path that is a log the warehouse was built from;
-each refusal is one `Error:` line, and every input and the warehouse stay byte-identical."""
+conflicting copies of one trajectory id in two files of one ingest are refused (or one kept, as
+--on-duplicate says, and the summary says so). Each refusal is one `Error:` line, every input and the
+warehouse byte-identical."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -111,3 +114,38 @@ def test_an_export_to_a_new_file_is_written(built_from_a_log, tmp_path):
                            "--db", "w.duckdb", cwd=tmp_path)
     assert rc == 0, lines
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 2  # the log's two trajectories
+
+
+@pytest.fixture
+def two_files_one_id(tmp_path) -> Path:
+    """a.jsonl and b.jsonl holding different records under one trajectory id (and a.jsonl one more)."""
+    sys.path.insert(0, str(FIXTURES / "app"))
+    from app_fixture_records import app_trajectories
+
+    from trajscope.format import encode
+
+    first, other = (json.loads(encode(t)) for t in app_trajectories()[:2])
+    changed = {**first, "final_answer": "a different answer"}
+    (tmp_path / "a.jsonl").write_text(json.dumps(first) + "\n" + json.dumps(other) + "\n")
+    (tmp_path / "b.jsonl").write_text(json.dumps(changed) + "\n")
+    return tmp_path
+
+
+def test_conflicting_copies_across_two_files_are_refused(two_files_one_id, tmp_path):
+    before = {p.name: p.read_bytes() for p in tmp_path.glob("*.jsonl")}
+    rc, lines = _trajscope("ingest", "a.jsonl", "b.jsonl", "--db", "w.duckdb", cwd=tmp_path)
+    error = _one_error(lines)
+    assert rc != 0 and "b.jsonl:1" in error and "a.jsonl line 1" in error and "hold different records" in error
+    assert not (tmp_path / "w.duckdb").exists()
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.jsonl")} == before
+
+
+@pytest.mark.parametrize("keep, answer_from", [("first", "a.jsonl"), ("last", "b.jsonl")])
+def test_on_duplicate_keeps_one_copy_and_the_summary_says_so(keep, answer_from, two_files_one_id, tmp_path):
+    rc, lines = _trajscope("ingest", "a.jsonl", "b.jsonl", "--db", "w.duckdb", "--on-duplicate", keep, cwd=tmp_path)
+    assert rc == 0, lines
+    assert any(f"1 duplicate id(s) with different content, kept the {keep} copy" in line for line in lines), lines
+    record = json.loads((tmp_path / answer_from).read_text().splitlines()[0])
+    rc, out = _trajscope("sql", f"SELECT final_answer FROM trajectories WHERE trajectory_id = "
+                         f"'{record['trajectory_id']}'", "--db", "w.duckdb", cwd=tmp_path)
+    assert rc == 0 and record["final_answer"] in "\n".join(out)
