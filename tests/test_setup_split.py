@@ -52,8 +52,8 @@ class Hide(importlib.abc.MetaPathFinder):
     def __getattr__(self, attr):
         return getattr(self.inner, attr)
 sys.meta_path[:] = [Hide(f) for f in sys.meta_path]
-for name in ["trajscope.cli.app_cmd", "trajscope.cli.demo_cmd", "trajscope.app.access", "trajscope.app.ui",
-             "trajscope.app.progress"]:
+for name in ["trajscope.cli.app_cmd", "trajscope.cli.demo_cmd", "trajscope.app.preload", "trajscope.app.access",
+             "trajscope.app.ui", "trajscope.app.progress"]:
     importlib.import_module(name)
 for script in sorted(Path("app/page_scripts").glob("*.py")):
     for a, b in re.findall(r"^from (\S+) import|^import (\S+)", script.read_text(), re.M):
