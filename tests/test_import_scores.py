@@ -93,3 +93,15 @@ def test_import_scores_keep_their_origin_through_an_export_and_back(tmp_path):
     with open_readonly(again) as con:
         assert con.execute("SELECT origin, count(*) FROM judgments GROUP BY ALL").fetchall() == [("import", 3)]
         assert con.execute("SELECT judgments FROM run_capabilities").fetchone() == (False,)
+
+
+def test_a_records_benchmark_keeps_its_question_ids_apart_from_another_logs(tmp_path):
+    # Both logs number their questions; the dev split's records name their benchmark (data_source), FireAct's none.
+    db = tmp_path / "w.duckdb"
+    _ingest(str(DEV / "hotpotqa_dev50.jsonl"), "--db", str(db))
+    fireact = next((DEV.parent / "fireact").glob("hotpotqa_dev_0_500_*.json"))
+    _ingest(str(fireact), "--db", str(db))
+    sources = {r["data_source"] for r in map(json.loads, (DEV / "hotpotqa_dev50.jsonl").open(encoding="utf-8"))}
+    with open_readonly(db) as con:
+        datasets = dict(con.execute("SELECT coalesce(dataset, ''), count(*) FROM questions GROUP BY 1").fetchall())
+    assert set(datasets) - {""} == sources and datasets[sources.pop()] == 50

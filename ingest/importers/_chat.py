@@ -52,6 +52,8 @@ _ID_KEYS = ("question_id", "qid", "id", "_id", "sample_id", "idx", "index", "tas
 # Trials of one task in one file (tau-bench `trial`): the run `<run_id>:trial<value>`.
 _TRIAL_KEYS = ("trial", "trial_index", "attempt")
 _QUESTION_KEYS = ("question", "query", "problem")
+# The benchmark a record names: its question ids are that benchmark's, kept apart from another log's equal ids.
+_DATASET_KEYS = ("dataset", "data_source")
 # The task an eval harness gave its (simulated) user: the same in every trial, unlike the user's first message.
 _TASK_PATHS = ("instruction", "info.task.instruction", "task.instruction")
 _GOLD_KEYS = ("ground_truth", "gold_answer", "answer", "gold", "golden_answers", "answers", "reference",
@@ -305,7 +307,8 @@ def _trajectory(ctx: ImportContext, record: Any, where: Where, position: int,
             raise _StopImport(exc) from None
     else:
         qid = str(own_id) if own_id is not None else text_question_id(text or "")
-        question = plain_question(where, qid, text, gold)
+        _, dataset = _pick(record, _DATASET_KEYS)
+        question = plain_question(where, qid, text, gold, dataset=dataset if isinstance(dataset, str) else None)
         question.aliases = aliases
     judgments, used = _judgments(record, where)
     labels, label_keys = embedded_labels(record, steps, where)
