@@ -372,31 +372,20 @@ def _split_log(
                         tid = _decoded_id(raw, path, line_no)
                     first = _kept(tid, seen, prior)
                     other = earlier.get(tid) if first is None else None
-                    if other is not None and other[2] != digest:
-                        # Another file of this ingest holds a different record under the same id: refused, or
-                        # one copy kept as --on-duplicate says, and counted in the summary either way.
-                        if on_duplicate is None:
-                            raise RecordError(
-                                path, line_no, "trajectory_id",
-                                f"duplicate id {tid!r}: {other[0]} line {other[1]} and this line hold different "
-                                "records (pass --on-duplicate last or --on-duplicate first to keep one)")
-                        report.differing_duplicates += 1
-                        report.on_duplicate = on_duplicate
-                        if on_duplicate == "first":
-                            continue
+                    # Another file of this ingest holds a different record under the same id: refused, or one
+                    # copy kept as --on-duplicate says, and counted in the summary either way.
+                    if other is not None and other[2] != digest and _keeps_first_copy(
+                            report, on_duplicate, path, line_no,
+                            f"duplicate id {tid!r}: {other[0]} line {other[1]} and this line hold different records"):
+                        continue
                     if first is not None:
                         first_line, first_digest = first
                         if first_digest == digest:
                             report.identical_duplicates += 1
                             continue
-                        if on_duplicate is None:
-                            raise RecordError(
-                                path, line_no, "trajectory_id",
-                                f"duplicate id {tid!r}: lines {first_line} and {line_no} hold different records "
-                                "(pass --on-duplicate last or --on-duplicate first to keep one)")
-                        report.differing_duplicates += 1
-                        report.on_duplicate = on_duplicate
-                        if on_duplicate == "first":
+                        if _keeps_first_copy(report, on_duplicate, path, line_no,
+                                             f"duplicate id {tid!r}: lines {first_line} and {line_no} hold "
+                                             "different records"):
                             continue
                     seen[tid] = (line_no, digest)
                     records += 1
@@ -444,6 +433,18 @@ def _kept(tid: str, seen: dict[str, tuple[int, str]],
         return seen[tid]
     line, digest, _, _ = prior.get(tid, (None, None, False, False))
     return None if line is None or digest is None else (line, digest)
+
+
+def _keeps_first_copy(report: IngestReport, on_duplicate: OnDuplicate | None, path: Path, line_no: int,
+                      conflict: str) -> bool:
+    """The rule for a different record under a kept id: refused without --on-duplicate, else counted; whether
+    this line is to be skipped (--on-duplicate first)."""
+    if on_duplicate is None:
+        raise RecordError(path, line_no, "trajectory_id",
+                          f"{conflict} (pass --on-duplicate last or --on-duplicate first to keep one)")
+    report.differing_duplicates += 1
+    report.on_duplicate = on_duplicate
+    return on_duplicate == "first"
 
 
 def _decoded_id(raw: bytes, path: Path, line: int) -> str:
