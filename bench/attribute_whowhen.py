@@ -24,11 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from trajscope.analysis.queries import human_agreement  # noqa: E402
 from trajscope.engine.llm import ResponseCache, resolve_model  # noqa: E402
 from trajscope.engine.scanners import attribute  # noqa: E402
 from trajscope.warehouse import open_read  # noqa: E402
 from trajscope.warehouse.export import to_markdown  # noqa: E402
-from trajscope.warehouse.queries import human_agreement  # noqa: E402
 
 LOGS = ROOT.parent / "shared" / "data" / "external_logs" / "who_and_when" / "algorithm_generated"
 RUN = "who_and_when:algorithm_generated"

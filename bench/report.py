@@ -17,10 +17,10 @@ from pathlib import Path
 
 from synthetic import CONDITIONS, write_synthetic_log
 
+from trajscope.analysis.report import build_report, forget_digests, render_all
 from trajscope.format import AuditRecord, ReaderOutput
 from trajscope.warehouse import ingest_paths, open_read
 from trajscope.warehouse.audit import load_audit_records
-from trajscope.warehouse.report import build_report, forget_digests, render_all
 
 TINY_N = 2_000
 TINY_AUDIT = 200

@@ -144,7 +144,7 @@ def measure_queries(db: Path, row: dict) -> dict:
     row["compare_s"] = _command("compare", *runs, "--db", str(db))
     report = ("report", "read-gate", "--runs", ",".join(runs), "--db", str(db), "--format", "markdown")
     # The first report of a warehouse version hashes the file for its footnote; the next one reads the digest
-    # kept in $TRAJSCOPE_CACHE (warehouse.report.file_digest), so both are timed.
+    # kept in $TRAJSCOPE_CACHE (analysis.report.file_digest), so both are timed.
     row["report_s"] = _command(*report)
     row["report_again_s"] = _command(*report)
     print(f"compare {row['compare_s']:.2f} s, report {row['report_s']:.2f} s (again, digest kept: "

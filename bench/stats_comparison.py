@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     mantel_haenszel,
     mcnemar_test,
     pair_outcomes,

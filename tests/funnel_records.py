@@ -5,6 +5,7 @@ rules in docs/definitions.md, so the test does not re-run the view's SQL to get 
 """
 from __future__ import annotations
 
+from trajscope.analysis.queries import FUNNEL_STAGES
 from trajscope.format import (
     Candidate,
     Capabilities,
@@ -23,7 +24,6 @@ from trajscope.format import (
     SearchStep,
     Trajectory,
 )
-from trajscope.warehouse.queries import FUNNEL_STAGES
 
 DATASET = "wiki"
 H1, H2, DECOY, OTHER, FILLER = "wiki:1", "wiki:2", "wiki:3", "wiki:4", "wiki:5"

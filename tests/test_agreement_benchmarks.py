@@ -14,9 +14,9 @@ from click.testing import CliRunner
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
+from trajscope.analysis.queries import step_label_agreement
 from trajscope.cli import main as cli
 from trajscope.warehouse import open_readonly
-from trajscope.warehouse.queries import step_label_agreement
 
 # Four 3-step searches (assistant messages 2, 4, 6; the last one answers). People's labels per message and the
 # gold: q1 right and fine, q2 wrong from its second search, q3 wrong at the answer (a neutral search before

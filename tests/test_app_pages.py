@@ -289,7 +289,7 @@ def test_export_previews_a_view_and_offers_every_format(warehouse_file, monkeypa
 
 
 def test_audit_page_shows_the_report_tables(warehouse_file, monkeypatch):
-    from trajscope.warehouse.report import audit_tables, to_frame
+    from trajscope.analysis.report import audit_tables, to_frame
 
     at = open_page(warehouse_file, "audit", monkeypatch)
     with open_readonly(warehouse_file) as con:

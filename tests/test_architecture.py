@@ -32,25 +32,36 @@ ROOT = Path(__file__).resolve().parents[1]
 TOP_PACKAGES = ("trajscope", "app", "engine", "warehouse", "ingest")
 # Top-level folders that install inside the namespace as trajscope.<folder> (setup.py).
 STAGES = frozenset({"app", "engine", "warehouse", "ingest"})
+# Layers inside the trajscope/ folder; those with subpackages of their own are cycle-checked per subpackage.
+INNER_LAYERS = ("format", "runtime", "analysis", "api", "cli")
+NESTED = STAGES | {"analysis"}
 # Python outside the layers: it may use every layer, and no layer may import it.
 OUTSIDE = {"tests": "the test suite", "bench": "benchmark scripts, run as programs",
            "setup.py": "the build's map of the stage folders into the namespace"}
 # The only folders not searched for Python code, each with why; every other folder, hidden or git-ignored, is.
 EXEMPT = {".git": "git's own store", ".venv": "the virtual environment: third-party packages",
+          ".venv-peers": "bench/peers.py's environment for Phoenix: third-party packages",
           "build": "build outputs: setuptools' copies of the layers and `make typecheck`'s links to them",
           "dist": "built wheels and source archives"}
 
 # unit -> the units it may import besides itself.
 ALLOWED: dict[str, set[str]] = {
     "trajscope.format": set(),
+    # Process housekeeping (cache folder, dead processes' folders, disk room, prefetch): stdlib only.
+    "trajscope.runtime": set(),
     "trajscope.ingest": {"trajscope.format"},
-    "trajscope.warehouse": {"trajscope.format"},
-    "trajscope.engine": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse"},
-    "trajscope.app": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse"},
+    "trajscope.warehouse": {"trajscope.format", "trajscope.runtime"},
+    # Statistics, typed queries, the audit's estimates and the paper reports: above storage.
+    "trajscope.analysis": {"trajscope.format", "trajscope.runtime", "trajscope.warehouse"},
+    "trajscope.engine": {"trajscope.format", "trajscope.runtime", "trajscope.ingest", "trajscope.warehouse",
+                         "trajscope.analysis"},
+    "trajscope.app": {"trajscope.format", "trajscope.runtime", "trajscope.ingest", "trajscope.warehouse",
+                      "trajscope.analysis"},
     # The notebook API: the functions the CLI commands and the notebook share (app: its SQL and charts only).
-    "trajscope.api": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse", "trajscope.app"},
-    "trajscope.cli": {"trajscope.format", "trajscope.ingest", "trajscope.warehouse", "trajscope.engine",
-                      "trajscope.app", "trajscope.api", "trajscope"},
+    "trajscope.api": {"trajscope.format", "trajscope.runtime", "trajscope.ingest", "trajscope.warehouse",
+                      "trajscope.analysis", "trajscope.app"},
+    "trajscope.cli": {"trajscope.format", "trajscope.runtime", "trajscope.ingest", "trajscope.warehouse",
+                      "trajscope.analysis", "trajscope.engine", "trajscope.app", "trajscope.api", "trajscope"},
     # trajscope/__init__.py (the API, loaded lazily; the ingest stage, callable) and __main__.py
     "trajscope": {"trajscope.cli", "trajscope.format", "trajscope.api", "trajscope.ingest"},
 }
@@ -444,7 +455,7 @@ def launch_problems(launches: list[Import], declared: dict[tuple[str, str], tupl
 def unit_of(module: str) -> str:
     """The layer a module belongs to: trajscope.<layer>, or its top-level folder (tests, bench)."""
     parts = module.split(".")
-    if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in ("format", "cli", "api", *STAGES):
+    if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in (*INNER_LAYERS, *STAGES):
         return f"trajscope.{parts[1]}"
     return parts[0]
 
@@ -453,7 +464,7 @@ def subpackage_of(module: str) -> str:
     """The first-level subpackage a module lives in (trajscope.engine.judges); a module directly in a layer
     (trajscope.warehouse._connection) and a layer's __init__ (trajscope.warehouse) are nodes of their own."""
     parts = module.split(".")
-    depth = 3 if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in STAGES else 2
+    depth = 3 if parts[0] == "trajscope" and len(parts) > 1 and parts[1] in NESTED else 2
     if len(parts) >= depth and ".".join(parts[:depth]) in MODULES and _is_package(".".join(parts[:depth])):
         return ".".join(parts[:depth])
     return module
@@ -616,11 +627,11 @@ def test_function_level_imports_are_seen():
 
 
 def test_relative_imports_resolve_to_the_module_they_name():
-    source = "from .._connection import open_warehouse\nfrom . import _bootstrap\nfrom .._loader import IngestReport\n"
-    collector = _Collector("trajscope.warehouse.audit._loader", ROOT / "warehouse/audit/_loader.py")
+    source = "from .._connection import open_warehouse\nfrom . import _errors\nfrom .._loader import IngestReport\n"
+    collector = _Collector("trajscope.warehouse.read._open", ROOT / "warehouse/read/_open.py")
     collector.visit(ast.parse(source))
     assert [i.target for i in collector.found] == [
-        "trajscope.warehouse._connection", "trajscope.warehouse.audit", "trajscope.warehouse.audit._bootstrap",
+        "trajscope.warehouse._connection", "trajscope.warehouse.read", "trajscope.warehouse.read._errors",
         "trajscope.warehouse._loader"]
 
 
@@ -655,6 +666,20 @@ def test_checker_flags_import_module_of_a_higher_layer(tmp_path):
                              "    return importlib.import_module('trajscope.engine.judges')\n"})
     assert found == ["warehouse/_loader.py:4: trajscope.warehouse._loader imports trajscope.engine.judges "
                      "(trajscope.warehouse may not import trajscope.engine)"]
+
+
+def test_checker_keeps_storage_below_analysis_and_runtime_at_the_bottom(tmp_path):
+    found = _tree(tmp_path, {**_CLEAN,
+                             "trajscope/analysis/__init__.py": "", "trajscope/runtime/__init__.py": "",
+                             "warehouse/_loader.py": "from trajscope.analysis import stats\n",
+                             "trajscope/runtime/_cache.py": "import trajscope.warehouse\n",
+                             "trajscope/analysis/report.py": "from trajscope.runtime import cache_dir\n"
+                                                             "import trajscope.warehouse\n"})
+    assert sorted(found) == [
+        "trajscope/runtime/_cache.py:1: trajscope.runtime._cache imports trajscope.warehouse "
+        "(trajscope.runtime may not import trajscope.warehouse)",
+        "warehouse/_loader.py:1: trajscope.warehouse._loader imports trajscope.analysis "
+        "(trajscope.warehouse may not import trajscope.analysis)"]
 
 
 def test_checker_flags_dunder_import_a_from_import_and_a_literal_bound_name(tmp_path):

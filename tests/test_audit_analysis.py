@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from trajscope.format import AuditRecord, ReaderOutput
-from trajscope.warehouse import open_readonly
-from trajscope.warehouse.audit import (
+from trajscope.analysis.audit import (
     Estimate,
     alias_check,
     bucket_counts,
@@ -23,10 +21,12 @@ from trajscope.warehouse.audit import (
     identity_check,
     insertion_effects,
     intervention_effects,
-    load_audit_records,
     paired_bootstrap,
     sentinel_audit,
 )
+from trajscope.format import AuditRecord, ReaderOutput
+from trajscope.warehouse import open_readonly
+from trajscope.warehouse.audit import load_audit_records
 
 PANEL = {"MASK": "[MASK]", "REMOVED": "[REMOVED]", "NATURAL": "the answer was removed", "WORD": "thing",
          "SYMBOL": "###"}

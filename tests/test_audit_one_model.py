@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 from fixtures.report.audit import build
 
+from trajscope.analysis.report import FORMATS, ReportTable, audit_tables, build_report, to_frame
 from trajscope.cli import main
 from trajscope.warehouse import open_readonly
 from trajscope.warehouse.audit import load_audit_records
-from trajscope.warehouse.report import FORMATS, ReportTable, audit_tables, build_report, to_frame
 
 # audit-report's name for a table -> the paper report's name for the same table.
 SHARED = {"causal": "au_t1", "sentinels": "au_t2"}

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from trajscope.analysis.audit import causal_effects
 from trajscope.cli import main
 from trajscope.engine.audit import AuditSpec, placebo, remove_answer, run_audit
 from trajscope.engine.llm import resolve_model
@@ -15,7 +16,6 @@ from trajscope.engine.mock_llm import MockLLMServer, reply_error
 from trajscope.format import Chunk, Question, read_audit_records
 from trajscope.ingest.datasets import Dataset, write_dataset
 from trajscope.warehouse import open_readonly
-from trajscope.warehouse.audit import causal_effects
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "audit" / "mini_dataset.json").read_text())
 BY_TEXT = {q["text"]: q for q in FIXTURE["questions"]}

@@ -11,12 +11,12 @@ from fixtures.forensics.builders import final, read, search, trajectory
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, mcnemar
 
+from trajscope.analysis.queries import efficiency_frontier, extractor_agreement, judge_agreement, post_read_odds_ratio
 from trajscope.cli import main
 from trajscope.engine.judge_pass import judge_run
 from trajscope.engine.mock_llm import MockLLMServer, reply_json
 from trajscope.format import Run
 from trajscope.warehouse import ingest_trajectories, open_warehouse
-from trajscope.warehouse.queries import efficiency_frontier, extractor_agreement, judge_agreement, post_read_odds_ratio
 
 N_QUESTIONS = 40
 
@@ -88,7 +88,7 @@ def test_compare_numbers_equal_the_views(db):
 
 
 def test_compare_default_metric_is_the_papers_correctness_as_on_the_compare_page(db):
-    from trajscope.warehouse.queries import DEFAULT_COMPARE_METRIC
+    from trajscope.analysis.queries import DEFAULT_COMPARE_METRIC
 
     (default,) = list(csv.DictReader(io.StringIO(CliRunner().invoke(
         main, ["compare", "base", "gate", "--format", "csv", "--db", str(db)]).stdout)))
@@ -261,7 +261,7 @@ def test_compare_brings_an_old_warehouse_up_to_date_through_the_read_path(db, tm
 
 
 def test_agreement_command_prints_kappas_and_the_pooled_cooccurrence(db):
-    from trajscope.warehouse.queries import pooled_cooccurrence
+    from trajscope.analysis.queries import pooled_cooccurrence
 
     result = CliRunner().invoke(main, ["agreement", "base", "gate", "--db", str(db)])
     assert result.exit_code == 0, result.output

@@ -90,8 +90,8 @@ def test_extractor_list_is_one_tuple():
 def test_one_paired_bootstrap():
     # A random generator that resamples: the embedded runtime's token sampler draws from one too, not a bootstrap.
     resamplers = [p for p, t in PY.items() if "default_rng" in t and re.search(r"bootstrap|resampl", t, re.I)]
-    assert resamplers == ["warehouse/stats/_bootstrap.py"]
-    assert "bootstrap_differences" in PY["warehouse/audit/_bootstrap.py"]
+    assert resamplers == ["trajscope/analysis/stats/_bootstrap.py"]
+    assert "bootstrap_differences" in PY["trajscope/analysis/audit/_bootstrap.py"]
 
 
 def test_step_kind_lists_are_defined_once():
@@ -104,19 +104,20 @@ def test_compare_metrics_and_default_are_one_definition():
     assert _string_tuples(COMPARE_METRICS) == ["trajscope/format/_definitions.py"]
     assert _assigned("DEFAULT_COMPARE_METRIC") == ["trajscope/format/_definitions.py"]
     assert DEFAULT_COMPARE_METRIC == "correct"
-    for path in ("trajscope/cli/compare_cmd.py", "app/page_scripts/compare.py", "warehouse/queries/_compare.py"):
+    for path in ("trajscope/cli/compare_cmd.py", "app/page_scripts/compare.py",
+                 "trajscope/analysis/queries/_compare.py"):
         assert "DEFAULT_COMPARE_METRIC" in PY[path]
         assert not re.search(r"""metric[^\n]*(default=|or |: str = )["'](contain|correct)["']""", PY[path]), path
 
 
 # Read-Gate Table 4, §5.1 co-occurrence with regex-vs-spaCy kappa, Table 18 and the audit's pipeline F1 are each
-# computed in one place: warehouse/report/ and the app call these, never recompute them.
-FORENSICS = "warehouse/queries/_forensics.py"
+# computed in one place: trajscope/analysis/report/ and the app call these, never recompute them.
+FORENSICS = "trajscope/analysis/queries/_forensics.py"
 
 
 def _calls(name: str) -> list[str]:
-    """Files (outside warehouse/stats, where the statistics live) that call name(...)."""
-    return sorted({path for path, text in PY.items() if not path.startswith("warehouse/stats/")
+    """Files (outside analysis/stats, where the statistics live) that call name(...)."""
+    return sorted({path for path, text in PY.items() if not path.startswith("trajscope/analysis/stats/")
                    for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Call)
                    and (getattr(node.func, "id", None) == name or getattr(node.func, "attr", None) == name)})
 
@@ -130,7 +131,8 @@ def _function_source(path: str, name: str) -> str:
 def test_table4_odds_ratios_are_one_function():
     assert _calls("mantel_haenszel") == [FORENSICS]
     assert _calls("odds_ratio") == [FORENSICS]
-    assert "post_read_odds_ratio(" in _function_source("warehouse/report/_read_gate.py", "stratified_odds_ratio")
+    assert "post_read_odds_ratio(" in _function_source("trajscope/analysis/report/_read_gate.py",
+                                                       "stratified_odds_ratio")
     # The CLI's compare runs through the Python API (trajscope.api), which the notebook calls too.
     for path in ("trajscope/api/_compare.py", "app/page_scripts/compare.py"):
         assert "post_read_odds_ratio(" in PY[path], path
@@ -140,19 +142,20 @@ def test_cooccurrence_and_extractor_kappa_are_one_definition():
     cells = re.compile(r"is_discipline\s+AND\s+NOT\s+\w*\.?is_post_gold_read", re.I)
     assert [p for p, t in {**SQL, **PY}.items() if cells.search(t)] == ["warehouse/views/failure_rg_cooccurrence.sql"]
     pair = re.compile(r"JOIN\s+failure_rg\s+\w+\s+ON[^\n]*extractor\s*=\s*'spacy'", re.I)
-    assert [p for p, t in {**SQL, **PY}.items() if pair.search(t)] == ["warehouse/queries/extractor_agreement.sql"]
+    assert [p for p, t in {**SQL, **PY}.items() if pair.search(t)] == [
+        "trajscope/analysis/queries/extractor_agreement.sql"]
     # The other callers are different measures: attribution categories against human ones, and a judge's answer
     # verdict against people's final label (both agreement --human).
-    assert _calls("cohen_kappa") == sorted([FORENSICS, "warehouse/queries/_answer_agreement.py",
-                                            "warehouse/queries/_attribution.py"])
-    builder = _function_source("warehouse/report/_read_gate.py", "cooccurrence")
+    assert _calls("cohen_kappa") == sorted([FORENSICS, "trajscope/analysis/queries/_answer_agreement.py",
+                                            "trajscope/analysis/queries/_attribution.py"])
+    builder = _function_source("trajscope/analysis/report/_read_gate.py", "cooccurrence")
     assert "pooled_cooccurrence(" in builder and "extractor_agreement(" in builder
-    assert not (ROOT / "warehouse/report/rg_extractor_pairs.sql").exists()
+    assert not (ROOT / "trajscope/analysis/report/rg_extractor_pairs.sql").exists()
 
 
 def test_judge_robustness_is_one_function():
     assert [p for p, t in PY.items() if "JUDGE_ROBUSTNESS_SQL = " in t] == [FORENSICS]
-    builder = _function_source("warehouse/report/_read_gate.py", "judge_robustness")
+    builder = _function_source("trajscope/analysis/report/_read_gate.py", "judge_robustness")
     assert "judge_robustness_table(" in builder
     assert not re.search(r"\.mean\(|np\.mean|cohen_kappa|sum\(", builder), "Table 18 recomputed in the report"
     assert "judge_robustness(" in PY["trajscope/api/_agreement.py"]  # what agreement_cmd and the notebook call
@@ -162,5 +165,10 @@ def test_pipeline_f1_is_one_view():
     unperturbed_mean = [p for p, t in SQL.items()
                         if re.search(r"intervention\s*=\s*'none'", t) and re.search(r"avg\(\s*\w*\.?f1\s*\)", t)]
     assert unperturbed_mean == ["warehouse/views/audit_pipeline_f1.sql"]
-    assert not (ROOT / "warehouse/report/au_pipeline_f1.sql").exists()
-    assert "FROM audit_pipeline_f1" in PY["warehouse/report/_audit.py"]
+    assert not (ROOT / "trajscope/analysis/report/au_pipeline_f1.sql").exists()
+    assert "FROM audit_pipeline_f1" in PY["trajscope/analysis/report/_audit.py"]
+
+
+def test_the_cache_folder_is_read_from_the_environment_in_one_place():
+    readers = [path for path, text in PY.items() if re.search(r"environ[^\n]*TRAJSCOPE_CACHE", text)]
+    assert readers == ["trajscope/runtime/_cache_dir.py"]

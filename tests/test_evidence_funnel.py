@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from funnel_records import CHUNKS, DATASET, DECOY, H1, H2, cases, correct_trajectory, reason_mismatches
 from scipy.stats import binomtest
 
+from trajscope.analysis.queries import FUNNEL_STAGES, compare_funnels
 from trajscope.cli import main as cli
 from trajscope.format import (
     Candidate,
@@ -25,7 +26,6 @@ from trajscope.format import (
 )
 from trajscope.ingest.datasets import load_dataset
 from trajscope.warehouse import ingest_trajectories, load_chunks, open_readonly
-from trajscope.warehouse.queries import FUNNEL_STAGES, compare_funnels
 
 
 @pytest.fixture(scope="module")

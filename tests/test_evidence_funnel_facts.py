@@ -36,7 +36,7 @@ from trajscope.warehouse import (
     open_warehouse,
 )
 from trajscope.warehouse._derived import funnel_facts_hash
-from trajscope.warehouse.queries import FUNNEL_STAGES
+from trajscope.analysis.queries import FUNNEL_STAGES
 from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
 ROOT = Path(__file__).resolve().parents[1]

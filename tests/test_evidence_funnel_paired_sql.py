@@ -9,8 +9,8 @@ from pathlib import Path
 from funnel_records import CHUNKS, DATASET, cases, correct_trajectory
 
 from bench.synthetic import write_synthetic_log
+from trajscope.analysis.queries import FUNNEL_PAIRED_SQL, FUNNEL_STAGES
 from trajscope.warehouse import ingest_paths, ingest_trajectories, load_chunks, open_readonly
-from trajscope.warehouse.queries import FUNNEL_PAIRED_SQL, FUNNEL_STAGES
 
 BEFORE = Path(__file__).parent / "fixtures" / "funnel" / "funnel_paired_before.sql"
 

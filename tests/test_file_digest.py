@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from trajscope.warehouse.report import _context, file_digest, forget_digests
+from trajscope.analysis.report import _context, file_digest, forget_digests
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ from statsmodels.stats.proportion import proportion_confint
 from test_controllers_support import CORPUS, mock_server
 from test_forks import fork, run_parent
 
+from trajscope.analysis.stats import fork_rescue_stats
 from trajscope.engine.forks import fork_many, load_parent, select_parents
 from trajscope.engine.mock_llm import reply_tool_call
 from trajscope.format import ForkOrigin, Question
 from trajscope.warehouse import open_readonly
-from trajscope.warehouse.stats import fork_rescue_stats
 
 QUESTIONS = [Question(question_id=f"q{i}", text=f"Who married the publisher of The North Star? (case {i})",
                       gold_answer="Helen Pitts Douglass", gold_chunk_ids=["c2"]) for i in range(6)]

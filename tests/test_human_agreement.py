@@ -16,9 +16,9 @@ from scipy import stats
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
+from trajscope.analysis.queries import human_agreement, poisson_binomial_range
 from trajscope.cli import main as cli
 from trajscope.warehouse import open_readonly
-from trajscope.warehouse.queries import human_agreement, poisson_binomial_range
 
 LABELS = Path("tests/fixtures/labels")
 LOGS = Path("../shared/data/external_logs")

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from trajscope.analysis.queries import step_label_agreement
 from trajscope.cli import main as cli
 from trajscope.warehouse import open_readonly
-from trajscope.warehouse.queries import step_label_agreement
 
 DEV = Path(__file__).resolve().parents[2] / "shared" / "data" / "external_logs" / "agentprocessbench_dev"
 

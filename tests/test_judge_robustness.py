@@ -6,10 +6,10 @@ from click.testing import CliRunner
 from fixtures.forensics.builders import final, search, trajectory
 from sklearn.metrics import cohen_kappa_score
 
+from trajscope.analysis.queries import judge_robustness
 from trajscope.cli import main
 from trajscope.format import Judgment, Run
 from trajscope.warehouse import ingest_trajectories, open_warehouse
-from trajscope.warehouse.queries import judge_robustness
 
 A_RIGHT = set(range(12))  # judge A: 12 of 20 right
 SAMPLE_B = {0: True, 1: True, 2: True, 3: False, 12: True, 13: False, 14: False, 15: False}  # 4 per stratum

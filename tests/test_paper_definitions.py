@@ -117,7 +117,7 @@ def test_echo_and_hedge_count_as_wrong_abstained_and_hedged_in_the_warehouse(ech
 
 def test_execution_rag_llm_acc_is_run_summary_llm_acc(tmp_path):
     """Two judges split 1 / 0 on a right answer: a tie counts as correct (LLM-Acc 100), not 50 averaged."""
-    from trajscope.warehouse.report import build_report
+    from trajscope.analysis.report import build_report
 
     run = Run(run_id="er", dataset="musique", controller="execution_rag", condition="register", model="m")
     records = []
@@ -165,7 +165,7 @@ def _rg_runs() -> list[Trajectory]:
 
 
 def test_p_disc_is_over_judged_trajectories_and_no_spacy_row_without_spacy(tmp_path):
-    from trajscope.warehouse.report import build_report
+    from trajscope.analysis.report import build_report
 
     path = tmp_path / "wh.duckdb"
     ingest_trajectories(path, _rg_runs())
@@ -205,7 +205,7 @@ def test_an_unmatched_gold_paragraph_was_never_retrieved(tmp_path):
         erag = con.execute("SELECT label, hop_evidence_recall FROM failure_erag").fetchone()
         rg = con.execute("SELECT label FROM failure_rg WHERE extractor = 'regex'").fetchone()[0]
         facts = con.execute("SELECT all_gold_retrieved, n_gold_unmatched FROM trajectory_forensics").fetchone()
-        from trajscope.warehouse.report import build_report
+        from trajscope.analysis.report import build_report
         er_t12 = next(t for t in build_report(con, "execution-rag", ["er"], db_path=path) if t.name == "er_t12")
     assert erag == ("missing_evidence", pytest.approx(1 / 2))
     # The share printed beside the failure table: 1 of the 2 paragraphs matched no chunk.
@@ -223,7 +223,7 @@ def test_every_deviation_is_documented_and_printed_under_each_table_it_touches(t
 
     from fixtures.report.execution_rag import RUNS, build, run_id
 
-    from trajscope.warehouse.report import DEVIATIONS, build_report
+    from trajscope.analysis.report import DEVIATIONS, build_report
 
     docs = (Path(__file__).resolve().parents[1] / "docs" / "definitions.md").read_text()
     section = docs.split("## Deviations, printed under", 1)[1]
@@ -301,7 +301,7 @@ def test_gave_up_is_the_context_budget_not_the_loop_cap(tmp_path):
 
 
 def test_report_marks_arms_that_ran_under_different_budget_rules(tmp_path):
-    from trajscope.warehouse.report import build_report
+    from trajscope.analysis.report import build_report
 
     records = []
     for controller, condition, meta in (
@@ -344,8 +344,8 @@ def test_ablations_remove_one_component_of_the_register_system():
 def test_failure_tables_are_named_by_dataset_and_backbone_not_position(tmp_path):
     """ER App. E: Table 12 is MuSiQue under all-MiniLM-L6-v2, Table 14 MuSiQue under Qwen3-Embedding, even
     when 2Wiki runs come first (by position 2Wiki-MiniLM would be Table 12 and MuSiQue-MiniLM Table 14)."""
+    from trajscope.analysis.report import build_report
     from trajscope.format import RetrieverSettings
-    from trajscope.warehouse.report import build_report
 
     records, ids = [], []
     for dataset, embedding in (("2wiki", None), ("musique", None), ("musique", "Qwen3-Embedding-0.6B")):
@@ -371,7 +371,7 @@ def test_failure_tables_are_named_by_dataset_and_backbone_not_position(tmp_path)
 def test_every_gate_condition_pairs_with_the_baseline(tmp_path):
     """RG Table 1 / 3 / 4 pair the baseline with the gate; the demo's gate run is `full` (all three gates):
     it pairs too, rather than 'does not apply: no ... read_gate run'."""
-    from trajscope.warehouse.report import build_report
+    from trajscope.analysis.report import build_report
 
     records = [t for t in _rg_runs()]
     records = [msgspec.structs.replace(t, run=msgspec.structs.replace(t.run, condition="full", run_id="rg-full"),
@@ -417,7 +417,7 @@ def test_one_zero_read_rule_and_em_is_the_same_before_and_after_judging(tmp_path
         before = con.execute("SELECT em FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
         summary = con.execute("SELECT zero_read_final_rate FROM run_summary WHERE run_id = 'rg'").fetchone()[0]
         by_type = con.execute("SELECT zero_read_final_rate FROM type_breakdown WHERE run_id = 'rg'").fetchone()[0]
-        from trajscope.warehouse.report import load_context
+        from trajscope.analysis.report import load_context
         ctx = load_context(con, ["rg", "rag"])
         acc = {r["run_id"]: r["zero_read_final_rate"] for r in ctx.query("rg_accuracy").iter_rows(named=True)}
     judge_run(path, "rg", extractors=("regex",))
@@ -471,7 +471,7 @@ def test_table9_counts_the_full_texts_the_register_update_prompt_showed(tmp_path
 def test_an_errored_trajectory_counts_in_the_failure_total(tmp_path):
     """ER App. E: percentages are of each method's own failures; an errored (wrong) trajectory is one of
     them, in its own row, not silently dropped (which would give Total 1, missing evidence 100%)."""
-    from trajscope.warehouse.report import DEVIATIONS, build_report
+    from trajscope.analysis.report import DEVIATIONS, build_report
 
     run = Run(run_id="er", dataset="musique", controller="arag", condition="baseline", model="m")
     wrong = [Judgment(judge="contain", score=0.0)]
@@ -508,8 +508,8 @@ def test_the_answer_in_context_flag_counts_a_normalised_alias(tmp_path):
     import numpy as np
     import statsmodels.api as sm
 
+    from trajscope.analysis.report import build_report
     from trajscope.warehouse.audit import load_audit_records
-    from trajscope.warehouse.report import build_report
 
     alias_text = "Ann moved to the U.S.A. in 1990."
     specs = [  # (b1 context, b2 context, F1 b1, F1 b2)
@@ -546,8 +546,8 @@ def test_the_answer_in_context_flag_counts_a_normalised_alias(tmp_path):
 def test_the_all_action_oracle_headroom_is_over_raw_retrieval(tmp_path):
     """AP §13: the 2-action oracle's headroom is over the better single policy, the all-action oracle's
     "over raw". F1 per record (b1, b2, b3): the best single policy b2 (0.55), raw 0.3, all-oracle 0.7."""
+    from trajscope.analysis.report import build_report
     from trajscope.warehouse.audit import load_audit_records
-    from trajscope.warehouse.report import build_report
 
     f1s = [(0.2, 0.6, 0.8), (0.4, 0.5, 0.1), (0.1, 0.6, 0.2), (0.5, 0.5, 0.7)]
     records = [_audit_record(f"q{i}", "Paris", {"b1": "x", "b2": "y", "b3": "z"},
@@ -570,8 +570,8 @@ def test_a_tie_between_two_judges_is_correct_in_mcnemar_and_in_metric_llm(tmp_pa
     the means 0.5 / 0 with no McNemar at all, nor transition_table split at > 0.5 (A wrong)."""
     import numpy as np
 
-    from trajscope.warehouse.queries import compare_runs
-    from trajscope.warehouse.stats import transition_table
+    from trajscope.analysis.queries import compare_runs
+    from trajscope.analysis.stats import transition_table
 
     cells = transition_table(["q1", "q2"], np.array([0.5, 1.0]), np.array([0.0, 1.0]))
     assert (cells.a_only, cells.both_right) == (["q1"], ["q2"])
@@ -630,12 +630,12 @@ def test_the_audit_reader_f1_follows_the_chosen_rule(tmp_path):
 def test_a_question_blind_compile_fills_table_10_from_the_engine(tmp_path):
     """AP §14: b2 and b3 compiled again without the question; the blind compile never names the answer
     here, the question-conditioned one does: containment 100% with the question, 0% blind."""
+    from trajscope.analysis.report import build_report
     from trajscope.engine.audit import AuditSpec, run_audit
     from trajscope.engine.llm import resolve_model
     from trajscope.engine.mock_llm import MockLLMServer
     from trajscope.format import Chunk, read_audit_records
     from trajscope.ingest.datasets import Dataset
-    from trajscope.warehouse.report import build_report
 
     dataset = Dataset(
         name="qb", questions=[Question(question_id=f"q{i}", text=f"Who founded Vellmar {i}?", gold_answer="Ada Brenn",
@@ -675,7 +675,7 @@ def test_figure_6_counts_gate_corrections_per_question(tmp_path):
     q0 twice and q1 once, q2 never: 1.0 per question, 2 of 3 corrected; the baseline none."""
     import vl_convert
 
-    from trajscope.warehouse.report import build_report, report_figures
+    from trajscope.analysis.report import build_report, report_figures
 
     search = SearchStep(query="x", candidates=[Candidate(chunk_id="g", rank=1, snippet="Paris")])
     read = ReadStep(chunk_ids=["g"], passages=[Passage(chunk_id="g", text="Ann Lee is from Paris.")])
@@ -714,7 +714,7 @@ def test_execution_rag_figures_2_and_5_draw_their_tables(tmp_path):
     import vl_convert
     from fixtures.report.execution_rag import RUNS, build, run_id
 
-    from trajscope.warehouse.report import build_report, report_figures
+    from trajscope.analysis.report import build_report, report_figures
 
     path = tmp_path / "wh.duckdb"
     ingest_trajectories(path, build())
@@ -743,9 +743,10 @@ def test_audit_reader_scale_and_length_quartiles(tmp_path):
     72B, whatever the cell names); AP §12 (Table 8): B3 − B2 by quartile of the pooled context lengths."""
     import numpy as np
 
+    from trajscope.analysis.audit import paired_bootstrap
+    from trajscope.analysis.report import build_report
     from trajscope.format import AuditRecord, ReaderOutput
-    from trajscope.warehouse.audit import load_audit_records, paired_bootstrap
-    from trajscope.warehouse.report import build_report
+    from trajscope.warehouse.audit import load_audit_records
 
     records = []
     for cell, reader, lift in (("A", "Qwen2.5-72B-Instruct", 0.01), ("B", "Qwen2.5-0.5B-Instruct", 0.3),

@@ -13,10 +13,11 @@ import statsmodels.api as sm
 from click.testing import CliRunner
 from fixtures.report.audit import build
 
+from trajscope.analysis.audit import paired_bootstrap
+from trajscope.analysis.report import build_report
 from trajscope.cli import main
 from trajscope.warehouse import open_readonly
-from trajscope.warehouse.audit import load_audit_records, paired_bootstrap
-from trajscope.warehouse.report import build_report
+from trajscope.warehouse.audit import load_audit_records
 
 TOL = 1e-9
 

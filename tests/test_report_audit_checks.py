@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from trajscope.analysis.report import audit_tables, build_report
 from trajscope.warehouse import open_readonly
 from trajscope.warehouse.audit import load_audit_records
-from trajscope.warehouse.report import audit_tables, build_report
 
 
 def test_report_audit_carries_the_insertion_identity_and_alias_checks(tmp_path):

@@ -1,5 +1,5 @@
-"""Deviations are data: docs/definitions.md's table and warehouse/report/deviations.json hold the same entries, and
-every built report table carries the note of each deviation the docs say touches it."""
+"""Deviations are data: docs/definitions.md's table and trajscope/analysis/report/deviations.json hold the same entries,
+and every built report table carries the note of each deviation the docs say touches it."""
 from __future__ import annotations
 
 import json
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from trajscope.analysis.report import DEVIATIONS, build_report
 from trajscope.warehouse import ingest_trajectories, open_readonly
 from trajscope.warehouse.audit import load_audit_records
-from trajscope.warehouse.report import DEVIATIONS, build_report
 
 ROOT = Path(__file__).resolve().parents[1]
 

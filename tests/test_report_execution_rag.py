@@ -9,12 +9,12 @@ import pytest
 from click.testing import CliRunner
 from fixtures.report.execution_rag import QWEN, RUNS, build, run_id
 
+from trajscope.analysis.report import build_report, report_figures
 from trajscope.cli import main
 from trajscope.engine.judge_pass import judge_run
 from trajscope.engine.judges import is_abstention
 from trajscope.format import ReadStep, SearchStep
 from trajscope.warehouse import ingest_trajectories, open_readonly
-from trajscope.warehouse.report import build_report, report_figures
 
 TOL = 1e-9
 IDS = [run_id(*s[:4]) for s in RUNS]

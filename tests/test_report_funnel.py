@@ -11,6 +11,8 @@ from click.testing import CliRunner
 from funnel_records import reason_mismatches
 from statsmodels.stats.contingency_tables import mcnemar
 
+from trajscope.analysis.queries import compare_funnels
+from trajscope.analysis.report import build_report
 from trajscope.cli import main
 from trajscope.format import (
     Candidate,
@@ -28,8 +30,6 @@ from trajscope.format import (
     Trajectory,
 )
 from trajscope.warehouse import ingest_trajectories, load_chunks, open_readonly
-from trajscope.warehouse.queries import compare_funnels
-from trajscope.warehouse.report import build_report
 
 DATASET = "fx"
 N = 12

@@ -12,10 +12,10 @@ import pytest
 from click.testing import CliRunner
 from fixtures.report.read_gate import RUNS, build, run_id
 
+from trajscope.analysis.report import csv_cells
 from trajscope.cli import main
 from trajscope.engine.judge_pass import judge_run
 from trajscope.warehouse import ingest_trajectories
-from trajscope.warehouse.report import csv_cells
 
 NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?")
 
@@ -95,8 +95,8 @@ def test_read_gate_latex_compiles_and_matches_csv(read_gate_db, tmp_path):
     tex = _report(read_gate_db, "read-gate", "latex", tmp_path / "tex", *runs, "--sweep", "reasoning_effort")
     data = _report(read_gate_db, "read-gate", "csv", tmp_path / "csv", *runs, "--sweep", "reasoning_effort")
     _compile(tex, "read-gate")
+    from trajscope.analysis.report import build_report
     from trajscope.warehouse import open_readonly
-    from trajscope.warehouse.report import build_report
 
     with open_readonly(read_gate_db) as con:
         tables = build_report(con, "read-gate", [run_id(*s[:4]) for s in RUNS], sweep="reasoning_effort")
@@ -118,9 +118,9 @@ AUDIT_ABSENT = {"au_t4", "au_t5", "au_identity"}
 def test_audit_latex_compiles_and_matches_csv(tmp_path):
     from fixtures.report.audit import build as build_audit
 
+    from trajscope.analysis.report import build_report
     from trajscope.warehouse import open_readonly
     from trajscope.warehouse.audit import load_audit_records
-    from trajscope.warehouse.report import build_report
 
     db = tmp_path / "audit.duckdb"
     load_audit_records(db, build_audit())
@@ -142,8 +142,8 @@ def test_execution_rag_latex_compiles_and_matches_csv(tmp_path):
     from fixtures.report.execution_rag import build as build_er
     from fixtures.report.execution_rag import run_id as er_run_id
 
+    from trajscope.analysis.report import build_report
     from trajscope.warehouse import open_readonly
-    from trajscope.warehouse.report import build_report
 
     db = tmp_path / "er.duckdb"
     ingest_trajectories(db, build_er())

@@ -10,8 +10,8 @@ from fixtures.report.execution_rag import build as build_er
 from fixtures.report.execution_rag import run_id as er_run_id
 from streamlit.testing.v1 import AppTest
 
+from trajscope.analysis.report import build_report, format_cell
 from trajscope.warehouse import ingest_trajectories, open_readonly
-from trajscope.warehouse.report import build_report, format_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 IDS = [er_run_id(*s[:4]) for s in ER_RUNS]

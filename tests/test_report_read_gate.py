@@ -14,12 +14,12 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, Table2x2, mcnemar
 from statsmodels.stats.multitest import multipletests
 
+from trajscope.analysis.report import Interval, WithDelta, build_report, report_figures
+from trajscope.analysis.stats import cluster_bootstrap_delta, paired_bootstrap_delta
 from trajscope.cli import main
 from trajscope.engine.judge_pass import judge_run
 from trajscope.format import ReadStep
 from trajscope.warehouse import ingest_trajectories, open_readonly
-from trajscope.warehouse.report import Interval, WithDelta, build_report, report_figures
-from trajscope.warehouse.stats import cluster_bootstrap_delta, paired_bootstrap_delta
 
 TOL = 1e-9
 ALL_RUNS = [run_id(*spec[:4]) for spec in RUNS]
@@ -215,7 +215,7 @@ def test_cooccurrence_cells_and_kappa(fixture):
 
 
 def test_judge_robustness_cells(fixture):
-    # Table 18 as warehouse.queries.judge_robustness defines it: judge A over every trajectory it judged, judge B
+    # Table 18 as analysis.queries.judge_robustness defines it: judge A over every trajectory it judged, judge B
     # on its sample reweighted to the run's strata of A's verdict; overall row: runs weighted by their N.
     _, built, tables = fixture
     recs = _records(built)

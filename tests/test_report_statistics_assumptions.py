@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from trajscope.analysis.report import build_report
 from trajscope.format import (
     Candidate,
     FinalStep,
@@ -18,7 +19,6 @@ from trajscope.format import (
 )
 from trajscope.warehouse import ingest_trajectories, open_readonly
 from trajscope.warehouse.audit import load_audit_records
-from trajscope.warehouse.report import build_report
 
 
 def _arm(condition: str, right: set[int], n: int) -> list[Trajectory]:
@@ -87,7 +87,7 @@ def test_cluster_robust_p_values_do_not_apply_with_fewer_clusters_than_terms(tmp
 def test_compare_calls_an_unjudged_shared_question_unscored_not_only_in_one_run(tmp_path):
     """Both runs answered q0-q5; run B has no verdict on q4, q5: they are shared but unscored (judge them),
     not "only in A" (and nothing is only in B)."""
-    from trajscope.warehouse.queries import compare_runs
+    from trajscope.analysis.queries import compare_runs
 
     base, gate = _arm("baseline", {0, 1}, 6), _arm("read_gate", {0, 1, 2}, 6)
     unjudged = {"q4", "q5"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from trajscope.analysis.report import build_report
 from trajscope.format import (
     Candidate,
     FinalStep,
@@ -19,7 +20,6 @@ from trajscope.format import (
     make_trajectory_id,
 )
 from trajscope.warehouse import ingest_trajectories, open_readonly
-from trajscope.warehouse.report import build_report
 
 N = 11
 # (run id, model, effort, condition) -> the questions it answers right

@@ -12,13 +12,13 @@ from fixtures.forensics.builders import final, read, search, trajectory
 from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.proportion import proportion_confint
 
+from trajscope.analysis.queries import ALWAYS_MATCH, rubric_agreement
 from trajscope.cli import main as cli
 from trajscope.engine.llm import resolve_model
 from trajscope.engine.mock_llm import MockLLMServer, reply_json
 from trajscope.engine.scanners import scan
 from trajscope.format import Run
 from trajscope.warehouse import ingest_trajectories, open_read
-from trajscope.warehouse.queries import ALWAYS_MATCH, rubric_agreement
 from trajscope.warehouse.verdicts import label_verdict
 
 RUBRIC = "The agent read a gold passage and still answered wrong."

@@ -8,8 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from trajscope.warehouse import pid_alive, remove_stale_batch_dirs
-from trajscope.warehouse._stale_dirs import sweep_dead_process_dirs
+from trajscope.runtime import pid_alive
+from trajscope.runtime._stale_dirs import sweep_dead_process_dirs
+from trajscope.warehouse import remove_stale_batch_dirs
 from trajscope.warehouse.read import sweep_stale
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,4 +56,4 @@ def test_no_other_module_probes_a_pid():
                         and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and node.args[1].value == 0:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     # One probe, in pid_alive (its line moves as the module grows; the file and the count do not).
-    assert [f.rpartition(":")[0] for f in found] == ["warehouse/_stale_dirs.py"], found
+    assert [f.rpartition(":")[0] for f in found] == ["trajscope/runtime/_stale_dirs.py"], found

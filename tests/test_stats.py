@@ -6,7 +6,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.contingency_tables import StratifiedTable, mcnemar
 from statsmodels.stats.weightstats import ttost_paired
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     UnpairedComparison,
     cohen_kappa,
     mantel_haenszel,

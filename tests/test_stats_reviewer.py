@@ -11,7 +11,7 @@ from statsmodels.stats.contingency_tables import Table2x2, mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import NormalIndPower
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     adjust_p_values,
     cluster_bootstrap_delta,
     exact_mcnemar_power,

@@ -258,7 +258,7 @@ def test_hop_breakdown_evidence_recall(db):
 def test_extractor_kappa_equals_sklearn_on_the_stored_labels(db):
     from sklearn.metrics import cohen_kappa_score
 
-    from trajscope.warehouse.queries import extractor_agreement
+    from trajscope.analysis.queries import extractor_agreement
 
     with open_warehouse(db) as con:
         result = extractor_agreement(con)

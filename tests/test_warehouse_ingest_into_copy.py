@@ -8,6 +8,7 @@ import pytest
 from foundation_records import fixture_trajectories
 
 from trajscope.format import RecordError, encode, write_jsonl
+from trajscope.runtime._disk_room import room_needed
 from trajscope.warehouse import (
     NoRoomForIngest,
     _loader,
@@ -16,7 +17,6 @@ from trajscope.warehouse import (
     open_readonly,
     read_trajectory,
 )
-from trajscope.warehouse._disk_room import room_needed
 
 TABLES = ("runs", "questions", "trajectories", "steps", "candidates", "reads", "register_events", "judgments")
 

@@ -8,8 +8,8 @@ import sys
 import duckdb
 from foundation_records import fixture_trajectories
 
+from trajscope.analysis.report._context import file_digest, forget_digests
 from trajscope.warehouse import file_sha256, ingest_trajectories, open_readonly, open_warehouse
-from trajscope.warehouse.report._context import file_digest, forget_digests
 
 WRITER = ("import duckdb, sys\ntry:\n    duckdb.connect(sys.argv[1]).close()\n    print('writer got in')\n"
           "except duckdb.Error:\n    print('writer refused')\n")

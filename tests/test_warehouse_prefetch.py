@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from trajscope.warehouse._prefetch import prefetched
+from trajscope.runtime._prefetch import prefetched
 
 
 def test_items_arrive_in_order_and_are_produced_ahead():

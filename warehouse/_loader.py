@@ -39,6 +39,8 @@ from trajscope.format import (
     skip_bom,
 )
 
+from trajscope.runtime import check_room, prefetched, sweep_dead_process_dirs
+
 from ._connection import default_db_path, open_warehouse, transaction
 from ._derived import (
     UPSERT_KEYS,
@@ -49,12 +51,9 @@ from ._derived import (
     refresh_signal_facts_file,
     upsert_refresh_sql,
 )
-from ._disk_room import check_room
 from ._duckdb_types import read_json_columns
 from ._file_check import WarehouseFileError, check_path_length
 from ._labels import LabelLoad, load_label_records
-from ._prefetch import prefetched
-from ._stale_dirs import sweep_dead_process_dirs
 
 _PROGRESS_MIN_BYTES = 8 * 1024 * 1024
 

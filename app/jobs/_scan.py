@@ -12,7 +12,7 @@ from pathlib import Path
 
 import msgspec
 
-from trajscope.warehouse import pid_alive
+from trajscope.runtime import pid_alive
 
 STAGES = ("starting", "slice", "model", "store", "done", "failed")
 # Seconds after its last write that an ended scan's files are swept, when no page removed them.

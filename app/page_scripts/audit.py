@@ -4,6 +4,7 @@ from __future__ import annotations
 import duckdb
 import streamlit as st
 
+from trajscope.analysis.report import audit_tables, to_frame
 from trajscope.app.access import read_connection
 from trajscope.app.charts import interval_chart
 from trajscope.app.ui import (
@@ -16,7 +17,6 @@ from trajscope.app.ui import (
     table_exports,
 )
 from trajscope.warehouse import WarehouseBusy
-from trajscope.warehouse.report import audit_tables, to_frame
 
 page_header("Intervention audit", "Does the reader's F1 depend on the gold answer string being in the "
             "rewritten context? Remove vs placebo on the 1→1 stratum, insertion on 0→0, and the "
@@ -64,7 +64,7 @@ elif counts is not None:
             if note:
                 st.caption(note)
         with st.expander("Show source"):
-            st.caption(f"`trajscope audit-report --table {name}` (warehouse.report.audit_tables): the bootstrap "
+            st.caption(f"`trajscope audit-report --table {name}` (analysis.report.audit_tables): the bootstrap "
                        "runs in Python over the audit_* views.")
             st.code(table.sql, language="sql")
         table_exports(frames[name], key=f"audit-{name}-x", stem=f"audit-{name}")

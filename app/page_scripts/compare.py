@@ -5,6 +5,16 @@ import duckdb
 import polars as pl
 import streamlit as st
 
+from trajscope.analysis.queries import (
+    DEFAULT_COMPARE_METRIC,
+    METRICS,
+    STRATA,
+    QueryError,
+    compare_runs,
+    comparison_frame,
+    post_read_odds_ratio,
+)
+from trajscope.analysis.stats import UnpairedComparison
 from trajscope.app.access import read_connection
 from trajscope.app.charts import readable_run_names
 from trajscope.app.queries import run_choices_sql, transition_questions_sql
@@ -24,16 +34,6 @@ from trajscope.app.ui import (
     warehouse_stamp,
 )
 from trajscope.warehouse import WarehouseBusy
-from trajscope.warehouse.queries import (
-    DEFAULT_COMPARE_METRIC,
-    METRICS,
-    STRATA,
-    QueryError,
-    compare_runs,
-    comparison_frame,
-    post_read_odds_ratio,
-)
-from trajscope.warehouse.stats import UnpairedComparison
 
 page_header("Compare", "Two runs on the same question ids: accuracy delta with a bootstrap CI, exact "
             "McNemar, the transition table, per-stratum statistics and the read-exposure-stratified "
@@ -117,7 +117,7 @@ if state:
             with st.expander("Show SQL"):
                 st.code(comparison.sql, language="sql")
                 st.caption(f"with $run_a = '{run_a}', $run_b = '{run_b}'; statistics by "
-                           "warehouse.queries.compare_runs over these rows")
+                           "analysis.queries.compare_runs over these rows")
             table_exports(frame, key="compare", stem=f"compare-{run_a}-vs-{run_b}")
 
             transitions = overall.transitions

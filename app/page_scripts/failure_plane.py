@@ -6,6 +6,15 @@ from collections.abc import Set as AbstractSet
 import polars as pl
 import streamlit as st
 
+from trajscope.analysis.queries import (
+    CI_METHODS,
+    LABELLED_RUNS_SQL,
+    extractor_agreement,
+    human_agreement,
+    judge_agreements,
+    pooled_cooccurrence,
+    published_agreement,
+)
 from trajscope.app.access import read_connection
 from trajscope.app.charts import failure_plane_chart, readable_run_names
 from trajscope.app.queries import failure_plane_sql, plane_arrows_sql, plane_failures_sql
@@ -26,15 +35,6 @@ from trajscope.app.ui import (
     warehouse_stamp,
 )
 from trajscope.format import ENTITY_EXTRACTORS, GATE_EXTRACTOR
-from trajscope.warehouse.queries import (
-    CI_METHODS,
-    LABELLED_RUNS_SQL,
-    extractor_agreement,
-    human_agreement,
-    judge_agreements,
-    pooled_cooccurrence,
-    published_agreement,
-)
 
 page_header("Failure plane", "Discipline failures (P_disc: finalised before reading evidence) against "
             "post-gold-read failures (P_post) as shares of each run's judged trajectories; every wrong "

@@ -7,6 +7,7 @@ import duckdb
 import polars as pl
 import streamlit as st
 
+from trajscope.analysis.queries import FUNNEL_STAGES, QueryError, compare_funnels
 from trajscope.app.access import read_connection
 from trajscope.app.charts import funnel_chart, readable_run_names, stacked_share_chart, stage_change_chart
 from trajscope.app.queries import (
@@ -30,7 +31,6 @@ from trajscope.app.ui import (
     warehouse_stamp,
 )
 from trajscope.warehouse import WarehouseBusy
-from trajscope.warehouse.queries import FUNNEL_STAGES, QueryError, compare_funnels
 
 page_header("Evidence funnel", "For every gold passage: was it asked for, retrieved, shown in the top-k, read, "
             "used? Per run and per hop; two runs paired stage by stage (McNemar); and each wrong answer's "

@@ -10,6 +10,17 @@ import polars as pl
 import streamlit as st
 import vl_convert
 
+from trajscope.analysis.report import (
+    PAPERS,
+    ReportError,
+    ReportTable,
+    build_report,
+    format_cell,
+    latex_document,
+    render,
+    render_all,
+    report_figures,
+)
 from trajscope.app.access import read_connection
 from trajscope.app.ui import (
     app_config,
@@ -23,17 +34,6 @@ from trajscope.app.ui import (
     url_value,
 )
 from trajscope.warehouse import WarehouseBusy
-from trajscope.warehouse.report import (
-    PAPERS,
-    ReportError,
-    ReportTable,
-    build_report,
-    format_cell,
-    latex_document,
-    render,
-    render_all,
-    report_figures,
-)
 
 page_header(
     "Report",

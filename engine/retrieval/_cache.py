@@ -8,11 +8,12 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from trajscope.runtime import cache_dir
+
 
 def default_cache_dir() -> Path:
-    """$TRAJSCOPE_CACHE, else ~/.cache/trajscope."""
-    env = os.environ.get("TRAJSCOPE_CACHE")
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "trajscope"
+    """The machine's cache folder (trajscope.runtime.cache_dir), which the lake and the report digests share."""
+    return cache_dir()
 
 
 def slug(text: str) -> str:

@@ -87,8 +87,8 @@ def _buckets_in_log(log: Path) -> Counter:
 
 
 def test_the_audit_tables_are_not_empty(demo):
+    from trajscope.analysis.report import audit_tables, to_frame
     from trajscope.warehouse import open_readonly
-    from trajscope.warehouse.report import audit_tables, to_frame
 
     folder, _ = demo
     logs = list((folder / "runs").glob("audit-*.jsonl"))

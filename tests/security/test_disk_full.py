@@ -17,8 +17,8 @@ import pytest
 from security_limits import fingerprint
 
 from trajscope.format import encode
+from trajscope.runtime._disk_room import room_needed
 from trajscope.warehouse import NoRoomForIngest, ingest_paths, ingest_trajectories
-from trajscope.warehouse._disk_room import room_needed
 
 ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "app"))

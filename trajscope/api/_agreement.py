@@ -12,13 +12,13 @@ def agreement_tables(db_path: str | Path | None, runs: list[str] | None = None,
                      robustness: tuple[str, str] | None = None) -> AgreementResult:
     """Cohen's kappa of extractors and judges, the pooled co-occurrence table and (robustness=(A, B)) Table 18,
     over runs pooled (every run when None)."""
-    from trajscope.warehouse import open_read
-    from trajscope.warehouse.queries import (
+    from trajscope.analysis.queries import (
         extractor_agreement,
         judge_agreements,
         judge_robustness,
         pooled_cooccurrence,
     )
+    from trajscope.warehouse import open_read
 
     # The read path: brought up to date, sandboxed, every query checked and time-limited.
     with open_read(db_path) as con:
@@ -57,8 +57,8 @@ class NoHumanLabels(LookupError):
 def human_agreement_tables(db_path: str | Path | None, run_id: str, method: str | None = None) -> AgreementResult:
     """How well each step-attribution method (or `method`) finds people's first errors in run_id, beside the
     trivial baselines, and each rubric scanner against people's labels of its verdicts."""
+    from trajscope.analysis.queries import CI_METHODS, human_agreement, rubric_agreement
     from trajscope.warehouse import open_read
-    from trajscope.warehouse.queries import CI_METHODS, human_agreement, rubric_agreement
 
     with open_read(db_path) as con:
         result = human_agreement(con, run_id, method)

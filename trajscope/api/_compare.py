@@ -16,15 +16,15 @@ def compare_tables(db_path: str | Path | None, run_a: str, run_b: str, *, metric
 
     Raises QueryError or UnpairedComparison for runs that cannot be compared, and the read path's errors.
     """
-    from trajscope.format import GATE_EXTRACTOR
-    from trajscope.warehouse import open_read
-    from trajscope.warehouse.queries import (
+    from trajscope.analysis.queries import (
         compare_funnels,
         compare_runs,
         comparison_frame,
         post_read_odds_ratio,
         table4_frame,
     )
+    from trajscope.format import GATE_EXTRACTOR
+    from trajscope.warehouse import open_read
 
     if rubric:
         metric = f"rubric:{rubric}"

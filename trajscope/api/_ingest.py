@@ -26,8 +26,8 @@ def import_options(db_path: str | Path, *, fmt: str | None = None, mapping: str 
                    run_id: str | None = None, on_duplicate: str | None = None, split_by: str | None = None,
                    corpus: str | None = None, lake: str | None = None) -> ImportOptions:
     """How every file of one ingest is read (format detected unless fmt names one)."""
+    from trajscope.analysis.queries import corpus_titles
     from trajscope.ingest.importers import ImportOptions, load_tool_map
-    from trajscope.warehouse.queries import corpus_titles
 
     return ImportOptions(
         format=fmt, mapping=Path(mapping) if mapping else None, questions=Path(questions) if questions else None,
@@ -48,7 +48,8 @@ def ingest_files(files: Sequence[str | Path], db_path: str | Path, options: Impo
     written then."""
     from trajscope.format import terminal_text
     from trajscope.ingest.importers import convert_file, read_label_file, read_prediction_file
-    from trajscope.warehouse import ingest_paths, sweep_dead_process_dirs
+    from trajscope.runtime import sweep_dead_process_dirs
+    from trajscope.warehouse import ingest_paths
 
     say = echo or (lambda _line: None)
     # Named after this process, so an ingest killed midway leaves a folder the next one removes.

@@ -11,15 +11,15 @@ from trajscope.warehouse import ReadLimits
 from ._results import CaptionedTable, ReportResult
 
 if TYPE_CHECKING:
-    from trajscope.warehouse.report import ReportTable
+    from trajscope.analysis.report import ReportTable
 
 
 def report_tables(db_path: str | Path, paper: str, run_ids: list[str], *, limits: ReadLimits, by: str = "dataset",
                   sweep: str | None = None, human_labels: dict[tuple[str, str], bool] | None = None,
                   only: Sequence[str] = ()) -> list[ReportTable]:
     """Every table of paper's report over run_ids (or only the named ones); ReportError names what cannot be built."""
+    from trajscope.analysis.report import ReportError, build_report
     from trajscope.warehouse import open_read
-    from trajscope.warehouse.report import ReportError, build_report
 
     # The read path: an older warehouse is brought up to date, then read in the sandbox, each query
     # checked and stopped at the time limit.
@@ -43,20 +43,20 @@ class PaperReport(ReportResult):
 
     def to_latex(self, digits: int = 3) -> str:
         """Every table as `trajscope report --format latex` prints it (digits are the paper's, per column)."""
-        from trajscope.warehouse.report import render_all
+        from trajscope.analysis.report import render_all
 
         return render_all(list(self.built), "latex")
 
     def to_markdown(self, digits: int = 3) -> str:
         """Every table as `trajscope report --format markdown` prints it."""
-        from trajscope.warehouse.report import render_all
+        from trajscope.analysis.report import render_all
 
         return render_all(list(self.built), "markdown")
 
 
 def report_result(paper: str, built: list[ReportTable]) -> PaperReport:
     """The tables as frames (the CSV columns at full precision) with their figures' Vega-Lite specs."""
-    from trajscope.warehouse.report import report_figures, to_frame
+    from trajscope.analysis.report import report_figures, to_frame
 
     tables = tuple(CaptionedTable(f"{t.title}. {t.caption}" + (f" (does not apply: {t.not_applicable})"
                                                                 if t.not_applicable else ""), to_frame(t))

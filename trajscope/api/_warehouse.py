@@ -126,10 +126,10 @@ class Warehouse:
     def funnel(self, *runs: str, paired: bool = False) -> FunnelResult:
         """The evidence funnel of runs (every run when none) per run, hop and question type; paired=True with two
         runs: each stage paired by question with McNemar's exact p (as `trajscope compare A B --funnel`)."""
+        from trajscope.analysis.queries import FUNNEL_STAGES, compare_funnels
         from trajscope.app.charts import readable_run_names
         from trajscope.app.queries import funnel_summary_sql, run_choices_sql
         from trajscope.warehouse import open_read
-        from trajscope.warehouse.queries import FUNNEL_STAGES, compare_funnels
 
         if paired:
             if len(runs) != 2:

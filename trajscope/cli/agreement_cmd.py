@@ -73,10 +73,10 @@ def command(run_ids, robustness, fmt, human_run, method, versus, db_path) -> Non
 def _human(db_path, run_id: str, method: str | None, fmt: str, versus: str = "rules") -> None:
     import duckdb
 
+    from trajscope.analysis.queries import published_agreement
     from trajscope.api import NoHumanLabels, human_agreement_tables
     from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, open_read
     from trajscope.warehouse.export import to_csv, to_markdown
-    from trajscope.warehouse.queries import published_agreement
 
     try:
         with open_read(db_path) as con:

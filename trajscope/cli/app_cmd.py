@@ -120,7 +120,8 @@ def _sweep_leftovers(db_path: Path) -> None:
     progress files of ended scans beside the warehouse (each kind named after its process, or its job)."""
     from trajscope.app.jobs import sweep_stale_scans
     from trajscope.app.upload import sweep_stale_uploads
-    from trajscope.warehouse import remove_stale_batch_dirs, sweep_dead_process_dirs
+    from trajscope.runtime import sweep_dead_process_dirs
+    from trajscope.warehouse import remove_stale_batch_dirs
     from trajscope.warehouse.read import sweep_stale
 
     from .ingest_cmd import INGEST_TMP_PREFIX

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import click
 
-from trajscope.warehouse.report import AUDIT_TABLES, FORMATS
+from trajscope.analysis.report import AUDIT_TABLES, FORMATS
 
 from ._options import read_failure, timeout_option
 
@@ -28,6 +28,7 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None, 
     Example:
       trajscope audit-report --db demo.duckdb --format latex --table causal --table sentinels
     """
+    from trajscope.analysis.report import audit_tables, render_all
     from trajscope.warehouse import (
         DEFAULT_LIMITS,
         ReadRefused,
@@ -37,7 +38,6 @@ def command(db: str | None, fmt: str, tables: tuple[str, ...], out: str | None, 
         open_read,
     )
     from trajscope.warehouse.export import check_output_path, write_output
-    from trajscope.warehouse.report import audit_tables, render_all
 
     path = Path(db) if db else default_db_path()
     if out:

@@ -58,11 +58,11 @@ def command(run_a, run_b, metric, rubric, strata, zero_read, margin, table4, fun
     """
     import duckdb
 
+    from trajscope.analysis.queries import QueryError
+    from trajscope.analysis.stats import UnpairedComparison
     from trajscope.api import compare_tables
     from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing
     from trajscope.warehouse.export import to_csv, to_latex, to_markdown
-    from trajscope.warehouse.queries import QueryError
-    from trajscope.warehouse.stats import UnpairedComparison
 
     try:
         result = compare_tables(db_path, run_a, run_b, metric=metric, limits=statistics_limits(timeout_s),

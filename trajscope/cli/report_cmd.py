@@ -124,10 +124,7 @@ def command(
       trajscope report execution-rag --matrix matrix.yaml --format markdown
       trajscope report audit --format csv
     """
-    from trajscope.api import report_tables
-    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path
-    from trajscope.warehouse.export import OutputRefused, write_output
-    from trajscope.warehouse.report import (
+    from trajscope.analysis.report import (
         EXTENSIONS,
         ReportError,
         latex_document,
@@ -135,6 +132,9 @@ def command(
         render_all,
         report_figures,
     )
+    from trajscope.api import report_tables
+    from trajscope.warehouse import ReadRefused, WarehouseBusy, WarehouseMissing, default_db_path
+    from trajscope.warehouse.export import OutputRefused, write_output
 
     path = Path(db) if db else default_db_path()
     reading = [path, matrix, human_labels]

@@ -212,8 +212,8 @@ def _question_count(dataset: str) -> int:
 
 def _print_plan(options: dict[str, Any]) -> None:
     """MDE / power of the matrix's paired comparisons before anything runs."""
+    from trajscope.analysis.stats import plan_comparisons
     from trajscope.engine.runs import MatrixError, load_matrix
-    from trajscope.warehouse.stats import plan_comparisons
 
     if not options["matrix"]:
         raise click.UsageError("--plan needs --matrix FILE (the comparisons are the matrix's runs against its first)")

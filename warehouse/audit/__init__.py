@@ -1,33 +1,5 @@
-"""The answer-presence audit in the warehouse: audit records, bootstrap CIs, C2a / C2b verdicts (its tables:
-warehouse.report.audit_tables)."""
-from ._analysis import (
-    alias_check,
-    bucket_counts,
-    causal_effects,
-    cells,
-    identity_check,
-    insertion_effects,
-    intervention_effects,
-    sentinel_audit,
-)
-from ._bootstrap import CONFIDENCE, N_RESAMPLES, SEED, Estimate, bootstrap_means, paired_bootstrap
-from ._criteria import (
-    C2A_ABSOLUTE_PTS,
-    C2A_PASSING_SHARE,
-    C2A_RELATIVE,
-    C2B_RELATIVE,
-    CriterionResult,
-    c2a_sentinel,
-    c2a_verdict,
-    c2b_placebo,
-)
+"""The answer-presence audit's records in the warehouse: loaded through Arrow, idempotent and atomic (their estimates:
+trajscope.analysis.audit)."""
 from ._loader import AuditLoadReport, load_audit_files, load_audit_records, with_scores
 
-__all__ = [
-    "C2A_ABSOLUTE_PTS", "C2A_PASSING_SHARE", "C2A_RELATIVE", "C2B_RELATIVE", "CONFIDENCE", "N_RESAMPLES",
-    "SEED", "AuditLoadReport", "CriterionResult", "Estimate",
-    "alias_check", "bootstrap_means", "bucket_counts", "c2a_sentinel", "c2a_verdict",
-    "c2b_placebo", "causal_effects", "cells", "identity_check", "insertion_effects",
-    "intervention_effects", "load_audit_files", "load_audit_records", "paired_bootstrap",
-    "sentinel_audit", "with_scores",
-]
+__all__ = ["AuditLoadReport", "load_audit_files", "load_audit_records", "with_scores"]

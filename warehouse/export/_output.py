@@ -7,9 +7,10 @@ import uuid
 from collections.abc import Iterable
 from pathlib import Path
 
+from trajscope.runtime import sweep_dead_process_dirs
+
 from .._file_check import WarehouseFileError, check_path_length
 from .._file_lock import default_db_path
-from .._stale_dirs import sweep_dead_process_dirs
 
 # The temp file an output is written to before it is renamed over the target, beside it.
 TMP_PREFIX = ".trajscope-"

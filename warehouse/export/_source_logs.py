@@ -1,13 +1,13 @@
 """The logs a warehouse names as its sources: the only way to rebuild it, so no output may replace one."""
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
 from trajscope.warehouse._connection import WarehouseMissing
-from trajscope.warehouse.queries._sql import query_sql
 from trajscope.warehouse.read import ReadRefused, open_read, profile_limits
 
-SOURCE_LOGS_SQL = query_sql("source_logs")
+SOURCE_LOGS_SQL = (resources.files("trajscope.warehouse.export") / "source_logs.sql").read_text()
 
 
 def source_logs(db_path: str | Path) -> list[Path]:

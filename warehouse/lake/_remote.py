@@ -18,7 +18,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from .._cache_dir import cache_dir
+from trajscope.runtime import cache_dir
+
 from ._layout import CLAIMS, COMMITTED, LAKE_FORMAT, MARKER, SHARED, LakeError, check_lake
 
 # Stores whose create-only write ("xb") is atomic, checked by the store itself: a local or mounted filesystem (O_EXCL)

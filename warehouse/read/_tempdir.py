@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .._stale_dirs import sweep_dead_process_dirs
+from trajscope.runtime import sweep_dead_process_dirs
 
 PREFIX = "trajscope-read-"
 _lock = threading.Lock()

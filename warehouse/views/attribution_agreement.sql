@@ -5,7 +5,7 @@ CREATE OR REPLACE VIEW attribution_agreement AS
 -- how many it did). The uniform random baseline's hits are expected values, computed exactly: a step
 -- drawn uniformly from the trajectory's n steps hits with probability 1/n, within k steps with
 -- (steps in [g-k, g+k]) / n; an agent drawn from the trajectory's speakers with 1/n_agents.
--- Confidence intervals and Cohen's kappa are computed over these rows by warehouse.queries.
+-- Confidence intervals and Cohen's kappa are computed over these rows by analysis.queries.
 WITH gold AS MATERIALIZED (SELECT * FROM human_first_error),
 -- Each method's attributions of the labelled trajectories, read once (the view is costly over a whole
 -- warehouse, and each reference of it was evaluated anew).

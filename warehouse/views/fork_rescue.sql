@@ -1,4 +1,4 @@
--- One row per fork run (a parent run x an intervention x a step rule): judged pairs, the rescue rate (share of wrong parents the intervention made right) and the break rate, the McNemar discordant cells and both accuracies; NULL with rescue_reason when no judged parent was wrong. The exact McNemar p and the CIs come from warehouse.stats.fork_rescue_stats.
+-- One row per fork run (a parent run x an intervention x a step rule): judged pairs, the rescue rate (share of wrong parents the intervention made right) and the break rate, the McNemar discordant cells and both accuracies; NULL with rescue_reason when no judged parent was wrong. The exact McNemar p and the CIs come from analysis.stats.fork_rescue_stats.
 CREATE OR REPLACE VIEW fork_rescue AS
 SELECT run_id, parent_run_id, any_value(intervention) AS intervention, any_value(rule) AS rule,
        bool_or(placebo) AS placebo,

@@ -15,9 +15,9 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from trajscope.analysis.audit import causal_effects, paired_bootstrap, sentinel_audit
+from trajscope.analysis.stats import ols_cluster
 from trajscope.format import BLIND_SUFFIX, mentions_answer
-from trajscope.warehouse.audit import causal_effects, paired_bootstrap, sentinel_audit
-from trajscope.warehouse.stats import ols_cluster
 
 from ._context import HASH_MARK, PendingDigest, frame, sql_file, trajscope_version, with_warehouse_hash
 from ._table import Column, Interval, ReportTable, WithDelta, does_not_apply
@@ -44,7 +44,7 @@ class AuditContext:
     _results: dict[str, pl.DataFrame] = field(default_factory=dict, repr=False)
 
     def query(self, name: str) -> pl.DataFrame:
-        """warehouse/report/<name>.sql over the chosen cells ($cells), run once per report."""
+        """trajscope/analysis/report/<name>.sql over the chosen cells ($cells), run once per report."""
         if name not in self._results:
             self._results[name] = frame(self.con, sql_file(name), {"cells": self.names})
         return self._results[name]

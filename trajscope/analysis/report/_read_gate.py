@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from trajscope.format import GATE_EXTRACTOR
-from trajscope.warehouse.queries import (
+from trajscope.analysis.queries import (
     EXTRACTOR_AGREEMENT_SQL,
     JUDGE_ROBUSTNESS_SQL,
     POOLED_COOCCURRENCE_SQL,
@@ -17,14 +16,15 @@ from trajscope.warehouse.queries import (
     pooled_cooccurrence,
     post_read_odds_ratio,
 )
-from trajscope.warehouse.queries import (
+from trajscope.analysis.queries import (
     judge_robustness as judge_robustness_table,
 )
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     adjust_p_values,
     judge_error_rates,
     rogan_gladen,
 )
+from trajscope.format import GATE_EXTRACTOR
 
 from ._context import ReportContext, RunInfo, frame, sql_file
 from ._funnel import FunnelArm, funnel_table
@@ -311,7 +311,7 @@ def stratified_odds_ratio(ctx: ReportContext) -> ReportTable:
     rows, used, n_total = [], [], 0
     for key, base, gate in pairs:
         used += base + gate
-        # The one Table 4 definition (warehouse.queries): A = no gate, B = Read-Gate, seeds pooled per arm.
+        # The one Table 4 definition (analysis.queries): A = no gate, B = Read-Gate, seeds pooled per arm.
         odds = post_read_odds_ratio(ctx.con, [r.run_id for r in base], [r.run_id for r in gate], extractor="regex")
         marginal, mh = odds.marginal, odds.result
         n_total += marginal.n if marginal else 0
@@ -459,7 +459,7 @@ def cooccurrence(ctx: ReportContext) -> ReportTable:
             sql,
         )
     ids = [r.run_id for r in read_runs]
-    # The one definition (warehouse.queries.pooled_cooccurrence over the view failure_rg_cooccurrence).
+    # The one definition (analysis.queries.pooled_cooccurrence over the view failure_rg_cooccurrence).
     pooled = pooled_cooccurrence(ctx.con, ids)
     if pooled.frame.height == 0:
         return does_not_apply(
@@ -572,7 +572,7 @@ def judge_robustness(ctx: ReportContext) -> ReportTable:
             "the chosen runs carry verdicts of fewer than two LLM judge models",
             sql,
         )
-    # The one Table 18 definition (warehouse.queries.judge_robustness): B's stratified sample reweighted to
+    # The one Table 18 definition (analysis.queries.judge_robustness): B's stratified sample reweighted to
     # each run's strata of A's verdict; the overall row weights runs by their population N.
     robust = judge_robustness_table(
         ctx.con, f"llm:{models[0][1]}", f"llm:{models[1][1]}", run_id=[r.run_id for r in ctx.runs]

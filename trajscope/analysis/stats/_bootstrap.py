@@ -27,7 +27,7 @@ class BootstrapCI:
 
 
 def generator(seed: int) -> np.random.Generator:
-    """The seeded NumPy generator every resampling and simulation in warehouse.stats draws from."""
+    """The seeded NumPy generator every resampling and simulation in analysis.stats draws from."""
     return np.random.default_rng(seed)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
     BootstrapCI,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
-from trajscope.warehouse.stats import mcnemar_test
+from trajscope.analysis.stats import mcnemar_test
 
 from ._outcomes import require_run
 from ._sql import query_sql

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, cast
 import duckdb
 import polars as pl
 
-from .._cache_dir import cache_dir
-from .._file_check import Sha256Child
+from trajscope.runtime import cache_dir
+from trajscope.warehouse import Sha256Child
 
 if TYPE_CHECKING:
     from trajscope.warehouse.read import Reader
@@ -40,8 +40,8 @@ class ReportError(ValueError):
 
 @functools.cache
 def sql_file(name: str) -> str:
-    """The text of warehouse/report/<name>.sql (first line: its one-line description)."""
-    return (resources.files("trajscope.warehouse.report") / f"{name}.sql").read_text()
+    """The text of trajscope/analysis/report/<name>.sql (first line: its one-line description)."""
+    return (resources.files("trajscope.analysis.report") / f"{name}.sql").read_text()
 
 
 def frame(con: duckdb.DuckDBPyConnection | Reader, sql: str, params: dict[str, Any] | None = None) -> pl.DataFrame:
@@ -199,7 +199,7 @@ class ReportContext:
     _results: dict[tuple, pl.DataFrame] = field(default_factory=dict, repr=False)
 
     def query(self, name: str, **params: Any) -> pl.DataFrame:
-        """warehouse/report/<name>.sql over the chosen runs ($runs) and params, run once per report."""
+        """trajscope/analysis/report/<name>.sql over the chosen runs ($runs) and params, run once per report."""
         params.setdefault("runs", self.run_ids)
         key = (name, tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items())))
         if key not in self._results:

@@ -1,4 +1,4 @@
-"""The audit's view of the one paired bootstrap (warehouse.stats): an Estimate per mean difference, NaN when empty."""
+"""The audit's view of the one paired bootstrap (analysis.stats): an Estimate per mean difference, NaN when empty."""
 from __future__ import annotations
 
 import math
@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
@@ -43,7 +43,7 @@ def paired_bootstrap(
     deltas: Sequence[float] | np.ndarray, *, n_resamples: int = N_RESAMPLES, seed: int = SEED,
     confidence: float = CONFIDENCE,
 ) -> Estimate:
-    """Mean of per-item paired differences and its percentile bootstrap CI (warehouse.stats.bootstrap_differences)."""
+    """Mean of per-item paired differences and its percentile bootstrap CI (analysis.stats.bootstrap_differences)."""
     values = np.asarray(deltas, dtype=float)
     if values.size == 0:
         return Estimate(0, math.nan, math.nan, math.nan)

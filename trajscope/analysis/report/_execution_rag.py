@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from trajscope.warehouse.stats import pareto_frontier
+from trajscope.analysis.stats import pareto_frontier
 
 from ._context import ReportContext, RunInfo, sql_file
 from ._funnel import FunnelArm, funnel_table

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     BootstrapCI,
     cluster_bootstrap_delta,
     mcnemar_test,

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from trajscope.warehouse.queries import FUNNEL_STAGES
-from trajscope.warehouse.stats import pooled_mcnemar, transition_table
+from trajscope.analysis.queries import FUNNEL_STAGES
+from trajscope.analysis.stats import pooled_mcnemar, transition_table
 
 from ._context import ReportContext, RunInfo, sql_file
 from ._paired import seed_pairs

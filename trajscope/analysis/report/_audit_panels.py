@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import duckdb
 import polars as pl
 
-from trajscope.warehouse.audit import (
+from trajscope.analysis.audit import (
     alias_check,
     bucket_counts,
     identity_check,
@@ -19,7 +19,7 @@ from trajscope.warehouse.audit import (
     intervention_effects,
     sentinel_audit,
 )
-from trajscope.warehouse.audit import cells as audit_cells
+from trajscope.analysis.audit import cells as audit_cells
 
 from ._audit import BASELINE, CELL, CI_NOTE, AuditContext, audit_context, causal_delta, sentinel_panel
 from ._context import with_warehouse_hash

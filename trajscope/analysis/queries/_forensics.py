@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from trajscope.warehouse.stats import (
+from trajscope.analysis.stats import (
     Agreement,
     MantelHaenszelResult,
     OddsRatio,

@@ -25,8 +25,8 @@ class Deviation:
 
 
 def load_deviations() -> tuple[Deviation, ...]:
-    """Every entry of warehouse/report/deviations.json, in file order."""
-    entries = json.loads((resources.files("trajscope.warehouse.report") / "deviations.json").read_text())
+    """Every entry of trajscope/analysis/report/deviations.json, in file order."""
+    entries = json.loads((resources.files("trajscope.analysis.report") / "deviations.json").read_text())
     return tuple(Deviation(e["key"], e["section"], e["note"], tuple(e["tables"]), e.get("reason", ""))
                  for e in entries)
 
