@@ -18,7 +18,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
 TOP_PACKAGES = ("trajscope", "app", "engine", "warehouse", "ingest", "bench")
-HELPERS = {"__init__", "mock_process", "process_memory", "synthetic"}  # imported by the scripts, not run
+HELPERS = {"__init__", "mock_process", "process_memory", "synthetic",  # imported by the scripts, not run
+           "peers_inspect", "peers_measure", "peers_phoenix", "peers_phoenix_worker"}
 SHARED_DATA = ROOT.parent / "shared" / "data"
 
 # script -> (extra arguments, lines its output must contain)
@@ -43,7 +44,11 @@ TINY_RUNS: dict[str, tuple[list[str], list[str]]] = {
                             r"^loaded, concurrency 1, chosen threads: p50 \d+\.\d\d ms"]),
     "peers": ([], [r"^accuracy by epoch  trajscope: ",
                    r"^ratio samples_df / \(trajscope ingest \+ query\) at 50 samples = \d",
-                   r"^ratio read_eval_log / \(trajscope ingest \+ query\) at 50 samples = \d"]),
+                   r"^ratio read_eval_log / \(trajscope ingest \+ query\) at 50 samples = \d",
+                   r"^trajscope ingest\s+\d+\.\d\d\s+\d+$",  # seconds, then peak MB
+                   # Phoenix needs .venv-peers (make bench-peers), which the test set-up does not build
+                   r"^(ratio Phoenix \(start \+ load \+ span dataframe\) / \(trajscope ingest \+ query\) at 20 traces"
+                   r" = \d|Phoenix half not run: no .*\.venv-peers/bin/python)"]),
     "scan": ([], [r"^scan of 40 trajectories, mock latency 0.05 s", r"^\s+4\s+\d+\.\d\d\s.*\d+\.\d\d\s+\(",
                   r"^\s+8\s+\d+\.\d\d\s"]),
     "scale": ([], [r"^ratio ingest / read_json at N=200 = \d+\.\d\d", r"^ratio ingest / read_json at N=400 = ",

@@ -1,0 +1,127 @@
+"""The Inspect AI half of bench/peers.py: a log written by inspect_ai's own writer, read by inspect_ai and by trajscope.
+
+Run by bench/peers.py; `python bench/peers_inspect.py LOG N` writes the log in a process of its own.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from peers_measure import measure
+
+EPOCHS = 5
+TASK = "peers_bench"
+SAMPLES_DF = """
+import sys, json
+from inspect_ai.analysis import samples_df
+df = samples_df(sys.argv[1])
+by_epoch = df.groupby("epoch")["score_exact"].apply(lambda s: (s == "C").mean())
+print(json.dumps({"rows": len(df), "accuracy": {int(k): round(float(v), 6) for k, v in by_epoch.items()}}))
+"""
+READ_EVAL_LOG = """
+import sys, json
+from collections import defaultdict
+from inspect_ai.log import read_eval_log
+log = read_eval_log(sys.argv[1])
+hits, n = defaultdict(int), defaultdict(int)
+for sample in log.samples:
+    n[sample.epoch] += 1
+    hits[sample.epoch] += sample.scores["exact"].value == "C"
+print(json.dumps({"rows": len(log.samples), "accuracy": {k: round(hits[k] / n[k], 6) for k in sorted(n)}}))
+"""
+# The importer names epoch 1's run after the file and epoch N's "<run>:epochN"; em is the exact scorer's verdict.
+ACCURACY_SQL = ("SELECT coalesce(try_cast(regexp_extract(run_id, ':epoch(\\d+)$', 1) AS INTEGER), 1) AS epoch, "
+                "n_trajectories, round(em, 6) AS em FROM run_summary ORDER BY epoch")
+
+
+def build_log(path: Path, n_samples: int) -> None:
+    """An Inspect `.eval` log of n_samples samples (n_samples / EPOCHS questions x EPOCHS), by inspect_ai's writer."""
+    from inspect_ai.log import (
+        EvalConfig,
+        EvalDataset,
+        EvalLog,
+        EvalPlan,
+        EvalResults,
+        EvalSample,
+        EvalSpec,
+        EvalStats,
+        write_eval_log,
+    )
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser, ModelOutput
+    from inspect_ai.scorer import Score
+    from inspect_ai.tool import ToolCall
+
+    questions = max(1, n_samples // EPOCHS)
+    samples = []
+    for epoch in range(1, EPOCHS + 1):
+        for q in range(questions):
+            gold = f"answer {q}"
+            right = (q * 7 + epoch) % 10 < 4 + epoch % 3  # 40-60% right, differing by epoch
+            answer = gold if right else f"answer {q + 1}"
+            passage = f"Passage {q}: the record states that the answer to question {q} is {gold}. " * 6
+            messages = [
+                ChatMessageUser(content=f"Question {q}: what does the record state?"),
+                ChatMessageAssistant(content="I will search.", tool_calls=[
+                    ToolCall(id=f"s{q}", function="search", arguments={"query": f"record question {q}"})]),
+                ChatMessageTool(content=f"[1] doc-{q} {passage[:200]}", tool_call_id=f"s{q}", function="search"),
+                ChatMessageAssistant(content="Reading the top hit.", tool_calls=[
+                    ToolCall(id=f"r{q}", function="read", arguments={"doc_id": f"doc-{q}"})]),
+                ChatMessageTool(content=passage, tool_call_id=f"r{q}", function="read"),
+                ChatMessageAssistant(content=answer),
+            ]
+            samples.append(EvalSample(
+                id=f"q{q:06d}", epoch=epoch, input=messages[0].text, target=gold, messages=messages,
+                output=ModelOutput.from_content("mockllm/model", answer),
+                scores={"exact": Score(value="C" if right else "I", answer=answer)}))
+    log = EvalLog(
+        status="success",
+        eval=EvalSpec(created="2026-01-01T00:00:00+00:00", task=TASK, dataset=EvalDataset(name="peers"),
+                      model="mockllm/model", config=EvalConfig(epochs=EPOCHS)),
+        plan=EvalPlan(), results=EvalResults(total_samples=len(samples), completed_samples=len(samples)),
+        stats=EvalStats(), samples=samples)
+    write_eval_log(log, str(path), format="eval")
+
+
+def _trajscope_accuracy(csv: str) -> dict[int, float]:
+    rows = [line.split(",") for line in csv.strip().splitlines()[1:]]
+    return {int(epoch): round(float(em), 6) for epoch, _, em in rows}
+
+
+def _accuracy(out: str) -> dict[int, float]:
+    return {int(k): v for k, v in json.loads(out)["accuracy"].items()}
+
+
+def run(n: int, work: Path, env: dict[str, str], trajscope: list[str]) -> None:
+    """Write the log, measure each side in a fresh process, print times, peak memory and ratios."""
+    log, db = work / "peers.eval", work / "peers.duckdb"
+    db.unlink(missing_ok=True)
+    built = measure([sys.executable, __file__, str(log), str(n)], env)
+    print(f"{built.stdout.strip()} in {built.seconds:.1f} s: {log.stat().st_size / 1e6:.1f} MB")
+    df = measure([sys.executable, "-c", SAMPLES_DF, str(log)], env)
+    read = measure([sys.executable, "-c", READ_EVAL_LOG, str(log)], env)
+    ingest = measure([*trajscope, "ingest", str(log), "--db", str(db), "--no-progress"], env)
+    query = measure([*trajscope, "sql", ACCURACY_SQL, "--db", str(db), "--format", "csv"], env)
+    theirs, ours = _accuracy(df.stdout), _trajscope_accuracy(query.stdout)
+    print("accuracy by epoch  samples_df: " + ", ".join(f"{k}: {v:.4f}" for k, v in sorted(theirs.items())))
+    print("accuracy by epoch  trajscope:  " + ", ".join(f"{k}: {v:.4f}" for k, v in sorted(ours.items())))
+    if ours != theirs or _accuracy(read.stdout) != theirs:
+        sys.exit("the two sides disagree about accuracy by epoch: the comparison means nothing")
+    both = ingest.seconds + query.seconds
+    print(f"{'each in a fresh process (imports included)':<52} {'s':>8} {'peak MB':>9}")
+    for label, m in (("inspect_ai samples_df + accuracy by epoch", df),
+                     ("inspect_ai read_eval_log + accuracy by epoch", read),
+                     ("trajscope ingest", ingest),
+                     ("trajscope sql accuracy by epoch (warehouse built)", query)):
+        print(f"{label:<52} {m.seconds:>8.2f} {m.peak_mb:>9.0f}")
+    print(f"ratio samples_df / (trajscope ingest + query) at {n:,} samples = {df.seconds / both:.2f}")
+    print(f"ratio read_eval_log / (trajscope ingest + query) at {n:,} samples = {read.seconds / both:.2f}")
+    print(f"ratio samples_df / trajscope query alone (a second question of the same log) = "
+          f"{df.seconds / query.seconds:.2f}")
+
+
+if __name__ == "__main__":
+    import inspect_ai
+
+    build_log(Path(sys.argv[1]), int(sys.argv[2]))
+    print(f"inspect_ai {inspect_ai.__version__}: wrote {int(sys.argv[2]):,} samples ({EPOCHS} epochs) with tool calls")
