@@ -28,7 +28,7 @@ PROJECT_DEPS = $(BIN)/python -c "import re, sys, tomllib; \
   deps = tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']; names = set(sys.argv[1:]); \
   print(' '.join(d for d in deps if re.split(r'[<>=!~\[ ;]', d)[0] in names))"
 
-.PHONY: setup browser latex strace test test-fast lint typecheck demo demo-url app bench schema clean
+.PHONY: setup browser latex strace test test-fast lint typecheck demo demo-url app bench bench-peers schema clean
 
 setup: $(STAMP)
 
@@ -130,8 +130,24 @@ bench: setup
 	$(BIN)/python bench/engine_throughput.py
 	$(BIN)/python bench/stats_comparison.py
 	$(BIN)/python bench/app_pages.py
-	$(BIN)/python bench/peers.py
+	$(MAKE) --no-print-directory bench-peers
 	$(BIN)/python bench/scale.py --sizes $(SCALE_SIZES)
+
+# bench/peers.py: Inspect AI from the test extra, Phoenix from the `peers` extra in a venv of its own (arize-phoenix pins
+# OpenTelemetry below the main venv's, so `make test` never installs it). There the project goes in without its
+# dependencies: the Phoenix side imports only the loopback mock server from it.
+PEERS_VENV := .venv-peers
+PEERS_EXTRA = $(BIN)/python -c "import tomllib; \
+  print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['peers']))"
+$(PEERS_VENV)/.stamp: pyproject.toml setup.py | $(STAMP)
+	test -x $(PEERS_VENV)/bin/python || $(PYTHON) -m venv $(PEERS_VENV)
+	$(LINKS); $(BIN)/uv pip install --quiet --python $(PEERS_VENV)/bin/python $${links:+--find-links "$$links"} \
+	  $$($(PEERS_EXTRA))
+	$(BIN)/uv pip install --quiet --python $(PEERS_VENV)/bin/python --no-deps -e .
+	touch $@
+
+bench-peers: setup $(PEERS_VENV)/.stamp
+	$(BIN)/python bench/peers.py --phoenix-python $(PEERS_VENV)/bin/python
 
 schema: setup
 	$(BIN)/trajscope schema > trajscope/format/trajectory.v1.schema.json
