@@ -13,10 +13,10 @@ from msgspec.structs import replace
 from trajscope.cli import main as cli
 from trajscope.format import Judgment
 from trajscope.warehouse import ingest_trajectories, open_readonly, open_warehouse
-from trajscope.warehouse._derived import SCORES, facts_hash
+from trajscope.warehouse._derived import fact_unit, facts_hash
 from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
-REFERENCE = Path(__file__).parent / "fixtures" / "scores" / "judgment_scores_per_query.sql"
+REFERENCE = Path(__file__).parent / "fixtures" / "facts" / "judgment_score_facts" / "judgment_scores_per_query.sql"
 COLUMNS = "trajectory_id, em, f1, contain, llm"
 
 
@@ -86,7 +86,7 @@ def test_facts_of_another_definition_are_recomputed_on_the_next_open(db, monkeyp
         con.execute("UPDATE derived_facts_state SET definition_hash = 'old' WHERE name = 'judgment_score_facts'")
     assert upgrade_if_warehouse(db) == "upgraded"
     assert _rows(db, "SELECT definition_hash FROM derived_facts_state WHERE name = 'judgment_score_facts'") == [
-        (facts_hash(SCORES),)]
+        (facts_hash(fact_unit("judgment_score_facts")),)]
     _assert_current(db)
 
 

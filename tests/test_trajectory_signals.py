@@ -1,6 +1,7 @@
 """The signals stored per trajectory (trajectory_signals) give every view that reads them the rows of the per-query
-definitions they replaced (tests/fixtures/signals): on the taxonomy's hand-built cases, before and after a judge
-pass, after a re-ingested record, a question upsert, facts of another definition, and the migration."""
+definitions they replaced (tests/fixtures/facts/trajectory_signals/per_query): on the taxonomy's hand-built cases,
+before and after a judge pass, after a re-ingested record, a question upsert, facts of another definition, and the
+migration."""
 from __future__ import annotations
 
 import math
@@ -15,10 +16,10 @@ from test_taxonomy import _erag_branches, _no_read_action_cases, _priority_cases
 from trajscope.engine.judge_pass import judge_run
 from trajscope.format import Question, Run
 from trajscope.warehouse import ingest_trajectories, load_questions, open_readonly, open_warehouse
-from trajscope.warehouse._derived import SIGNALS, facts_hash
+from trajscope.warehouse._derived import fact_unit, facts_hash
 from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
-REFERENCE = Path(__file__).parent / "fixtures" / "signals"
+REFERENCE = Path(__file__).parent / "fixtures" / "facts" / "trajectory_signals" / "per_query"
 # Dependencies first: a reference view reads the references before it, never the stored signals.
 VIEWS = ("trajectory_scores", "trajectory_facts", "trajectory_correctness", "trajectory_forensics",
          "run_capabilities", "run_summary")
@@ -120,7 +121,7 @@ def test_signals_of_another_definition_are_recomputed_on_the_next_open(db, monke
         con.execute("UPDATE derived_facts_state SET definition_hash = 'old' WHERE name = 'trajectory_signals'")
     assert upgrade_if_warehouse(db) == "upgraded"
     assert _scalar(db, "SELECT definition_hash FROM derived_facts_state WHERE name = 'trajectory_signals'") == \
-        facts_hash(SIGNALS)
+        facts_hash(fact_unit("trajectory_signals"))
     _assert_current(db)
 
 
@@ -138,27 +139,26 @@ def test_migration_fills_the_signals_of_an_existing_warehouse(db):
     _assert_current(db)
 
 
-def test_the_hash_covers_the_views_the_signals_read():
-    from trajscope.warehouse._derived import _views_read
-
-    load = (Path(__file__).parents[1] / "warehouse" / "load" / "trajectory_signals.sql").read_text()
-    # register_item_resolution is read by the load SQL; trajectory_forensics is only named in its comments.
-    assert "register_item_resolution" in _views_read(load) and "judgment_scores" in _views_read(load)
-    assert "trajectory_forensics" not in _views_read(load)
+def test_the_signals_read_the_stored_verdicts_and_the_register_macro_never_a_view():
+    reads = fact_unit("trajectory_signals").reads
+    # The macro and the fact the views register_item_resolution and judgment_scores read; trajectory_forensics is
+    # only named in the fill's comments.
+    assert {"register_item_resolution_rows", "judgment_score_facts"} <= reads
+    assert not reads & {"register_item_resolution", "judgment_scores", "trajectory_forensics"}
 
 
 def test_a_refresh_reaches_every_later_derived_table_that_reads_it(monkeypatch):
     from trajscope.warehouse import _derived
 
-    assert _derived._derived_read(_derived.SIGNALS) == {"judgment_score_facts"}  # through judgment_scores
-    assert _derived._derived_read(_derived.WALK) == {"evidence_funnel_facts"}
+    assert _derived._facts_read(_derived.fact_unit("trajectory_signals")) == {"judgment_score_facts"}
+    assert _derived._facts_read(_derived.fact_unit("trajectory_funnel_facts")) == {"evidence_funnel_facts"}
     done = []
     monkeypatch.setattr(_derived, "refresh_facts", lambda con, derived, sql: done.append(derived.table))
     _derived.refresh_verdict_facts(None, "SELECT 'x' AS trajectory_id")
     assert done == ["judgment_score_facts", "trajectory_signals"]
     done.clear()
-    _derived.refresh_with_dependents(None, _derived.FUNNEL, "SELECT 'x' AS trajectory_id")
+    _derived.refresh_with_dependents(None, _derived.fact_unit("evidence_funnel_facts"), "SELECT 'x' AS trajectory_id")
     assert done == ["evidence_funnel_facts", "trajectory_funnel_facts"]  # the walk reads the funnel facts
     done.clear()
-    _derived.refresh_funnel_facts_file(None, "funnel_refresh_chunks.sql")  # a corpus upsert reaches the walk too
+    _derived.refresh_on(None, "chunks")  # a corpus upsert reaches the walk too
     assert done == ["evidence_funnel_facts", "trajectory_funnel_facts"]

@@ -101,6 +101,8 @@ def test_every_file_of_the_packages_is_in_the_wheel(installed):
                            ("engine/prompts", ".txt"), ("ingest/demo", ".jsonl"), ("app/page_scripts", ".py")):
         files = sorted((ROOT / folder).glob(f"*{suffix}"))
         assert files and all(f"trajscope/{folder}/{f.name}" in inside for f in files), folder
+    units = sorted((ROOT / "warehouse" / "facts").glob("*/fill.sql"))  # a folder per derived fact table
+    assert units and all(f"trajscope/warehouse/facts/{f.parent.name}/fill.sql" in inside for f in units)
 
 
 def test_the_installed_command_and_api_work_outside_the_checkout(installed):

@@ -43,12 +43,20 @@ def definitions_sql() -> str:
     )
 
 
+@functools.cache
+def table_macros_sql() -> str:
+    """warehouse/definitions/table_macros.sql: the table macros over base tables that fact fills and views read."""
+    return (resources.files("trajscope.warehouse") / "definitions" / "table_macros.sql").read_text()
+
+
 def install_definitions(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)create the measure macros; the views call them, so this runs first."""
-    try:
-        con.execute(definitions_sql())
-    except duckdb.Error as exc:
-        raise RuntimeError(f"warehouse/definitions/measures.sql: {exc}") from exc
+    """(Re)create the measure macros, then the table macros (over the migrated tables); views and fact fills call
+    them, so this runs first."""
+    for name, sql in (("measures.sql", definitions_sql()), ("table_macros.sql", table_macros_sql())):
+        try:
+            con.execute(sql)
+        except duckdb.Error as exc:
+            raise RuntimeError(f"warehouse/definitions/{name}: {exc}") from exc
 
 
-__all__ = ["definitions_sql", "install_definitions"]
+__all__ = ["definitions_sql", "install_definitions", "table_macros_sql"]

@@ -1,89 +1,76 @@
-"""Load-time derived facts (evidence_funnel_facts, trajectory_funnel_facts, judgment_score_facts,
-trajectory_signals): refreshed for the trajectories a write touches, recomputed whole when the stored definition
-hash differs from this code's."""
+"""Runs the derived fact units (warehouse/facts, see _fact_units): refreshed for the trajectories a write touches,
+recomputed whole when the stored definition hash differs from this code's."""
 from __future__ import annotations
 
 import functools
 import hashlib
-from dataclasses import dataclass
-from importlib import resources
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
 
 import duckdb
 
-from ._definitions import definitions_sql
-from ._view_files import load_views, views_named
+from ._definitions import definitions_sql, table_macros_sql
+from ._fact_units import FactUnit, fact_units
+from ._sql_reads import statements
 
 # Trajectories per statement of a full recompute: a bounded working set at any warehouse size.
 _RECOMPUTE_SLICE = 50_000
 
 
-@dataclass(frozen=True)
-class Derived:
-    """One derived table: its load SQL (warehouse/load/<table>.sql) recomputes the rows of the trajectories listed
-    in the temp table `refresh` (one trajectory_id column)."""
+class _Units(Sequence[FactUnit]):
+    """fact_units() in dependency order, read on first use: importing the warehouse parses no SQL."""
 
-    table: str
-    refresh: str
+    @overload
+    def __getitem__(self, index: int) -> FactUnit: ...
 
-    @property
-    def load_file(self) -> str:
-        return f"{self.table}.sql"
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[FactUnit]: ...
 
+    def __getitem__(self, index: int | slice) -> FactUnit | Sequence[FactUnit]:
+        return fact_units()[index]
 
-FUNNEL = Derived("evidence_funnel_facts", "funnel_refresh")
-# After FUNNEL: each trajectory's funnel summed and its first-decisive-error walk, from the funnel facts.
-WALK = Derived("trajectory_funnel_facts", "walk_refresh")
-SCORES = Derived("judgment_score_facts", "score_refresh")
-# After SCORES: the signals read the stored verdicts (judgment_scores).
-SIGNALS = Derived("trajectory_signals", "signals_refresh")
-DERIVED = (FUNNEL, WALK, SCORES, SIGNALS)
-FUNNEL_FACTS = FUNNEL.table
+    def __len__(self) -> int:
+        return len(fact_units())
+
+    def __iter__(self) -> Iterator[FactUnit]:
+        return iter(fact_units())
 
 
-@functools.cache
-def _load_file(name: str) -> str:
-    return (resources.files("trajscope.warehouse") / "load" / name).read_text()
+DERIVED: Sequence[FactUnit] = _Units()
 
-
-# The key of each upserted table whose rows can change stored trajectories' facts: warehouse/load/
-# funnel_refresh_<table>.sql selects those trajectories from the keys put in temp table upserted_keys.
+# The key of each upserted table whose rows can change stored trajectories' facts: a unit's refresh_<table>.sql
+# selects those trajectories from the keys put in temp table upserted_keys.
 UPSERT_KEYS = {"questions": ("dataset", "question_id"), "chunks": ("dataset", "chunk_id")}
 
 
+def fact_unit(table: str) -> FactUnit:
+    """The unit of derived table `table`."""
+    return next(u for u in DERIVED if u.table == table)
+
+
 def upsert_refresh_sql(table: str) -> str:
-    """The trajectories whose derived facts an upsert of `table` rows changes (reads temp table upserted_keys)."""
-    return _load_file(f"funnel_refresh_{table}.sql")
+    """The trajectories whose derived facts an upsert of `table` rows changes (reads temp table upserted_keys): every
+    unit's rule for it."""
+    return "\nUNION\n".join(dict.fromkeys(rule for u in DERIVED if (rule := u.rule(table))))
 
 
 @functools.cache
-def _view_sql() -> dict[str, str]:
-    return {v.name: v.sql for v in load_views()}
-
-
-def _views_read(sql: str) -> list[str]:
-    """The views `sql` names, and those they name in turn, sorted."""
-    views, todo = _view_sql(), [sql]
-    seen: set[str] = set()
-    while todo:
-        for name in views_named(todo.pop(), views) - seen:
-            seen.add(name)
-            todo.append(views[name])
-    return sorted(seen)
+def _table_macros() -> frozenset[str]:
+    found = statements(table_macros_sql(), "warehouse/definitions/table_macros.sql")
+    return frozenset(s.writes for s in found if s.writes)
 
 
 @functools.cache
-def facts_hash(derived: Derived) -> str:
-    """sha256 of the facts' load SQL, the views it reads and the measure macros it calls: rows computed under
+def facts_hash(unit: FactUnit) -> str:
+    """sha256 of the unit's fill, the measure macros and (if it reads one) the table macros: rows computed under
     another are stale."""
-    load = _load_file(derived.load_file)
-    views = _view_sql()
-    text = "\0".join([load, definitions_sql(), *(name + "\0" + views[name] for name in _views_read(load))])
-    return hashlib.sha256(text.encode()).hexdigest()
+    read_macros = [table_macros_sql()] if unit.reads & _table_macros() else []
+    return hashlib.sha256("\0".join([unit.fill, definitions_sql(), *read_macros]).encode()).hexdigest()
 
 
 def funnel_facts_hash() -> str:
     """facts_hash of evidence_funnel_facts."""
-    return facts_hash(FUNNEL)
+    return facts_hash(fact_unit("evidence_funnel_facts"))
 
 
 def derived_hash() -> str:
@@ -91,7 +78,7 @@ def derived_hash() -> str:
     return ":".join(facts_hash(d) for d in DERIVED)
 
 
-def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:
+def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectories_sql: str) -> None:
     """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
     at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory)."""
     whole, sliced = f"{derived.refresh}_set", f"{derived.refresh}_slices"
@@ -108,9 +95,9 @@ def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories
         for i in range(slices):
             source = f"{sliced} WHERE slice = {i}" if slices > 1 else whole
             con.execute(f"CREATE OR REPLACE TEMP TABLE {derived.refresh} AS SELECT trajectory_id FROM {source}")
-            con.execute(_load_file(derived.load_file))
+            con.execute(derived.fill)
     except duckdb.Error as exc:
-        raise RuntimeError(f"warehouse/load/{derived.load_file}: {exc}") from exc
+        raise RuntimeError(f"{derived.fill_path}: {exc}") from exc
     finally:
         try:
             for temp in (derived.refresh, sliced, whole):
@@ -119,61 +106,43 @@ def refresh_facts(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories
             pass  # an aborted transaction: its rollback removes them
 
 
-def refresh_funnel_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
-    """refresh_facts of evidence_funnel_facts, then of every derived table that reads them (the per-trajectory walk
-    names titles and gold answers, so a batch and a question or chunk upsert keep it current alike)."""
-    refresh_with_dependents(con, FUNNEL, trajectories_sql)
+def _facts_read(unit: FactUnit) -> frozenset[str]:
+    """The other derived tables the unit's fill reads."""
+    return unit.reads & {d.table for d in DERIVED if d is not unit}
 
 
-def refresh_funnel_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """refresh_funnel_facts for the trajectories warehouse/load/`name` selects (a batch, an upsert's keys)."""
-    refresh_funnel_facts(con, _load_file(name))
+def refresh_on(con: duckdb.DuckDBPyConnection, event: str) -> None:
+    """After `event` (a loaded batch, or an upserted table of UPSERT_KEYS): in order, every unit with a rule for it,
+    and every unit reading facts refreshed before it, for its own rule's trajectories and those facts' trajectories."""
+    chosen: dict[str, str] = {}
+    for unit in DERIVED:
+        own = unit.rule(event)
+        parts = ([own] if own else []) + [chosen[t] for t in sorted(_facts_read(unit)) if t in chosen]
+        if parts:
+            chosen[unit.table] = "\nUNION\n".join(dict.fromkeys(parts))
+            refresh_facts(con, unit, chosen[unit.table])
 
 
-def refresh_score_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
-    """refresh_facts of judgment_score_facts: after any write of judgments or answer_checks of those trajectories."""
-    refresh_facts(con, SCORES, trajectories_sql)
+def _refresh_readers(con: duckdb.DuckDBPyConnection, changed: Iterable[str], trajectories_sql: str) -> None:
+    refreshed = set(changed)
+    for unit in DERIVED:
+        if unit.reads & refreshed:
+            refresh_facts(con, unit, trajectories_sql)
+            refreshed.add(unit.table)
 
 
-@functools.cache
-def _derived_read(derived: Derived) -> frozenset[str]:
-    """The other derived tables `derived`'s load SQL reads, itself or through the views it reads."""
-    load = _load_file(derived.load_file)
-    others = [d.table for d in DERIVED if d is not derived]
-    return frozenset().union(*(views_named(text, others)
-                               for text in [load, *(_view_sql()[name] for name in _views_read(load))]))
-
-
-def refresh_with_dependents(con: duckdb.DuckDBPyConnection, derived: Derived, trajectories_sql: str) -> None:
+def refresh_with_dependents(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectories_sql: str) -> None:
     """refresh_facts of `derived`, then of every later derived table that reads one refreshed before it."""
-    refreshed = {derived.table}
-    for later in DERIVED[DERIVED.index(derived):]:
-        if later is derived or _derived_read(later) & refreshed:
-            refresh_facts(con, later, trajectories_sql)
-            refreshed.add(later.table)
+    refresh_facts(con, derived, trajectories_sql)
+    _refresh_readers(con, [derived.table], trajectories_sql)
 
 
 def refresh_verdict_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
-    """After a write of those trajectories' judgments or answer checks: their stored scores and what reads them."""
-    refresh_with_dependents(con, SCORES, trajectories_sql)
+    """After a write of those trajectories' judgments or answer checks: every unit reading them, and their readers."""
+    _refresh_readers(con, ["judgments", "answer_checks"], trajectories_sql)
 
 
-def refresh_score_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """refresh_score_facts for the trajectories warehouse/load/`name` selects (a loaded batch)."""
-    refresh_score_facts(con, _load_file(name))
-
-
-def refresh_signal_facts(con: duckdb.DuckDBPyConnection, trajectories_sql: str) -> None:
-    """refresh_facts of trajectory_signals: after judgment_score_facts, for every trajectory a write touched."""
-    refresh_facts(con, SIGNALS, trajectories_sql)
-
-
-def refresh_signal_facts_file(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """refresh_signal_facts for the trajectories warehouse/load/`name` selects (a batch, an upsert's keys)."""
-    refresh_signal_facts(con, _load_file(name))
-
-
-def facts_stale(con: duckdb.DuckDBPyConnection, derived: Derived) -> bool:
+def facts_stale(con: duckdb.DuckDBPyConnection, derived: FactUnit) -> bool:
     """Whether the stored facts were computed by another definition (or never); False before the table exists."""
     exists = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE table_name IN ('derived_facts_state', $t) "
@@ -187,7 +156,7 @@ def facts_stale(con: duckdb.DuckDBPyConnection, derived: Derived) -> bool:
 
 def funnel_facts_stale(con: duckdb.DuckDBPyConnection) -> bool:
     """facts_stale of evidence_funnel_facts."""
-    return facts_stale(con, FUNNEL)
+    return facts_stale(con, fact_unit("evidence_funnel_facts"))
 
 
 def any_facts_stale(con: duckdb.DuckDBPyConnection) -> bool:
@@ -195,7 +164,7 @@ def any_facts_stale(con: duckdb.DuckDBPyConnection) -> bool:
     return any(facts_stale(con, d) for d in DERIVED)
 
 
-def recompute_facts(con: duckdb.DuckDBPyConnection, derived: Derived) -> None:
+def recompute_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit) -> None:
     """Every trajectory's facts under this code's definition, then its hash recorded (in the caller's transaction)."""
     con.execute(f"DELETE FROM {derived.table}")
     refresh_facts(con, derived, "SELECT trajectory_id FROM trajectories")
@@ -205,18 +174,16 @@ def recompute_facts(con: duckdb.DuckDBPyConnection, derived: Derived) -> None:
 
 
 def recompute_stale_facts(con: duckdb.DuckDBPyConnection, *, every: bool = False) -> None:
-    """recompute_facts of every derived table whose stored definition hash is not this code's (of all, when
-    `every`: after a migration, whose changed columns the stored facts were computed without)."""
+    """recompute_facts of every derived table whose stored definition hash is not this code's, and of every one
+    reading facts recomputed before it (of all, when `every`: after a migration, whose changed columns the stored
+    facts were computed without)."""
+    recomputed: set[str] = set()
     for derived in DERIVED:
-        if every or facts_stale(con, derived):
+        if every or facts_stale(con, derived) or _facts_read(derived) & recomputed:
             recompute_facts(con, derived)
+            recomputed.add(derived.table)
 
 
-__all__ = ["DERIVED", "FUNNEL", "FUNNEL_FACTS", "SCORES", "SIGNALS", "WALK", "Derived", "any_facts_stale",
-           "derived_hash",
-           "facts_hash",
-           "facts_stale", "funnel_facts_hash", "funnel_facts_stale",
-           "recompute_facts", "recompute_stale_facts", "refresh_facts", "refresh_funnel_facts",
-           "refresh_funnel_facts_file", "refresh_score_facts", "refresh_score_facts_file", "refresh_signal_facts",
-           "UPSERT_KEYS", "upsert_refresh_sql",
-           "refresh_signal_facts_file", "refresh_verdict_facts", "refresh_with_dependents"]
+__all__ = ["DERIVED", "UPSERT_KEYS", "any_facts_stale", "derived_hash", "fact_unit", "facts_hash", "facts_stale",
+           "funnel_facts_hash", "funnel_facts_stale", "recompute_facts", "recompute_stale_facts", "refresh_facts",
+           "refresh_on", "refresh_verdict_facts", "refresh_with_dependents", "upsert_refresh_sql"]

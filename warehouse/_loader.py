@@ -38,19 +38,10 @@ from trajscope.format import (
     redaction_prefilter,
     skip_bom,
 )
-
 from trajscope.runtime import check_room, prefetched, sweep_dead_process_dirs
 
 from ._connection import default_db_path, open_warehouse, transaction
-from ._derived import (
-    UPSERT_KEYS,
-    refresh_funnel_facts,
-    refresh_funnel_facts_file,
-    refresh_score_facts_file,
-    refresh_signal_facts,
-    refresh_signal_facts_file,
-    upsert_refresh_sql,
-)
+from ._derived import UPSERT_KEYS, refresh_on
 from ._duckdb_types import read_json_columns
 from ._file_check import WarehouseFileError, check_path_length
 from ._labels import LabelLoad, load_label_records
@@ -595,10 +586,7 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
             raise  # a full disk: the caller names it as such
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
-    refresh_funnel_facts_file(con, "funnel_refresh_batch.sql")  # and the walk that reads them
-    refresh_score_facts_file(con, "scores_refresh_batch.sql")
-    # The funnel's set: the batch's trajectories and the stored ones asking a question it restated.
-    refresh_signal_facts_file(con, "funnel_refresh_batch.sql")
+    refresh_on(con, "batch")  # each fact unit's refresh_batch.sql, and the units reading them
     for temp in _STAGE_TABLES:
         con.execute(f"DROP TABLE IF EXISTS {temp}")
 
@@ -883,9 +871,7 @@ def _load_table(con, table: str, arrow: pa.Table) -> int:
                         f"(SELECT {columns} FROM incoming_rows EXCEPT SELECT {columns} FROM {table})")
             con.execute(f"DELETE FROM {table} WHERE ({keys}) IN (SELECT ({keys}) FROM incoming_rows)")
             con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM incoming_rows")
-            refresh_funnel_facts(con, upsert_refresh_sql(table))
-            if table == "questions":  # a question's type, hops and gold answer are signals; a chunk is none
-                refresh_signal_facts(con, upsert_refresh_sql(table))
+            refresh_on(con, table)  # each fact unit's refresh_<table>.sql, and the units reading them
             con.execute("DROP TABLE upserted_keys")
     finally:
         con.unregister("incoming_rows")

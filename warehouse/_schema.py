@@ -9,7 +9,7 @@ from importlib import resources
 import duckdb
 
 from ._column_descriptions import describe_shared_columns, shared_descriptions
-from ._definitions import definitions_sql, install_definitions
+from ._definitions import definitions_sql, install_definitions, table_macros_sql
 from ._derived import any_facts_stale, derived_hash, recompute_stale_facts
 from ._transaction import transaction
 from ._view_files import ViewDef, load_views, views_named
@@ -101,7 +101,7 @@ def migrate(con: duckdb.DuckDBPyConnection) -> int:
 
 @functools.cache
 def _views_hash() -> str:
-    digest = hashlib.sha256(definitions_sql().encode() + b"\0")
+    digest = hashlib.sha256(definitions_sql().encode() + b"\0" + table_macros_sql().encode() + b"\0")
     digest.update(repr(sorted(shared_descriptions().items())).encode() + b"\0")
     for view in load_views():
         digest.update(view.name.encode() + b"\0" + view.sql.encode() + b"\0")

@@ -1,7 +1,7 @@
 -- One row per (trajectory, gold passage), in hop order: was it queried for, retrieved (best rank), shown in the top-k, read, used, and the step where each first happened; a stage the log cannot show is NULL with its <stage>_reason.
 CREATE OR REPLACE VIEW evidence_funnel AS
 -- Every stage that needs no capability is stored per (trajectory, gold passage) at load
--- (evidence_funnel_facts, warehouse/load/evidence_funnel_facts.sql: hop order, query matching, ranks,
+-- (evidence_funnel_facts, warehouse/facts/evidence_funnel_facts/fill.sql: hop order, query matching, ranks,
 -- reads, uses); only what depends on the run's capabilities, inferred from all its stored
 -- trajectories, is decided here: retrieved / snippet_shown / read are false, not NULL, only where the
 -- log could have shown them, and each NULL stage carries the capability's reason in its own column.

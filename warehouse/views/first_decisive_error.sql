@@ -7,7 +7,7 @@ CREATE OR REPLACE VIEW first_decisive_error AS
 -- else reasoning. A stage a rule needs that the log cannot show stops the walk: rule NULL,
 -- missing_capability names it.
 -- The walk's capability-free part is stored per trajectory at load (trajectory_funnel_facts.first_unread and
--- answered_hop, warehouse/load/trajectory_funnel_facts.sql). A passage is read
+-- answered_hop, warehouse/facts/trajectory_funnel_facts/fill.sql). A passage is read
 -- exactly when its read_step is set, whatever the log, so the first lost hop is the first unread one; only its
 -- verdict needs the run's capabilities, decided here with the evidence funnel's own stage rule (funnel_stage).
 -- The view reads one row per wrong trajectory, not all its hops, and a run or trajectory filter reaches the scan.

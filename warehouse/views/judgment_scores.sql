@@ -1,7 +1,7 @@
 -- One row per judged trajectory: its newest verdict per judge side by side (llm averaged over judge models); 0 under every judge for an answer that echoes a controller message or names every option (answer_checks).
 CREATE OR REPLACE VIEW judgment_scores AS
 -- Stored per trajectory at load and after each judge pass (judgment_score_facts, defined in
--- warehouse/load/judgment_score_facts.sql): every taxonomy query and page reads these verdicts, and
+-- warehouse/facts/judgment_score_facts/fill.sql): every taxonomy query and page reads these verdicts, and
 -- grouping the judgments anew took most of a page's time at a million trajectories.
 SELECT trajectory_id, em, f1, contain, llm
 FROM judgment_score_facts;

@@ -1,6 +1,6 @@
 -- One row per trajectory: action counts (read_count: read steps that returned a passage; failed_read_count: read steps that returned none), zero-read finalisation, turns, tokens, cost, latency, cached model calls, end reason and scores.
 CREATE OR REPLACE VIEW trajectory_facts AS
--- Stored per trajectory (trajectory_signals, warehouse/load/trajectory_signals.sql): the question's type
+-- Stored per trajectory (trajectory_signals, warehouse/facts/trajectory_signals/fill.sql): the question's type
 -- and hops and the newest verdicts are joined there once, not per query.
 SELECT trajectory_id, run_id, question_id, dataset,
        question_type, hop_count,

@@ -2,7 +2,7 @@
 CREATE OR REPLACE VIEW trajectory_forensics AS
 -- Every taxonomy view and page query reads this view: its signals are stored per trajectory at load,
 -- after each judge pass and after a question upsert (trajectory_signals, defined in
--- warehouse/load/trajectory_signals.sql), so a page scans one table rather than joining five.
+-- warehouse/facts/trajectory_signals/fill.sql), so a page scans one table rather than joining five.
 SELECT trajectory_id, run_id, question_id, dataset, record_hash,
        question_type, hop_count, final_answer, end_reason,
        search_count, read_count, tokens_in, tokens_out, cost_usd,

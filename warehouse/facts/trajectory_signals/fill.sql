@@ -5,7 +5,7 @@ INSERT INTO trajectory_signals BY NAME
 -- checks and register items for every trajectory of the runs it shows (at a million trajectories those
 -- joins took 1.6-3.6 s per page). Gold reach and register resolution are the load-time columns of
 -- trajectories (summed there from gold_evidence_facts and register_events, as trajectory_evidence
--- reads them); a false resolution is per register item (register_item_resolution), NULL for runs
+-- reads them); a false resolution is per register item (register_item_resolution_rows), NULL for runs
 -- without a register. Each scan below is restricted to signals_refresh, so a batch reads its own rows.
 WITH scope AS (
     SELECT * FROM trajectories WHERE trajectory_id IN (SELECT trajectory_id FROM signals_refresh)
@@ -27,7 +27,8 @@ base AS (
            t.n_register_items, t.n_register_resolved, t.register_complete
     FROM scope t
     LEFT JOIN questions q ON q.dataset = t.dataset AND q.question_id = t.question_id
-    LEFT JOIN (SELECT * FROM judgment_scores WHERE trajectory_id IN (SELECT trajectory_id FROM signals_refresh)) s
+    LEFT JOIN (SELECT trajectory_id, em, f1, contain, llm FROM judgment_score_facts
+               WHERE trajectory_id IN (SELECT trajectory_id FROM signals_refresh)) s
            USING (trajectory_id)
 )
 SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
@@ -70,6 +71,6 @@ SELECT b.trajectory_id, b.run_id, b.question_id, b.dataset, b.record_hash,
 FROM base b
 LEFT JOIN answer_checks a ON a.trajectory_id = b.trajectory_id AND a.record_hash = b.record_hash
 LEFT JOIN (SELECT trajectory_id, count(*) FILTER (false_resolution) AS n_false_resolved
-           FROM register_item_resolution
+           FROM register_item_resolution_rows()
            WHERE trajectory_id IN (SELECT trajectory_id FROM signals_refresh)
            GROUP BY trajectory_id) fr ON fr.trajectory_id = b.trajectory_id
