@@ -30,7 +30,7 @@ def _docs_rows() -> dict[str, dict]:
 
 def test_the_docs_table_and_the_data_file_hold_the_same_deviations():
     docs = _docs_rows()
-    data = json.loads((ROOT / "warehouse" / "report" / "deviations.json").read_text())
+    data = json.loads((ROOT / "trajscope" / "analysis" / "report" / "deviations.json").read_text())
     assert set(docs) == {e["key"] for e in data}
     for e in data:
         row = docs[e["key"]]
