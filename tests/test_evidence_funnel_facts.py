@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from funnel_records import CHUNKS, DATASET, H1, H2, cases, correct_trajectory, reason_mismatches
 
 from bench.synthetic import write_synthetic_log
+from trajscope.analysis.queries import FUNNEL_STAGES
 from trajscope.cli import main as cli
 from trajscope.format import (
     Candidate,
@@ -36,7 +37,6 @@ from trajscope.warehouse import (
     open_warehouse,
 )
 from trajscope.warehouse._derived import funnel_facts_hash
-from trajscope.analysis.queries import FUNNEL_STAGES
 from trajscope.warehouse.read._upgrade import upgrade_if_warehouse
 
 ROOT = Path(__file__).resolve().parents[1]

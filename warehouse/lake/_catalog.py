@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from trajscope.runtime import cache_dir
+
 from .._connection import open_warehouse
 from .._derived import DERIVED, UPSERT_KEYS, recompute_facts, refresh_facts, upsert_refresh_sql
 from .._file_lock import lake_of
