@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import sys
+import zipfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from peers_measure import measure
+from peers_measure import Measured, measure
 
 EPOCHS = 5
 FLUSH_EVERY = 1000  # samples between flushes of the log to disk, as an eval flushes its log buffer
@@ -32,6 +34,14 @@ for sample in log.samples:
     n[sample.epoch] += 1
     hits[sample.epoch] += sample.scores["exact"].value == "C"
 print(json.dumps({"rows": len(log.samples), "accuracy": {k: round(hits[k] / n[k], 6) for k in sorted(n)}}))
+"""
+# `trajscope ingest` with ingest/importers/_archive.py's MAX_MEMBERS set to the first argument.
+LIFTED_INGEST = """
+import sys
+import trajscope.ingest.importers._archive as archive
+archive.MAX_MEMBERS = int(sys.argv.pop(1))
+from trajscope.cli import main
+main(prog_name="trajscope")
 """
 # The importer names epoch 1's run after the file and epoch N's "<run>:epochN"; em is the exact scorer's verdict.
 ACCURACY_SQL = ("SELECT coalesce(try_cast(regexp_extract(run_id, ':epoch(\\d+)$', 1) AS INTEGER), 1) AS epoch, "
@@ -106,6 +116,34 @@ def _accuracy(out: str) -> dict[int, float]:
     return {int(k): v for k, v in json.loads(out)["accuracy"].items()}
 
 
+@dataclass(frozen=True)
+class Ingest:
+    """trajscope's ingest of the log, and whether the archive member limit had to be lifted for it."""
+
+    measured: Measured
+    lifted: bool
+
+
+def _ingest(log: Path, db: Path, env: dict[str, str], trajscope: list[str]) -> Ingest:
+    """`trajscope ingest`; where it refuses the log for its member count alone, that refusal is printed and the
+    ingest is measured again with the limit lifted, so the figure exists and the refusal is not hidden."""
+    args = ["ingest", str(log), "--db", str(db), "--no-progress"]
+    first = measure([*trajscope, *args], env, check=False)
+    if first.returncode == 0:
+        return Ingest(first, lifted=False)
+    refusal = next((line for line in first.stderr.splitlines() if "members per archive" in line), None)
+    if refusal is None:
+        sys.exit(f"trajscope ingest exited {first.returncode}:\n{first.stdout}\n{first.stderr[-4000:]}")
+    print(f"trajscope ingest refuses the log: {refusal.removeprefix('Error: ')}")
+    limit = str(2 * n_members(log))
+    return Ingest(measure([sys.executable, "-c", LIFTED_INGEST, limit, *args], env), lifted=True)
+
+
+def n_members(log: Path) -> int:
+    with zipfile.ZipFile(log) as archive:
+        return len(archive.infolist())
+
+
 def run(n: int, work: Path, env: dict[str, str], trajscope: list[str]) -> None:
     """Write the log, measure each side in a fresh process, print times, peak memory and ratios."""
     log, db = work / "peers.eval", work / "peers.duckdb"
@@ -114,18 +152,18 @@ def run(n: int, work: Path, env: dict[str, str], trajscope: list[str]) -> None:
     print(f"{built.stdout.strip()} in {built.seconds:.1f} s: {log.stat().st_size / 1e6:.1f} MB")
     df = measure([sys.executable, "-c", SAMPLES_DF, str(log)], env)
     read = measure([sys.executable, "-c", READ_EVAL_LOG, str(log)], env)
-    ingest = measure([*trajscope, "ingest", str(log), "--db", str(db), "--no-progress"], env)
+    ingest = _ingest(log, db, env, trajscope)
     query = measure([*trajscope, "sql", ACCURACY_SQL, "--db", str(db), "--format", "csv"], env)
     theirs, ours = _accuracy(df.stdout), _trajscope_accuracy(query.stdout)
     print("accuracy by epoch  samples_df: " + ", ".join(f"{k}: {v:.4f}" for k, v in sorted(theirs.items())))
     print("accuracy by epoch  trajscope:  " + ", ".join(f"{k}: {v:.4f}" for k, v in sorted(ours.items())))
     if ours != theirs or _accuracy(read.stdout) != theirs:
         sys.exit("the two sides disagree about accuracy by epoch: the comparison means nothing")
-    both = ingest.seconds + query.seconds
+    both = ingest.measured.seconds + query.seconds
     print(f"{'each in a fresh process (imports included)':<52} {'s':>8} {'peak MB':>9}")
     for label, m in (("inspect_ai samples_df + accuracy by epoch", df),
                      ("inspect_ai read_eval_log + accuracy by epoch", read),
-                     ("trajscope ingest", ingest),
+                     ("trajscope ingest" + (" (member limit lifted)" if ingest.lifted else ""), ingest.measured),
                      ("trajscope sql accuracy by epoch (warehouse built)", query)):
         print(f"{label:<52} {m.seconds:>8.2f} {m.peak_mb:>9.0f}")
     print(f"ratio samples_df / (trajscope ingest + query) at {n:,} samples = {df.seconds / both:.2f}")

@@ -16,11 +16,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Measured:
-    """One finished child: seconds from start to exit, what it printed, and its peak resident MB."""
+    """One finished child: seconds from start to exit, what it printed, its peak resident MB and its exit status."""
 
     seconds: float
     stdout: str
     peak_mb: float
+    returncode: int = 0
+    stderr: str = ""
 
 
 def _reap(process: subprocess.Popen[bytes]) -> tuple[int, float]:
@@ -29,8 +31,8 @@ def _reap(process: subprocess.Popen[bytes]) -> tuple[int, float]:
     return process.returncode, usage.ru_maxrss / 1024
 
 
-def measure(args: list[str], env: dict[str, str]) -> Measured:
-    """Run args to completion; exit the bench with its output if it fails."""
+def measure(args: list[str], env: dict[str, str], *, check: bool = True) -> Measured:
+    """Run args to completion; exit the bench with its output if it fails, unless check is False."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         process = subprocess.Popen(args, stdout=out, stderr=err, env=env)
@@ -39,9 +41,9 @@ def measure(args: list[str], env: dict[str, str]) -> Measured:
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    if code != 0:
+    if code != 0 and check:
         sys.exit(f"{' '.join(args[:3])} exited {code}:\n{stdout}\n{stderr[-4000:]}")
-    return Measured(seconds, stdout, peak_mb)
+    return Measured(seconds, stdout, peak_mb, code, stderr)
 
 
 def start_server(args: list[str], env: dict[str, str], log_path: str) -> subprocess.Popen[bytes]:
