@@ -77,7 +77,7 @@ def run(n: int, work: Path, env: dict[str, str], trajscope: list[str], phoenix_p
     query = measure([*trajscope, "sql", SUMMARY_SQL, "--db", str(db), "--format", "csv"], env)
     theirs, ours = json.loads(loaded.stdout), _trajscope_counts(query.stdout)
     print(f"Phoenix span dataframe: {theirs['spans']:,} spans; " + ", ".join(f"{k} {theirs[k]:,}" for k in COMPARED))
-    print("trajscope run_summary:  " + ", ".join(f"{k} {ours[k]:,.6g}" for k in COMPARED))
+    print("trajscope run_summary:  " + ", ".join(f"{k} {ours[k]:,.10g}" for k in COMPARED))
     if theirs["spans"] != spans or any(float(theirs[k]) != ours[k] for k in COMPARED):
         sys.exit("Phoenix and trajscope disagree about the traces: the comparison means nothing")
     phoenix = started + loaded.seconds
