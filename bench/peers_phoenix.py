@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import socket
+import subprocess
 import sys
 import time
 import urllib.request
@@ -29,10 +30,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _wait_ready(url: str, server: object, log: Path) -> None:
+def _wait_ready(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
     deadline = time.monotonic() + READY_TIMEOUT_S
     while time.monotonic() < deadline:
-        if server.poll() is not None:  # type: ignore[attr-defined]
+        if server.poll() is not None:
             sys.exit(f"the Phoenix server exited before it served:\n{log.read_text()[-4000:]}")
         try:
             with urllib.request.urlopen(f"{url}/healthz", timeout=2) as answer:
