@@ -9,8 +9,7 @@ WITH agg AS (
            count(*) FILTER (st.kind = 'gate_rejection') AS gate_rejections,
            count(*) FILTER (st.kind = 'context_injection') AS injections,
            count(*) FILTER (st.kind = 'error') AS error_steps,
-           count(*) FILTER (list_contains(search_kinds(), st.kind)
-                            AND coalesce(st.observation, '') <> '') AS n_search_observations,
+           count(*) FILTER (list_contains(search_kinds(), st.kind) AND st.has_observation) AS n_search_observations,
            sum(st.tokens_in) AS step_tokens_in, sum(st.tokens_out) AS step_tokens_out,
            sum(st.cost_usd) AS step_cost_usd, sum(st.latency_ms) AS step_latency_ms,
            count(*) FILTER (st.cached) AS cached_calls,
@@ -19,7 +18,7 @@ WITH agg AS (
 ),
 cands AS (
     SELECT trajectory_id, count(*) AS n_candidates,
-           count(*) FILTER (coalesce(snippet, '') <> '') AS n_snippets
+           count(*) FILTER (has_snippet) AS n_snippets
     FROM stage_candidates GROUP BY trajectory_id
 ),
 gold AS (
@@ -34,8 +33,8 @@ gold AS (
     FROM stage_gold GROUP BY trajectory_id
 ),
 passages AS (
-    SELECT trajectory_id, count(DISTINCT p.chunk_id) AS passages_read
-    FROM (SELECT trajectory_id, unnest(st.passages) AS p FROM stage_steps
+    SELECT trajectory_id, count(DISTINCT chunk_id) AS passages_read
+    FROM (SELECT trajectory_id, unnest(st.passages) AS chunk_id FROM stage_steps
           WHERE is_counted_read(st.kind, st.passages))
     GROUP BY trajectory_id
 )
