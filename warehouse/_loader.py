@@ -612,11 +612,12 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
 
 @contextlib.contextmanager
 def _batch_rows_for_stored(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """While a batch's facts are refreshed, its own steps and gold facts stand in for the stored tables, when the
-    refresh is of the batch's trajectories alone (no stored trajectory asks a question the batch restated).
+    """While a batch's facts are refreshed, its own trajectories, steps, judgments and gold facts stand in for the
+    stored tables (batch_shadow_views.sql), when the refresh is of the batch's trajectories alone (no stored
+    trajectory asks a question the batch restated).
 
     A semi-join on a string id skips no row group (DuckDB's string statistics keep an 8-byte prefix), so each
-    batch's refresh otherwise scanned every stored step and gold fact: rows read grew with every earlier batch.
+    batch's refresh otherwise scanned every stored row of those tables: rows read grew with every earlier batch.
     """
     if con.execute("SELECT count(*) FROM stage_question_changes").fetchall()[0][0]:
         yield
