@@ -1,0 +1,73 @@
+"""A batch's derived facts read the batch's own rows: no stored step, judgment, gold fact or trajectory of an
+earlier batch is scanned again, so a batch costs the same however much the warehouse holds."""
+import json
+
+from bench.synthetic import write_synthetic_log
+from trajscope.warehouse import _loader, ingest_paths, open_readonly
+
+# The stored tables a refresh filtered by a semi-join on their string id would scan in full (no row group skipped).
+BATCH_TABLES = ("steps", "judgments", "gold_evidence_facts", "trajectories")
+DERIVED_INSERTS = ("INSERT INTO evidence_funnel_facts", "INSERT INTO trajectory_funnel_facts",
+                   "INSERT INTO judgment_score_facts", "INSERT INTO trajectory_signals")
+
+
+def _scans(node, out: dict[str, int]) -> None:
+    """Rows each table scan of a DuckDB JSON profile read, by table (<database>.<schema>.<table>; temp.main.* for
+    the batch's staging)."""
+    if node.get("type") == "TABLE_SCAN":
+        table = node.get("extra_info", {}).get("Table", "")
+        out[table] = out.get(table, 0) + int(node.get("rows_scanned", 0))
+    for child in node.get("children", []) + node.get("operator", []):
+        _scans(child, out)
+
+
+class _Profiled:
+    """A connection that profiles each derived-fact insert and keeps the rows it scanned per table."""
+
+    def __init__(self, con, profile, scans: list[dict[str, int]]):
+        self._con, self._profile, self._scans = con, profile, scans
+
+    def execute(self, sql, *args, **kwargs):
+        if not any(insert in sql for insert in DERIVED_INSERTS):
+            return self._con.execute(sql, *args, **kwargs)
+        self._con.execute("PRAGMA enable_profiling = 'json'")
+        self._con.execute(f"PRAGMA profiling_output = '{self._profile}'")
+        try:
+            result = self._con.execute(sql, *args, **kwargs)
+        finally:
+            self._con.execute("PRAGMA disable_profiling")
+        out: dict[str, int] = {}
+        _scans(json.loads(self._profile.read_text()), out)  # the file's last statement: the insert
+        self._scans[-1].update({t: self._scans[-1].get(t, 0) + n for t, n in out.items()})
+        return result
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def test_a_later_batchs_facts_scan_no_stored_row_of_an_earlier_batch(tmp_path, monkeypatch):
+    log, db, profile = tmp_path / "s.jsonl", tmp_path / "w.duckdb", tmp_path / "profile.json"
+    write_synthetic_log(log, 200, seed=5)
+    size = log.stat().st_size
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", size // 4)  # four or five batches
+    scans: list[dict[str, int]] = []
+    load_batch = _loader._load_batch
+
+    def profiled(con, *args, **kwargs):
+        scans.append({})
+        return load_batch(_Profiled(con, profile, scans), *args, **kwargs)
+
+    monkeypatch.setattr(_loader, "_load_batch", profiled)
+    ingest_paths(db, [log], progress=False)
+
+    lines = log.read_bytes().splitlines()
+    assert len(scans) >= 4
+    for i, batch in enumerate(scans):
+        stored = {t.split(".")[-1]: n for t, n in batch.items() if not t.startswith("temp.") and n}
+        assert not stored.keys() & set(BATCH_TABLES), (i, stored)
+    # The facts are there for every record, computed from the staged rows.
+    with open_readonly(db) as con:
+        signals, funnels = con.execute(
+            "SELECT (SELECT count(*) FROM trajectory_signals), (SELECT count(*) FROM trajectory_funnel_facts)"
+        ).fetchone()
+    assert signals == funnels == len(lines)
