@@ -134,3 +134,29 @@ def test_the_units_are_ordered_by_what_their_fills_read():
     assert order.index("evidence_funnel_facts") < order.index("trajectory_funnel_facts")
     assert order.index("judgment_score_facts") < order.index("trajectory_signals")
     assert sorted(order) == sorted(p.name for p in (ROOT / "warehouse" / "facts").iterdir() if p.is_dir())
+
+
+def test_page_threads_may_parse_the_fact_units_at_once():
+    # The dashboard serves each page on its own thread, and the first pages of a process read the fact units together.
+    import threading
+
+    from trajscope.warehouse._sql_reads import statements
+
+    texts = [(f.read_text(), str(f)) for f in sorted((ROOT / "warehouse" / "facts").rglob("*.sql"))]
+    expected = [statements(text, name) for text, name in texts]
+    failures: list[str] = []
+
+    def parse_every_file() -> None:
+        for _ in range(10):
+            try:
+                if [statements(text, name) for text, name in texts] != expected:
+                    failures.append("a parse differs from the serial one")
+            except ValueError as exc:
+                failures.append(str(exc))
+
+    threads = [threading.Thread(target=parse_every_file) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[:3]

@@ -1,9 +1,9 @@
 """The relations a SQL file reads and writes, found by DuckDB's own parser (json_serialize_sql), with their lines."""
 from __future__ import annotations
 
-import functools
 import json
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -45,9 +45,16 @@ class Statement:
     line: int
 
 
-@functools.cache
+# One parser connection per thread: a DuckDB connection refuses a second call while one runs, and the dashboard's
+# page threads may read the fact units at once.
+_PARSERS = threading.local()
+
+
 def _parser() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect()
+    con = getattr(_PARSERS, "con", None)
+    if con is None:
+        con = _PARSERS.con = duckdb.connect()
+    return con
 
 
 def _nodes(tree: object) -> Iterator[dict]:
