@@ -29,6 +29,7 @@ ALLOWED = {
                                  "open_warehouse, the write path; open_readonly, the tests' raw inspection"),
     "bench/ingest_vs_read_json.py": ({"connect"}, "the baseline it measures: DuckDB on the raw log, no warehouse"),
     "warehouse/_loader.py": ({"connect"}, "the split state's scratch in-memory DuckDB (':memory:'), no warehouse file"),
+    "warehouse/_sql_reads.py": ({"connect"}, "an in-memory DuckDB per thread that only parses the fact units' SQL"),
     "bench/app_pages.py": ({"connect"}, "--funnel-before rewrites a view in its own copy of the bench warehouse"),
     "bench/ray_matrix.py": ({"connect"}, "reads back the two warehouses it built, to check they hold the same rows"),
 }
