@@ -30,6 +30,7 @@ class ImportNotes:
     warnings: list[str] = field(default_factory=list)
     questions_joined: int = 0
     skipped: list[str] = field(default_factory=list)  # malformed records left out, one line each (file:line field)
+    not_logs: list[str] = field(default_factory=list)  # a directory's documentation and code, not read
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,7 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     report.duplicates = ctx.notes.duplicates + report.duplicates
     report.warnings = list(ctx.notes.warnings) + report.warnings
     report.skipped = list(ctx.notes.skipped)
+    report.not_logs = list(ctx.notes.not_logs)
     report.questions_joined = ctx.notes.questions_joined
     if corpus is not None and corpus.size and corpus.unmatched:
         report.warnings.append(f"{len(corpus.unmatched)} title(s) not in {corpus.name} (no unique chunk "

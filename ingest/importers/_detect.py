@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from trajscope.format import looks_canonical, open_input
@@ -39,11 +40,54 @@ def _natural(name: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
+# Documentation and code that log folders carry beside the logs. Text, JSON, YAML, .ipynb and extensionless
+# files stay logs: ReAct text logs are .txt/.log, Weave exports .yaml, ReAct's FEVER/HotpotQA runs notebooks.
+NOT_LOG_NAMES = frozenset({"README", "LICENSE", "LICENCE", "COPYING", "NOTICE", "CHANGELOG", "AUTHORS", "CITATION"})
+NOT_LOG_SUFFIXES = frozenset({".md", ".rst", ".py", ".sh", ".toml", ".cfg", ".ini", ".lock", ".pdf", ".png",
+                              ".jpg", ".jpeg"})
+
+
+def is_not_log(path: Path) -> bool:
+    """True for a directory's documentation or code (README*, LICENSE*, *.md, *.py, ...): never read as a log."""
+    name = Path(path).name
+    # LICENSE, LICENSE.txt, LICENSE-MIT, but not a log that merely begins so (readme_agent.json)
+    stem = re.split(r"[.-]", name, maxsplit=1)[0].upper()
+    return stem in NOT_LOG_NAMES or Path(name).suffix.lower() in NOT_LOG_SUFFIXES
+
+
+@dataclass(frozen=True)
+class DirectoryListing:
+    """A directory read as one run: its log files, the documentation and code it skips, the subdirectories
+    it does not read (each in natural order)."""
+
+    logs: list[Path]
+    not_logs: list[Path]
+    subdirectories: list[Path]
+
+    def nothing_to_read(self) -> str:
+        """Why the directory yields no log file, naming what it skipped and did not read."""
+        if not self.not_logs and not self.subdirectories:
+            return "empty directory: it holds no log files"
+        what = "(not a log)" if len(self.not_logs) == 1 else "(not logs)"
+        parts = [f"skipped {', '.join(p.name for p in self.not_logs)} {what}"] if self.not_logs else []
+        if self.subdirectories:
+            parts.append(f"subdirectories are not read: {', '.join(p.name for p in self.subdirectories)} "
+                         "— pass the subdirectory")
+        return "no log files: " + "; ".join(parts)
+
+
+def list_directory(path: Path) -> DirectoryListing:
+    """Split a directory's regular, non-hidden entries into logs, skipped non-logs and unread subdirectories."""
+    entries = sorted((p for p in Path(path).iterdir() if not p.name.startswith(".")), key=lambda p: _natural(p.name))
+    files = [p for p in entries if p.is_file()]
+    return DirectoryListing(logs=[p for p in files if not is_not_log(p)], not_logs=[p for p in files if is_not_log(p)],
+                            subdirectories=[p for p in entries if p.is_dir()])
+
+
 def directory_files(path: Path) -> list[Path]:
     """The log files of a directory read as one run: its regular, non-hidden files in natural order
-    (2.json before 10.json); subdirectories are not read."""
-    return sorted((p for p in Path(path).iterdir() if p.is_file() and not p.name.startswith(".")),
-                  key=lambda p: _natural(p.name))
+    (2.json before 10.json), less documentation and code (`is_not_log`); subdirectories are not read."""
+    return list_directory(path).logs
 
 
 def is_empty(path: Path) -> bool:

@@ -16,7 +16,7 @@ from ._canonical import import_canonical
 from ._chat import import_chat
 from ._claude_code import CLAUDE_CODE_NOTES, CLAUDE_CODE_TOOL_MAP, import_claude_code
 from ._context import ImportContext, default_run_id
-from ._detect import detect_format, directory_files, is_empty
+from ._detect import detect_format, is_empty, list_directory
 from ._dspy import DSPY_NOTES, import_dspy
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import import_inspect
@@ -109,13 +109,14 @@ FORMATS: dict[str, Importer] = {
 def resolve_format(path: Path, format: str | None, mapping: Path | None) -> str:
     """The format to read `path` with: given, implied by a mapping file, or detected; else a clear error.
 
-    A directory's files must all be of one format (it is read as one run, see `directory_files`).
+    A directory's files must all be of one format (it is read as one run, see `list_directory`).
     """
     path = Path(path)
     if path.is_dir():
-        files = directory_files(path)
+        listing = list_directory(path)
+        files = listing.logs
         if not files:
-            raise RecordError(path, 0, None, "empty directory: it holds no log files")
+            raise RecordError(path, 0, None, listing.nothing_to_read())
         formats = {f: resolve_format(f, format, mapping) for f in files}
         first = files[0]
         for f, fmt in formats.items():
@@ -167,7 +168,9 @@ def open_import(path: Path, *, format: str | None = None, mapping: Path | None =
 
     records: Iterator[Trajectory]
     if path.is_dir():  # every file with the directory's run id (and the import's shared notes)
-        records = (t for f in directory_files(path) for t in read(dataclasses.replace(ctx, path=f)))
+        listing = list_directory(path)
+        ctx.notes.not_logs.extend(p.name for p in listing.not_logs)
+        records = (t for f in listing.logs for t in read(dataclasses.replace(ctx, path=f)))
     else:
         records = read(ctx)
     return ctx, importer, records

@@ -29,6 +29,7 @@ class FileReport:
     duplicates: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # malformed records left out (file:line field: why)
+    not_logs: list[str] = field(default_factory=list)  # a directory's documentation and code, not read
     questions_file: str | None = None
     questions_joined: int = 0
     output: Path | None = None  # the canonical log to load (the converted file, or a canonical source as is)
@@ -55,6 +56,10 @@ class FileReport:
     def judges(self) -> Counter[str]:
         return self._total("judges")
 
+    def _not_logs_phrase(self) -> str:
+        n = len(self.not_logs)
+        return "1 file that is not a log" if n == 1 else f"{n} files that are not logs"
+
     def lines(self) -> list[str]:
         """The report as short lines of text (the CLI prints them; the Upload page shows them)."""
         def counts(c: Counter[str]) -> str:
@@ -65,6 +70,7 @@ class FileReport:
         scored = sum(r.tally.scored_at_import for r in self.runs)
         out = [
             f"{self.source} ({self.format}): {self.trajectories} trajectories in {len(self.runs)} run(s)",
+            *([f"  skipped {self._not_logs_phrase()}: {', '.join(self.not_logs)}"] if self.not_logs else []),
             f"  steps: {counts(self.step_kinds)}",
             f"  unmapped tools: {counts(self.unmapped_tools)}",
             f"  duplicates dropped: {len(self.duplicates)}",
