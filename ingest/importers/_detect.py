@@ -1,4 +1,5 @@
-"""Sniff the format of a log from its first bytes: canonical trajscope logs are one format among the others."""
+"""Sniff the format of a log from its first bytes (canonical trajscope logs are one format among the others), and
+tell a directory's logs from the documentation and code beside them."""
 from __future__ import annotations
 
 import re
@@ -6,7 +7,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from trajscope.format import looks_canonical, open_input
+from trajscope.format import RecordError, looks_canonical, open_input
 
 from ._detect_frameworks import detect_cassette, detect_framework
 
@@ -55,6 +56,13 @@ def is_not_log(path: Path) -> bool:
     return stem in NOT_LOG_NAMES or Path(name).suffix.lower() in NOT_LOG_SUFFIXES
 
 
+def skipped_note(names: list[str], kind: str = "log") -> str:
+    """The line naming a directory's skipped documentation and code: `skipped 2 files that are not logs: ...`."""
+    noun = "log" if kind == "log" else f"{kind} file"
+    counted = f"1 file that is not a {noun}" if len(names) == 1 else f"{len(names)} files that are not {noun}s"
+    return f"skipped {counted}: {', '.join(names)}"
+
+
 @dataclass(frozen=True)
 class DirectoryListing:
     """A directory read as one run: its log files, the documentation and code it skips, the subdirectories
@@ -64,30 +72,38 @@ class DirectoryListing:
     not_logs: list[Path]
     subdirectories: list[Path]
 
-    def nothing_to_read(self) -> str:
-        """Why the directory yields no log file, naming what it skipped and did not read."""
+    def nothing_to_read(self, kind: str = "log") -> str:
+        """Why the directory yields no `kind` file (log, label, prediction), naming what it skipped and did not
+        read."""
         if not self.not_logs and not self.subdirectories:
-            return "empty directory: it holds no log files"
-        what = "(not a log)" if len(self.not_logs) == 1 else "(not logs)"
+            return f"empty directory: it holds no {kind} files"
+        noun = "log" if kind == "log" else f"{kind} file"
+        what = f"(not a {noun})" if len(self.not_logs) == 1 else f"(not {noun}s)"
         parts = [f"skipped {', '.join(p.name for p in self.not_logs)} {what}"] if self.not_logs else []
         if self.subdirectories:
             parts.append(f"subdirectories are not read: {', '.join(p.name for p in self.subdirectories)} "
                          "— pass the subdirectory")
-        return "no log files: " + "; ".join(parts)
+        return f"no {kind} files: " + "; ".join(parts)
 
 
 def list_directory(path: Path) -> DirectoryListing:
-    """Split a directory's regular, non-hidden entries into logs, skipped non-logs and unread subdirectories."""
+    """A directory's regular, non-hidden entries in natural order (2.json before 10.json): logs, skipped
+    documentation and code (`is_not_log`), unread subdirectories."""
     entries = sorted((p for p in Path(path).iterdir() if not p.name.startswith(".")), key=lambda p: _natural(p.name))
     files = [p for p in entries if p.is_file()]
     return DirectoryListing(logs=[p for p in files if not is_not_log(p)], not_logs=[p for p in files if is_not_log(p)],
                             subdirectories=[p for p in entries if p.is_dir()])
 
 
-def directory_files(path: Path) -> list[Path]:
-    """The log files of a directory read as one run: its regular, non-hidden files in natural order
-    (2.json before 10.json), less documentation and code (`is_not_log`); subdirectories are not read."""
-    return list_directory(path).logs
+def directory_inputs(path: Path, kind: str, notes: list[str]) -> list[Path]:
+    """A directory's `kind` files (label, prediction), the skipped documentation and code named in `notes`;
+    RecordError when none is left."""
+    listing = list_directory(path)
+    if not listing.logs:
+        raise RecordError(path, 0, None, listing.nothing_to_read(kind))
+    if listing.not_logs:
+        notes.append(skipped_note([p.name for p in listing.not_logs], kind))
+    return listing.logs
 
 
 def is_empty(path: Path) -> bool:

@@ -19,7 +19,7 @@ from typing import Any
 
 from trajscope.format import HumanLabel, LabelledTrajectory, RecordError
 
-from ._detect import directory_files
+from ._detect import directory_inputs
 from ._fields import Where, need_list, need_object, opt_str
 from ._json_stream import iter_whole_documents
 
@@ -209,9 +209,7 @@ def read_label_file(path: Path, notes: list[str] | None = None) -> list[Labelled
     path = Path(path)
     notes = notes if notes is not None else []
     if path.is_dir():
-        files = directory_files(path)
-        if not files:
-            raise RecordError(path, 0, None, "empty directory: it holds no label files")
+        files = directory_inputs(path, "label", notes)
     elif path.is_file():
         files = [path]
     else:

@@ -13,7 +13,7 @@ from typing import Any
 
 from trajscope.format import HumanLabel, LabelledTrajectory, RecordError
 
-from ._detect import directory_files
+from ._detect import directory_inputs
 from ._fields import Where, need_object
 from ._json_stream import iter_whole_documents
 from ._labels import read_label_file
@@ -77,9 +77,7 @@ def read_prediction_file(path: Path, notes: list[str] | None = None) -> list[Lab
     path = Path(path)
     notes = notes if notes is not None else []
     if path.is_dir():
-        files = directory_files(path)
-        if not files:
-            raise RecordError(path, 0, None, "empty directory: it holds no prediction files")
+        files = directory_inputs(path, "prediction", notes)
     elif path.is_file():
         files = [path]
     else:

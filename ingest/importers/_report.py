@@ -8,6 +8,7 @@ from pathlib import Path
 from trajscope.format import Capabilities
 
 from ._capabilities import RunTally, profile_line
+from ._detect import skipped_note
 
 
 @dataclass
@@ -33,6 +34,7 @@ class FileReport:
     questions_file: str | None = None
     questions_joined: int = 0
     output: Path | None = None  # the canonical log to load (the converted file, or a canonical source as is)
+    dataset_lines: list[str] = field(default_factory=list)  # under --dataset: the dataset the questions are keyed by
 
     @property
     def trajectories(self) -> int:
@@ -56,10 +58,6 @@ class FileReport:
     def judges(self) -> Counter[str]:
         return self._total("judges")
 
-    def _not_logs_phrase(self) -> str:
-        n = len(self.not_logs)
-        return "1 file that is not a log" if n == 1 else f"{n} files that are not logs"
-
     def lines(self) -> list[str]:
         """The report as short lines of text (the CLI prints them; the Upload page shows them)."""
         def counts(c: Counter[str]) -> str:
@@ -70,7 +68,7 @@ class FileReport:
         scored = sum(r.tally.scored_at_import for r in self.runs)
         out = [
             f"{self.source} ({self.format}): {self.trajectories} trajectories in {len(self.runs)} run(s)",
-            *([f"  skipped {self._not_logs_phrase()}: {', '.join(self.not_logs)}"] if self.not_logs else []),
+            *([f"  {skipped_note(self.not_logs)}"] if self.not_logs else []),
             f"  steps: {counts(self.step_kinds)}",
             f"  unmapped tools: {counts(self.unmapped_tools)}",
             f"  duplicates dropped: {len(self.duplicates)}",
@@ -80,6 +78,7 @@ class FileReport:
                                           "against the log's gold)" if scored else ""),
             "  questions joined: " + (f"{self.questions_joined} from {self.questions_file}" if self.questions_file
                                       else "no question file"),
+            *self.dataset_lines,
         ]
         labelled = sum(r.tally.human_labels for r in self.runs)
         if labelled:
