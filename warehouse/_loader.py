@@ -537,11 +537,14 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
         return f"{r[differing]!r} in run(s) {', '.join(r['run_ids'])} (file(s) {', '.join(r['files'])})"
 
     more = f" ({len(keys) - 1} more question(s) conflict too)" if len(keys) > 1 else ""
+    # Unnamed questions of two benchmarks that both number 0, 1, 2, ... meet here: naming the benchmark parts them.
+    way_out = ("fix the gold, or pass --per-run-questions" if a["dataset"] else
+               "these questions name no dataset: pass --dataset NAME to key them by their benchmark, fix the gold, "
+               "or pass --per-run-questions")
     raise GoldConflict(
         source, a["dataset"], a["question_id"], differing,
         f"question {a['question_id']!r} ({dataset}): conflicting {differing}: {side(b)} vs {side(a)}{more}. "
-        "An import never changes another run's question: fix the gold, or pass --per-run-questions "
-        "to keep each run's questions apart",
+        f"An import never changes another run's question: {way_out} to keep each run's questions apart",
     )
 
 

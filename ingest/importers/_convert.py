@@ -17,6 +17,7 @@ from trajscope.format import Capabilities, Chunk, RecordError, Trajectory, encod
 
 from ._capabilities import RunTally, carried_capabilities, declare, infer_capabilities
 from ._corpus_titles import CorpusTitles, title_gold
+from ._dataset_key import DatasetKeying, check_dataset_name
 from ._import_scores import with_import_scores
 from ._registry import open_import
 from ._report import FileReport, RunReport
@@ -44,6 +45,8 @@ class ImportOptions:
     corpus: str | None = None  # a dataset name or file: `title:` passages matched to its chunks
     # Else the chunks of the warehouse the import goes to (read only when a `title:` id is met).
     warehouse_corpus: Callable[[], Iterable[Chunk]] | None = None
+    # The benchmark questions are keyed under where neither question nor run names a dataset; a record's own wins.
+    dataset: str | None = None
 
 
 def _profiles(fmt: str, tallies: dict[str, RunTally], notes: Mapping[str, str], mapping_declared: Mapping[str, bool],
@@ -72,6 +75,10 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     ctx, importer, records = open_import(path, format=options.format, mapping=options.mapping,
                                          questions=options.questions, tool_map=options.tool_map,
                                          run_id=options.run_id, patterns=options.patterns)
+    keying = DatasetKeying(check_dataset_name(options.dataset, options.source_name or str(path))) \
+        if options.dataset is not None else None
+    if keying is not None:
+        records = keying.apply(records)
     if options.split_by:
         records = split_runs(records, options.split_by, options.source_name or str(path))
     corpus = (CorpusTitles.named(options.corpus) if options.corpus else
@@ -84,7 +91,7 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     seen: dict[str, tuple[bytes, int]] = {}
     by_title: set[str] = set()  # questions whose gold passages stay title ids
     # A canonical log nobody declares anything about loads as it is: no copy is written.
-    as_is = ctx.format == "canonical" and not options.declare
+    as_is = ctx.format == "canonical" and not options.declare and keying is None
     spool = out.with_name(out.name + ".spool")
     try:
         with open(os.devnull if as_is else spool, "wb") as fh:
@@ -111,6 +118,8 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
                     if title_gold(trajectory):
                         by_title.add(trajectory.question.question_id)
                     tallies.setdefault(trajectory.run.run_id, RunTally()).add(trajectory)
+                    if keying is not None:
+                        keying.count(trajectory)
                 fh.write(data + b"\n")
         mapping_name = options.mapping.name if options.mapping else None
         profiles = _profiles(ctx.format, tallies, importer.capability_notes, ctx.declared, mapping_name, options)
@@ -127,6 +136,7 @@ def convert_file(path: Path, out: Path, options: ImportOptions | None = None) ->
     report.skipped = list(ctx.notes.skipped)
     report.not_logs = list(ctx.notes.not_logs)
     report.questions_joined = ctx.notes.questions_joined
+    report.dataset_lines = keying.lines() if keying is not None else []
     if corpus is not None and corpus.size and corpus.unmatched:
         report.warnings.append(f"{len(corpus.unmatched)} title(s) not in {corpus.name} (no unique chunk "
                                "with that title; kept as title ids), e.g. " + ", ".join(sorted(corpus.unmatched)[:3]))

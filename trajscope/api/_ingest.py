@@ -24,8 +24,9 @@ def import_options(db_path: str | Path, *, fmt: str | None = None, mapping: str 
                    questions: str | Path | None = None, tool_map: str | Path | None = None,
                    patterns: str | Path | None = None, declare: Mapping[str, bool] | None = None,
                    run_id: str | None = None, on_duplicate: str | None = None, split_by: str | None = None,
-                   corpus: str | None = None, lake: str | None = None) -> ImportOptions:
-    """How every file of one ingest is read (format detected unless fmt names one)."""
+                   corpus: str | None = None, lake: str | None = None, dataset: str | None = None) -> ImportOptions:
+    """How every file of one ingest is read (format detected unless fmt names one); dataset: the benchmark
+    questions are keyed under where neither question nor run names one."""
     from trajscope.analysis.queries import corpus_titles
     from trajscope.ingest.importers import ImportOptions, load_tool_map
 
@@ -33,7 +34,7 @@ def import_options(db_path: str | Path, *, fmt: str | None = None, mapping: str 
         format=fmt, mapping=Path(mapping) if mapping else None, questions=Path(questions) if questions else None,
         tool_map=load_tool_map(Path(tool_map)) if tool_map else None, run_id=run_id,
         patterns=Path(patterns) if patterns else None, declare=dict(declare or {}), on_duplicate=on_duplicate,
-        split_by=split_by, corpus=corpus,
+        split_by=split_by, corpus=corpus, dataset=dataset,
         # No corpus named: titles are matched to the corpus the warehouse holds, if it holds one.
         warehouse_corpus=None if corpus or lake else functools.partial(corpus_titles, db_path))
 
@@ -87,9 +88,10 @@ def ingest(paths: str | Path | Sequence[str | Path], db: str | Path | None = Non
            tool_map: str | Path | None = None, declare: Mapping[str, bool] | None = None,
            split_by: str | None = None, corpus: str | None = None, labels: Sequence[str | Path] = (),
            labels_run: str | None = None, on_duplicate: str | None = None, per_run_questions: bool = False,
-           echo: Echo | None = print) -> IngestReport:
+           dataset: str | None = None, echo: Echo | None = print) -> IngestReport:
     """Load logs (files, or directories read as one run each) into the warehouse db, as `trajscope ingest`:
-    format detected unless fmt names one, all or nothing, one import report per file passed to echo."""
+    format detected unless fmt names one, all or nothing, one import report per file passed to echo.
+    dataset: as --dataset, the benchmark of questions whose record names none."""
     from trajscope.warehouse import check_warehouse_file, default_db_path
 
     files = [paths] if isinstance(paths, (str, Path)) else list(paths)
@@ -98,7 +100,7 @@ def ingest(paths: str | Path | Sequence[str | Path], db: str | Path | None = Non
     check_warehouse_file(db_path, create=True)
     options = import_options(db_path, fmt=fmt, mapping=mapping, questions=questions, tool_map=tool_map,
                              declare=declare, run_id=run_id, on_duplicate=on_duplicate, split_by=split_by,
-                             corpus=corpus)
+                             corpus=corpus, dataset=dataset)
     report = ingest_files(files, db_path, options, label_files=labels, labels_run=labels_run, progress=False,
                           on_duplicate=on_duplicate, per_run_questions=per_run_questions, echo=echo)
     return report  # type: ignore[return-value]  # a warehouse file, not a lake: an IngestReport

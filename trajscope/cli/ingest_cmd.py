@@ -35,6 +35,11 @@ from ._options import LakeLocation, db_option
 @click.option("--per-run-questions", is_flag=True,
               help="Key every question by its run, so runs that disagree about a question's gold are "
                    "stored apart instead of refused (they then do not pair in compare).")
+@click.option("--dataset", default=None, metavar="NAME",
+              help="The benchmark the imported questions come from (e.g. hotpotqa_dev): every trajectory whose "
+                   "question and run name no dataset is keyed under NAME, so logs that number their questions "
+                   "0, 1, 2, ... from two benchmarks do not meet. A record that names its own dataset keeps it, "
+                   "and the import report counts those. Canonical logs too.")
 @click.option("--corpus", default=None, metavar="NAME|FILE",
               help="Match passages the log names by title (gold titles of a --questions file, title candidates, "
                    "ReAct page reads) to this corpus's chunks (unique titles), e.g. --corpus hotpotqa_dev.json; "
@@ -55,7 +60,7 @@ from ._options import LakeLocation, db_option
 @click.option("--labels-run", default=None, metavar="RUN",
               help="Resolve --labels against this run's trajectories only (when a question is in several runs).")
 def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declares, run_id, progress, on_duplicate,
-            per_run_questions, split_by, label_files, labels_run, corpus, lake, label_method) -> None:
+            per_run_questions, dataset, split_by, label_files, labels_run, corpus, lake, label_method) -> None:
     """Load trajectory logs (files, or directories read as one run each) and human labels into the warehouse.
 
     Every file, canonical or not, is read once by its importer (format detected unless --format) into
@@ -98,7 +103,7 @@ def command(files, db_path, fmt, mapping, questions, tool_map, patterns, declare
     try:
         options = import_options(db_path, fmt=fmt, mapping=mapping, questions=questions, tool_map=tool_map,
                                  patterns=patterns, declare=declared, run_id=run_id, on_duplicate=on_duplicate,
-                                 split_by=split_by, corpus=corpus, lake=lake)
+                                 split_by=split_by, corpus=corpus, lake=lake, dataset=dataset)
         result = ingest_files(files, db_path, options, label_files=label_files, labels_run=labels_run,
                               progress=progress, on_duplicate=on_duplicate, per_run_questions=per_run_questions,
                               lake=lake, label_method=label_method, echo=click.echo)
