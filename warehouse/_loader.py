@@ -41,6 +41,7 @@ from trajscope.format import (
 )
 from trajscope.runtime import check_room, prefetched, sweep_dead_process_dirs
 
+from ._conflict_remedy import gold_conflict_remedy
 from ._connection import default_db_path, open_warehouse, transaction
 from ._derived import UPSERT_KEYS, refresh_on
 from ._duckdb_types import read_json_columns
@@ -537,14 +538,10 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
         return f"{r[differing]!r} in run(s) {', '.join(r['run_ids'])} (file(s) {', '.join(r['files'])})"
 
     more = f" ({len(keys) - 1} more question(s) conflict too)" if len(keys) > 1 else ""
-    # Unnamed questions of two benchmarks that both number 0, 1, 2, ... meet here: naming the benchmark parts them.
-    way_out = ("fix the gold, or pass --per-run-questions" if a["dataset"] else
-               "these questions name no dataset: pass --dataset NAME to key them by their benchmark, fix the gold, "
-               "or pass --per-run-questions")
     raise GoldConflict(
         source, a["dataset"], a["question_id"], differing,
         f"question {a['question_id']!r} ({dataset}): conflicting {differing}: {side(b)} vs {side(a)}{more}. "
-        f"An import never changes another run's question: {way_out} to keep each run's questions apart",
+        + gold_conflict_remedy(a["dataset"]),
     )
 
 
@@ -593,7 +590,8 @@ def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq
         except duckdb.Error as exc:
             raise RuntimeError(f"warehouse/load/{name}: {exc}") from exc
     with _batch_rows_for_stored(con):
-        refresh_on(con, "batch")  # each fact unit's refresh_batch.sql, and the units reading them
+        # each fact unit's refresh_batch.sql, and the units reading them; the batch's new trajectories hold no facts
+        refresh_on(con, "batch", fresh_sql="SELECT trajectory_id FROM incoming_changed WHERE NOT existed")
     for view in _STAGE_VIEWS:
         con.execute(f"DROP VIEW IF EXISTS {view}")
     for temp in _STAGE_TABLES:
