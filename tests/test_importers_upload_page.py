@@ -107,3 +107,29 @@ def test_upload_page_keeps_runs_apart_that_disagree_on_a_gold_when_asked(tmp_pat
     with open_readonly(db) as con:
         golds = con.execute("SELECT dataset, gold_answer FROM questions ORDER BY 1").fetchall()
     assert len(golds) == 2 and {g for _, g in golds} == {stored.question.gold_answer, "a different gold"}
+
+
+TAU = Path("../shared/data/external_logs/formats/openai_chat_tool_calls/gpt-4o-airline.json")
+
+
+def test_upload_page_keys_unnamed_questions_under_the_dataset_field(tmp_path, monkeypatch):
+    import json
+
+    from trajscope.ingest.importers import DATASET_HELP
+
+    db, at = _open_upload_page(tmp_path, monkeypatch)
+    records = json.loads(TAU.read_text())  # one record per task and trial, naming no dataset
+    tasks = {str(r["task_id"]) for r in records}
+    field = at.text_input(key="upload-dataset")
+    assert field.label == "Dataset (benchmark name)" and field.help == DATASET_HELP
+    field.set_value("tau_bench_airline")
+    at.file_uploader(key="upload-file").set_value((TAU.name, TAU.read_bytes(), "application/json")).run()
+    assert not at.exception, [e.message for e in at.exception]
+    report = at.code[0].value
+    assert f"dataset: {len(records)} trajectories keyed under 'tau_bench_airline' (--dataset)" in report
+    at.button(key="upload-ingest").click().run()
+    assert any(f"{len(records)} new" in s.value for s in at.success), [s.value for s in at.success]
+    with open_readonly(db) as con:
+        questions = con.execute("SELECT dataset, question_id FROM questions").fetchall()
+    assert len(tasks) == 50 and set(questions) == {("tau_bench_airline", t) for t in tasks}
+    assert len(questions) == len(tasks)

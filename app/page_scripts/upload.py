@@ -15,7 +15,7 @@ from trajscope.app.upload import (
     upload_root,
 )
 from trajscope.format import CAPABILITY_NAMES, RecordError
-from trajscope.ingest.importers import FORMATS, profile_line
+from trajscope.ingest.importers import DATASET_HELP, FORMATS, profile_line
 from trajscope.warehouse import NoRoomForIngest, WarehouseBusy
 
 page_header("Upload", "Drag and drop a trajectory log: canonical trajscope JSONL or an external format. "
@@ -32,10 +32,12 @@ st.caption(f"Size limit {config.max_upload_mb} MB · formats: " + ", ".join(n fo
 uploaded = st.file_uploader("Trajectory log", key="upload-file",
                             type=["jsonl", "json", "ndjson", "txt", "log", "eval", "traj"])
 options = ["auto", *[name for name in FORMATS if name != "mapped"]]
-left, right = st.columns(2)
+left, middle, right = st.columns(3)
 chosen = left.selectbox("Format", options, key="upload-format",
                         format_func=lambda f: "detect automatically" if f == "auto" else f)
-run_id = right.text_input("Run id for external logs (optional)", key="upload-run-id")
+run_id = middle.text_input("Run id for external logs (optional)", key="upload-run-id")
+# Blank names no benchmark: the questions keep whatever dataset the log gives them.
+dataset = right.text_input("Dataset (benchmark name)", key="upload-dataset", help=DATASET_HELP).strip() or None
 with st.expander("Capabilities of this log (override what the importer infers)"):
     st.caption("What the agent could do decides which measures apply: without a read action, for example, "
                "discipline metrics do not apply and stay empty.")
@@ -74,7 +76,7 @@ if uploaded is not None:
         # One conversion per upload and settings: a rerun (e.g. the ingest click) reuses it.
         key = (hashlib.sha256(data).hexdigest(), uploaded.name, chosen, run_id, tuple(sorted(declared.items())),
                tuple((role, name, hashlib.sha256(body).hexdigest()) for role, (name, body) in side_files.items()),
-               per_run_questions)
+               per_run_questions, dataset)
         prepared = st.session_state.get("upload-prepared")
         expired = prepared is not None and prepared.ok and not prepared.canonical.exists()  # swept as abandoned
         if prepared is None or st.session_state.get("upload-prepared-key") != key or expired:
@@ -84,7 +86,8 @@ if uploaded is not None:
                 prepared = prepare_upload(uploaded.name, data, format=None if chosen == "auto" else chosen,
                                           run_id=run_id, declare=declared, per_run_questions=per_run_questions,
                                           db_path=config.db_path, mapping=side_files.get("mapping"),
-                                          questions=side_files.get("questions"), patterns=side_files.get("patterns"))
+                                          questions=side_files.get("questions"), patterns=side_files.get("patterns"),
+                                          dataset=dataset)
             st.session_state["upload-prepared"], st.session_state["upload-prepared-key"] = prepared, key
         st.subheader("Validation report")
         a, b, c = st.columns(3)

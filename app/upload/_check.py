@@ -81,12 +81,13 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
                    declare: Mapping[str, bool] | None = None, preview_rows: int = 20,
                    mapping: SideFile | None = None, questions: SideFile | None = None,
                    patterns: SideFile | None = None, per_run_questions: bool = False,
-                   db_path: str | Path | None = None) -> PreparedUpload:
+                   db_path: str | Path | None = None, dataset: str | None = None) -> PreparedUpload:
     """Save, detect (unless given), convert and report; nothing is written to the warehouse.
 
     mapping / questions / patterns are the files `trajscope ingest --mapping / --questions /
     --patterns` takes, as (file name, bytes); per_run_questions is kept for the ingest; passages known
-    only by title are matched to the corpus of the warehouse at db_path, as `trajscope ingest --db` does.
+    only by title are matched to the corpus of the warehouse at db_path, as `trajscope ingest --db` does;
+    dataset keys questions that name no benchmark, as `trajscope ingest --dataset`.
     """
     declare = dict(declare or {})
     sweep_stale_uploads()
@@ -98,7 +99,7 @@ def prepare_upload(name: str, data: bytes, *, format: str | None = None, run_id:
     weakref.finalize(prepared, shutil.rmtree, str(folder), True)
     try:
         _prepare(prepared, data, format=format, run_id=run_id, declare=declare, preview_rows=preview_rows,
-                 sides={"mapping": mapping, "questions": questions, "patterns": patterns},
+                 dataset=dataset, sides={"mapping": mapping, "questions": questions, "patterns": patterns},
                  warehouse_corpus=functools.partial(_warehouse_titles, db_path) if db_path else None)
     except BaseException:
         discard_upload(prepared)  # a failure of any kind (a full disk, a bug) leaves no folder behind
@@ -157,7 +158,7 @@ def sweep_stale_uploads(max_age_s: float = UPLOAD_MAX_AGE_S) -> list[Path]:
 
 
 def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_id: str | None,
-             declare: dict[str, bool], preview_rows: int, sides: Mapping[str, SideFile | None],
+             declare: dict[str, bool], preview_rows: int, dataset: str | None, sides: Mapping[str, SideFile | None],
              warehouse_corpus: Callable[[], Iterable[Chunk]] | None) -> None:
     folder, display = prepared.folder, prepared.name
     path = folder / _saved_name(display)
@@ -169,7 +170,8 @@ def _prepare(prepared: PreparedUpload, data: bytes, *, format: str | None, run_i
         prepared.report = convert_file(path, out, ImportOptions(
             format=prepared.format, run_id=run_id or None, declare=declare, mapping=saved.get("mapping"),
             questions=saved.get("questions"), patterns=saved.get("patterns"),
-            declare_source="the Upload page", source_name=display, warehouse_corpus=warehouse_corpus))
+            declare_source="the Upload page", source_name=display, warehouse_corpus=warehouse_corpus,
+            dataset=dataset))
         canonical = prepared.report.output
         assert canonical is not None  # convert_file always names the log to load
         prepared.canonical = canonical

@@ -11,6 +11,7 @@ from ._arag import ARAG_MAPPING, import_arag
 from ._capabilities import NO_READ, RunTally, declare, infer_capabilities, parse_declarations, profile_line
 from ._context import ImportNotes
 from ._convert import ImportOptions, convert_file
+from ._dataset_key import DATASET_HELP
 from ._detect import detect_format
 from ._episodes import TextPatterns, load_patterns
 from ._inspect import SCORER_JUDGES
@@ -23,7 +24,7 @@ from ._report import FileReport, RunReport
 from ._yaml_nesting import load_yaml
 
 __all__ = [
-    "ARAG_MAPPING", "CANONICAL_ACTIONS", "DEFAULT_TOOL_MAP", "FORMATS", "NO_READ", "REACT_TOOL_MAP",
+    "ARAG_MAPPING", "CANONICAL_ACTIONS", "DATASET_HELP", "DEFAULT_TOOL_MAP", "FORMATS", "NO_READ", "REACT_TOOL_MAP",
     "SCORER_JUDGES", "TRAIL_CATEGORIES", "FileReport", "ImportNotes", "ImportOptions", "Importer", "Mapping",
     "QuestionBook",
     "RecordError", "RunReport", "RunTally", "TextPatterns", "convert_file", "declare", "detect_format",

@@ -9,6 +9,12 @@ import msgspec
 
 from trajscope.format import RecordError, Trajectory
 
+# What `trajscope ingest --dataset` and the Upload page's dataset field say about it.
+DATASET_HELP = ("The benchmark the imported questions come from (e.g. hotpotqa_dev): every trajectory whose "
+                "question and run name no dataset is keyed under NAME, so logs that number their questions "
+                "0, 1, 2, ... from two benchmarks do not meet. A record that names its own dataset keeps it, "
+                "and the import report counts those. Canonical logs too.")
+
 
 def check_dataset_name(name: str, source: str) -> str:
     """The name stripped; refused when empty or shaped like a --per-run-questions key (`run:...`)."""

@@ -7,6 +7,7 @@ import click
 
 from trajscope.api import INGEST_TMP_PREFIX  # noqa: F401 - the dashboard's uploads sweep the same folders
 from trajscope.format import RecordError
+from trajscope.ingest.importers import DATASET_HELP
 
 from ._options import LakeLocation, db_option
 
@@ -35,11 +36,7 @@ from ._options import LakeLocation, db_option
 @click.option("--per-run-questions", is_flag=True,
               help="Key every question by its run, so runs that disagree about a question's gold are "
                    "stored apart instead of refused (they then do not pair in compare).")
-@click.option("--dataset", default=None, metavar="NAME",
-              help="The benchmark the imported questions come from (e.g. hotpotqa_dev): every trajectory whose "
-                   "question and run name no dataset is keyed under NAME, so logs that number their questions "
-                   "0, 1, 2, ... from two benchmarks do not meet. A record that names its own dataset keeps it, "
-                   "and the import report counts those. Canonical logs too.")
+@click.option("--dataset", default=None, metavar="NAME", help=DATASET_HELP)
 @click.option("--corpus", default=None, metavar="NAME|FILE",
               help="Match passages the log names by title (gold titles of a --questions file, title candidates, "
                    "ReAct page reads) to this corpus's chunks (unique titles), e.g. --corpus hotpotqa_dev.json; "
