@@ -122,3 +122,16 @@ def test_a_trail_annotations_folder_with_a_readme_reads_its_labels_and_names_the
     labelled = read_label_file(annotations, notes)
     assert (len(labelled), sum(len(t.labels) for t in labelled)) == (len(files), expected)
     assert notes == ["skipped 1 file that is not a label file: README.md"]
+
+
+def test_the_python_api_result_names_the_files_a_directory_input_skipped(tmp_path):
+    import trajscope
+
+    lines: list[str] = []
+    result = trajscope.ingest([WEAVE], db=tmp_path / "w.duckdb", echo=lines.append)
+    # Every file of the folder but its one recorded cassette is documentation or code.
+    expected = [WEAVE / p.name for p in sorted(WEAVE.iterdir()) if p.suffix != ".yaml"]
+    assert {p.name for p in expected} == {"SOURCE.md", "count.py"}
+    assert sorted(result.not_logs) == expected
+    assert result.new == sum(_weave_traces(p) for p in WEAVE.glob("*.yaml"))
+    assert any("skipped 2 files that are not logs: SOURCE.md, count.py" in line for line in lines)

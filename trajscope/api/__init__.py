@@ -3,6 +3,7 @@
 from ._agreement import NoHumanLabels, agreement_tables, human_agreement_tables
 from ._compare import compare_tables
 from ._ingest import INGEST_TMP_PREFIX, import_options, ingest, ingest_files
+from ._ingest_result import IngestResult
 from ._limits import statistics_limits
 from ._replay import Replay
 from ._report import PaperReport, report_result, report_tables
@@ -11,8 +12,9 @@ from ._views import UnknownView, ViewDescription, describe, describe_view, liste
 from ._warehouse import Warehouse, open
 
 __all__ = [
-    "INGEST_TMP_PREFIX", "AgreementResult", "CaptionedTable", "CompareResult", "FunnelResult", "NoHumanLabels",
-    "PaperReport", "Replay", "ReportResult", "TableResult", "UnknownView", "ViewDescription", "Warehouse",
-    "agreement_tables", "compare_tables", "describe", "describe_view", "human_agreement_tables", "import_options",
-    "ingest", "ingest_files", "listed_views", "open", "report_result", "report_tables", "statistics_limits",
+    "INGEST_TMP_PREFIX", "AgreementResult", "CaptionedTable", "CompareResult", "FunnelResult", "IngestResult",
+    "NoHumanLabels", "PaperReport", "Replay", "ReportResult", "TableResult", "UnknownView", "ViewDescription",
+    "Warehouse", "agreement_tables", "compare_tables", "describe", "describe_view", "human_agreement_tables",
+    "import_options", "ingest", "ingest_files", "listed_views", "open", "report_result", "report_tables",
+    "statistics_limits",
 ]
