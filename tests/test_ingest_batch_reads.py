@@ -71,3 +71,76 @@ def test_a_later_batchs_facts_scan_no_stored_row_of_an_earlier_batch(tmp_path, m
             "SELECT (SELECT count(*) FROM trajectory_signals), (SELECT count(*) FROM trajectory_funnel_facts)"
         ).fetchone()
     assert signals == funnels == len(lines)
+
+
+FACT_TABLES = ("evidence_funnel_facts", "trajectory_funnel_facts", "judgment_score_facts", "trajectory_signals")
+
+
+class _DeletesProfiled:
+    """A connection that runs each fact fill's opening DELETE on its own, profiled, keeping the rows it scanned."""
+
+    def __init__(self, con, profile, deletes: list[dict[str, int]]):
+        self._con, self._profile, self._deletes = con, profile, deletes
+
+    def execute(self, sql, *args, **kwargs):
+        if not any(sql.lstrip("-").split("\n", 1)[-1].startswith(f"DELETE FROM {t} ") for t in FACT_TABLES):
+            return self._con.execute(sql, *args, **kwargs)
+        delete, rest = sql.split(";\n", 1)  # a fill opens with its DELETE (warehouse._fact_units checks it)
+        self._con.execute("PRAGMA enable_profiling = 'json'")
+        self._con.execute(f"PRAGMA profiling_output = '{self._profile}'")
+        try:
+            self._con.execute(delete)
+        finally:
+            self._con.execute("PRAGMA disable_profiling")
+        out: dict[str, int] = {}
+        _scans(json.loads(self._profile.read_text()), out)
+        self._deletes[-1].update({t.split(".")[-1]: n for t, n in out.items() if not t.startswith("temp.")})
+        return self._con.execute(rest, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+_loader_batch = _loader._load_batch
+
+
+def _batch_deletes(tmp_path, monkeypatch, log, db) -> list[dict[str, int]]:
+    deletes: list[dict[str, int]] = []
+
+    def profiled(con, *args, **kwargs):
+        deletes.append({})
+        return _loader_batch(_DeletesProfiled(con, tmp_path / "profile.json", deletes), *args, **kwargs)
+
+    monkeypatch.setattr(_loader, "_load_batch", profiled)
+    ingest_paths(db, [log], progress=False)
+    return deletes
+
+
+def test_a_batch_of_new_trajectories_deletes_no_stored_fact_and_a_changed_one_replaces_its_facts(tmp_path, monkeypatch):
+    log, db = tmp_path / "s.jsonl", tmp_path / "w.duckdb"
+    write_synthetic_log(log, 200, seed=5)
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", log.stat().st_size // 4)
+    deletes = _batch_deletes(tmp_path, monkeypatch, log, db)
+    assert len(deletes) >= 4
+    # Every batch's trajectories are new: no fill's delete reads a stored fact row (batch 0 finds none to read).
+    assert all(not any(batch.values()) for batch in deletes), deletes
+
+    # The same log with a changed record per batch: the changed trajectories' facts are replaced, not doubled.
+    lines = log.read_bytes().splitlines()
+    changed = {0, len(lines) // 2, len(lines) - 1}
+    edited = [json.loads(line) for line in lines]
+    for i in changed:
+        edited[i]["steps"] = edited[i]["steps"][:1]  # one step left: its funnel and signals change
+    log.write_text("".join(json.dumps(r) + "\n" for r in edited))
+    deletes = _batch_deletes(tmp_path, monkeypatch, log, db)
+    assert any(any(batch.values()) for batch in deletes), deletes  # the stored facts were looked up to be replaced
+    # The replaced facts are those a fresh ingest of the edited log computes, row for row.
+    fresh = tmp_path / "fresh.duckdb"
+    monkeypatch.setattr(_loader, "_load_batch", _loader_batch)
+    ingest_paths(fresh, [log], progress=False)
+    for table in FACT_TABLES:
+        rows = []
+        for path in (db, fresh):
+            with open_readonly(path) as con:
+                rows.append(con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall())
+        assert len(rows[0]) >= len(lines) and rows[0] == rows[1], table

@@ -153,7 +153,7 @@ def test_a_refresh_reaches_every_later_derived_table_that_reads_it(monkeypatch):
     assert _derived._facts_read(_derived.fact_unit("trajectory_signals")) == {"judgment_score_facts"}
     assert _derived._facts_read(_derived.fact_unit("trajectory_funnel_facts")) == {"evidence_funnel_facts"}
     done = []
-    monkeypatch.setattr(_derived, "refresh_facts", lambda con, derived, sql: done.append(derived.table))
+    monkeypatch.setattr(_derived, "refresh_facts", lambda con, derived, sql, *fresh: done.append(derived.table))
     _derived.refresh_verdict_facts(None, "SELECT 'x' AS trajectory_id")
     assert done == ["judgment_score_facts", "trajectory_signals"]
     done.clear()

@@ -78,9 +78,13 @@ def derived_hash() -> str:
     return ":".join(facts_hash(d) for d in DERIVED)
 
 
-def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectories_sql: str) -> None:
+def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectories_sql: str,
+                  fresh_sql: str | None = None) -> None:
     """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
-    at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory)."""
+    at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory).
+
+    `fresh_sql` selects trajectories new to the warehouse: they hold no facts, so the fill deletes nothing for them.
+    """
     whole, sliced = f"{derived.refresh}_set", f"{derived.refresh}_slices"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {whole} AS {trajectories_sql}")
     try:
@@ -95,7 +99,12 @@ def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectorie
         for i in range(slices):
             source = f"{sliced} WHERE slice = {i}" if slices > 1 else whole
             con.execute(f"CREATE OR REPLACE TEMP TABLE {derived.refresh} AS SELECT trajectory_id FROM {source}")
-            con.execute(derived.fill)
+            # A delete by string id scans every row of the table (no row group is skipped), even when it finds
+            # nothing: a batch of new trajectories would read every fact stored before it.
+            all_fresh = fresh_sql is not None and not con.execute(
+                f"SELECT count(*) FROM {derived.refresh} WHERE trajectory_id NOT IN "
+                f"(SELECT trajectory_id FROM ({fresh_sql}))").fetchall()[0][0]
+            con.execute(derived.fill_after_delete if all_fresh else derived.fill)
     except duckdb.Error as exc:
         raise RuntimeError(f"{derived.fill_path}: {exc}") from exc
     finally:
@@ -111,16 +120,17 @@ def _facts_read(unit: FactUnit) -> frozenset[str]:
     return unit.reads & {d.table for d in DERIVED if d is not unit}
 
 
-def refresh_on(con: duckdb.DuckDBPyConnection, event: str) -> None:
+def refresh_on(con: duckdb.DuckDBPyConnection, event: str, fresh_sql: str | None = None) -> None:
     """After `event` (a loaded batch, or an upserted table of UPSERT_KEYS): in order, every unit with a rule for it,
-    and every unit reading facts refreshed before it, for its own rule's trajectories and those facts' trajectories."""
+    and every unit reading facts refreshed before it, for its own rule's trajectories and those facts' trajectories
+    (`fresh_sql`: as for refresh_facts)."""
     chosen: dict[str, str] = {}
     for unit in DERIVED:
         own = unit.rule(event)
         parts = ([own] if own else []) + [chosen[t] for t in sorted(_facts_read(unit)) if t in chosen]
         if parts:
             chosen[unit.table] = "\nUNION\n".join(dict.fromkeys(parts))
-            refresh_facts(con, unit, chosen[unit.table])
+            refresh_facts(con, unit, chosen[unit.table], fresh_sql)
 
 
 def _refresh_readers(con: duckdb.DuckDBPyConnection, changed: Iterable[str], trajectories_sql: str) -> None:

@@ -25,6 +25,8 @@ class FactUnit:
     refresh: str
     rules: tuple[tuple[str, str], ...]
     reads: frozenset[str]
+    # The fill without its opening DELETE: what trajectories new to the warehouse need (they hold no rows to delete).
+    fill_after_delete: str
 
     @property
     def fill_path(self) -> str:
@@ -52,8 +54,11 @@ def _unit(folder: Traversable) -> FactUnit:
     fill = (folder / FILL).read_text()
     rules = tuple(sorted((m.group(1), entry.read_text()) for entry in folder.iterdir()
                          if (m := _RULE.fullmatch(entry.name))))
-    reads = frozenset(r.name for s in statements(fill, path) for r in s.reads)
-    return FactUnit(folder.name, fill, _refresh_table(folder.name, fill, path), rules, reads)
+    parsed = statements(fill, path)
+    reads = frozenset(r.name for s in parsed for r in s.reads)
+    refresh = _refresh_table(folder.name, fill, path)
+    after_delete = "\n".join(fill.splitlines()[parsed[1].line - 1:]) if len(parsed) > 1 else ""
+    return FactUnit(folder.name, fill, refresh, rules, reads, after_delete)
 
 
 def _ordered(units: dict[str, FactUnit]) -> tuple[FactUnit, ...]:
