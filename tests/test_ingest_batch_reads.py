@@ -1,12 +1,14 @@
-"""A batch's derived facts read the batch's own rows: no stored step, judgment, gold fact or trajectory of an
+"""A batch's derived facts read the batch's own rows: no stored step, judgment, gold fact, trajectory or fact of an
 earlier batch is scanned again, so a batch costs the same however much the warehouse holds."""
 import json
 
 from bench.synthetic import write_synthetic_log
 from trajscope.warehouse import _loader, ingest_paths, open_readonly
 
-# The stored tables a refresh filtered by a semi-join on their string id would scan in full (no row group skipped).
-BATCH_TABLES = ("steps", "judgments", "gold_evidence_facts", "trajectories")
+# The stored tables a refresh filtered by a semi-join on their string id would scan in full (no row group skipped):
+# the batch's own rows, and the facts later facts are computed from.
+BATCH_TABLES = ("steps", "judgments", "gold_evidence_facts", "trajectories", "evidence_funnel_facts",
+                "judgment_score_facts")
 DERIVED_INSERTS = ("INSERT INTO evidence_funnel_facts", "INSERT INTO trajectory_funnel_facts",
                    "INSERT INTO judgment_score_facts", "INSERT INTO trajectory_signals")
 

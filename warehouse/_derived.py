@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import overload
 
 import duckdb
@@ -78,17 +79,49 @@ def derived_hash() -> str:
     return ":".join(facts_hash(d) for d in DERIVED)
 
 
-def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectories_sql: str,
-                  fresh_sql: str | None = None) -> None:
-    """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
-    at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory).
+@dataclass
+class FreshTrajectories:
+    """Trajectories new to the warehouse (`sql` selects them), whose facts a loaded batch computes: they hold no fact
+    rows to delete, and while later facts are computed from theirs, a temp view of each fact table's name holds the
+    batch's rows alone (`shadowed`)."""
 
-    `fresh_sql` selects trajectories new to the warehouse: they hold no facts, so the fill deletes nothing for them.
-    """
+    sql: str
+    shadowed: list[str] = field(default_factory=list)
+
+    def unshadow(self, con: duckdb.DuckDBPyConnection) -> None:
+        """The stored fact tables visible again (they hold the batch's rows as well)."""
+        try:
+            for table in self.shadowed:
+                con.execute(f"DROP VIEW IF EXISTS temp.main.{table}")
+                con.execute(f"DROP TABLE IF EXISTS {_batch_rows(table)}")
+        except duckdb.Error:
+            pass  # an aborted transaction: its rollback removes them
+        self.shadowed.clear()
+
+
+def _batch_rows(table: str) -> str:
+    return f"batch_rows_{table}"
+
+
+def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectories_sql: str,
+                  fresh: FreshTrajectories | None = None) -> None:
+    """Recompute the facts of the trajectories `trajectories_sql` selects (one trajectory_id column), in slices of
+    at most about _RECOMPUTE_SLICE trajectories (a corpus upsert may touch every stored trajectory)."""
     whole, sliced = f"{derived.refresh}_set", f"{derived.refresh}_slices"
     con.execute(f"CREATE OR REPLACE TEMP TABLE {whole} AS {trajectories_sql}")
     try:
         n = con.execute(f"SELECT count(*) FROM {whole}").fetchall()[0][0]
+        # A filter by string id scans every row of a stored table (no row group is skipped), even when it finds
+        # nothing: a batch of new trajectories would read every fact stored before it, to delete and to join.
+        all_fresh = fresh is not None and not con.execute(
+            f"SELECT count(*) FROM {whole} WHERE trajectory_id NOT IN (SELECT trajectory_id FROM ({fresh.sql}))"
+        ).fetchall()[0][0]
+        if fresh is not None and not all_fresh:
+            fresh.unshadow(con)  # stored trajectories among these: their facts are read from the stored tables
+        shadow = all_fresh and any(derived.table in _facts_read(unit) for unit in DERIVED)
+        target = _batch_rows(derived.table) if shadow else derived.table
+        if shadow:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {target} AS SELECT * FROM {derived.table} LIMIT 0")
         slices = max(1, -(-n // _RECOMPUTE_SLICE))
         if slices > 1:
             # Slices of consecutive ids, so each slice's rows are stored together: the row groups a recompute
@@ -99,12 +132,11 @@ def refresh_facts(con: duckdb.DuckDBPyConnection, derived: FactUnit, trajectorie
         for i in range(slices):
             source = f"{sliced} WHERE slice = {i}" if slices > 1 else whole
             con.execute(f"CREATE OR REPLACE TEMP TABLE {derived.refresh} AS SELECT trajectory_id FROM {source}")
-            # A delete by string id scans every row of the table (no row group is skipped), even when it finds
-            # nothing: a batch of new trajectories would read every fact stored before it.
-            all_fresh = fresh_sql is not None and not con.execute(
-                f"SELECT count(*) FROM {derived.refresh} WHERE trajectory_id NOT IN "
-                f"(SELECT trajectory_id FROM ({fresh_sql}))").fetchall()[0][0]
-            con.execute(derived.fill_after_delete if all_fresh else derived.fill)
+            con.execute(derived.insert_into(target) if all_fresh else derived.fill)
+        if shadow and fresh is not None:
+            con.execute(f"INSERT INTO {derived.table} BY NAME SELECT * FROM {target}")
+            con.execute(f"CREATE OR REPLACE TEMP VIEW {derived.table} AS SELECT * FROM {target}")
+            fresh.shadowed.append(derived.table)
     except duckdb.Error as exc:
         raise RuntimeError(f"{derived.fill_path}: {exc}") from exc
     finally:
@@ -122,15 +154,20 @@ def _facts_read(unit: FactUnit) -> frozenset[str]:
 
 def refresh_on(con: duckdb.DuckDBPyConnection, event: str, fresh_sql: str | None = None) -> None:
     """After `event` (a loaded batch, or an upserted table of UPSERT_KEYS): in order, every unit with a rule for it,
-    and every unit reading facts refreshed before it, for its own rule's trajectories and those facts' trajectories
-    (`fresh_sql`: as for refresh_facts)."""
+    and every unit reading facts refreshed before it, for its own rule's trajectories and those facts' trajectories.
+    `fresh_sql` selects the trajectories new to the warehouse (FreshTrajectories)."""
     chosen: dict[str, str] = {}
-    for unit in DERIVED:
-        own = unit.rule(event)
-        parts = ([own] if own else []) + [chosen[t] for t in sorted(_facts_read(unit)) if t in chosen]
-        if parts:
-            chosen[unit.table] = "\nUNION\n".join(dict.fromkeys(parts))
-            refresh_facts(con, unit, chosen[unit.table], fresh_sql)
+    fresh = FreshTrajectories(fresh_sql) if fresh_sql is not None else None
+    try:
+        for unit in DERIVED:
+            own = unit.rule(event)
+            parts = ([own] if own else []) + [chosen[t] for t in sorted(_facts_read(unit)) if t in chosen]
+            if parts:
+                chosen[unit.table] = "\nUNION\n".join(dict.fromkeys(parts))
+                refresh_facts(con, unit, chosen[unit.table], fresh)
+    finally:
+        if fresh is not None:
+            fresh.unshadow(con)
 
 
 def _refresh_readers(con: duckdb.DuckDBPyConnection, changed: Iterable[str], trajectories_sql: str) -> None:

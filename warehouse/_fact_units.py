@@ -25,8 +25,8 @@ class FactUnit:
     refresh: str
     rules: tuple[tuple[str, str], ...]
     reads: frozenset[str]
-    # The fill without its opening DELETE: what trajectories new to the warehouse need (they hold no rows to delete).
-    fill_after_delete: str
+    # The fill's closing INSERT alone: what trajectories new to the warehouse need (they hold no rows to delete).
+    insert: str
 
     @property
     def fill_path(self) -> str:
@@ -35,6 +35,14 @@ class FactUnit:
     def rule(self, event: str) -> str | None:
         """The SQL of this unit's refresh rule for `event`, None without one."""
         return dict(self.rules).get(event)
+
+    def insert_into(self, target: str) -> str:
+        """The fill's INSERT writing into `target` (a table of the same columns) instead of the unit's table."""
+        return f"INSERT INTO {target} BY NAME" + self.insert[len(_insert_head(self.table)):]
+
+
+def _insert_head(table: str) -> str:
+    return f"INSERT INTO {table} BY NAME"
 
 
 def _refresh_table(table: str, fill: str, path: str) -> str:
@@ -57,8 +65,11 @@ def _unit(folder: Traversable) -> FactUnit:
     parsed = statements(fill, path)
     reads = frozenset(r.name for s in parsed for r in s.reads)
     refresh = _refresh_table(folder.name, fill, path)
-    after_delete = "\n".join(fill.splitlines()[parsed[1].line - 1:]) if len(parsed) > 1 else ""
-    return FactUnit(folder.name, fill, refresh, rules, reads, after_delete)
+    insert = "\n".join(fill.splitlines()[parsed[1].line - 1:]) if len(parsed) == 2 else ""
+    if not insert.startswith(_insert_head(folder.name)):
+        raise ValueError(f"{path}: a fill is its DELETE, then one statement opening "
+                         f"{_insert_head(folder.name)}")
+    return FactUnit(folder.name, fill, refresh, rules, reads, insert)
 
 
 def _ordered(units: dict[str, FactUnit]) -> tuple[FactUnit, ...]:
