@@ -146,3 +146,43 @@ def test_a_batch_of_new_trajectories_deletes_no_stored_fact_and_a_changed_one_re
             with open_readonly(path) as con:
                 rows.append(con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall())
         assert len(rows[0]) >= len(lines) and rows[0] == rows[1], table
+
+
+class _Statements:
+    """A connection that keeps the text of every statement a batch's load runs."""
+
+    def __init__(self, con, seen: list[str]):
+        self._con, self._seen = con, seen
+
+    def execute(self, sql, *args, **kwargs):
+        self._seen.append(sql)
+        return self._con.execute(sql, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._con, name)
+
+
+def test_a_new_warehouses_batches_look_up_no_stored_hash_unless_an_id_repeats(tmp_path, monkeypatch):
+    log, db = tmp_path / "s.jsonl", tmp_path / "w.duckdb"
+    write_synthetic_log(log, 200, seed=5)
+    monkeypatch.setattr(_loader, "_BATCH_BYTES", log.stat().st_size // 4)
+    seen: list[list[str]] = []
+
+    def watched(con, *args, **kwargs):
+        seen.append([])
+        return _loader_batch(_Statements(con, seen[-1]), *args, **kwargs)
+
+    monkeypatch.setattr(_loader, "_load_batch", watched)
+    lookup = "LEFT JOIN trajectories t USING (trajectory_id)"
+    first = ingest_paths(db, [log], progress=False)
+    assert len(seen) >= 4 and first.new == len(log.read_bytes().splitlines())
+    # Every id is new to an empty warehouse: no batch joins its ids to the trajectories earlier batches stored.
+    assert not any(lookup in sql for batch in seen for sql in batch)
+    seen.clear()
+    edited = [json.loads(line) for line in log.read_bytes().splitlines()]
+    for record in edited:  # the same ids, each record changed
+        record.setdefault("metadata", {})["note"] = "edited"
+    log.write_text("".join(json.dumps(r) + "\n" for r in edited))
+    again = ingest_paths(db, [log], progress=False)  # now stored: each batch's ids are looked up
+    assert (again.new, again.replaced) == (0, first.new)
+    assert sum(any(lookup in sql for sql in batch) for batch in seen) >= 4

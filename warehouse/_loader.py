@@ -118,6 +118,9 @@ class _Batch:
     line_ids: list[str] = field(default_factory=list)
     unchanged_ids: list[str] = field(default_factory=list)
     unchanged_hashes: list[str] = field(default_factory=list)
+    # Some id in it has another copy earlier in this ingest (a file's earlier line, or another file's), which an
+    # earlier batch may have stored: only then can a warehouse that held no trajectory before this ingest hold it.
+    rewrites: bool = False
 
 
 @dataclass
@@ -396,6 +399,7 @@ def _split_log(
                         out = open(batch_path, "wb", buffering=_IO_BUFFER_BYTES)
                         written = 0
                     latest[tid] = (len(batch.line_ids), digest)
+                    batch.rewrites = batch.rewrites or first is not None or other is not None
                     batch.line_ids.append(tid)
                     chunk_written.add(tid)
                     out.write(raw if raw.endswith(b"\n") and not raw.endswith(b"\r\n")
@@ -546,20 +550,26 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
 
 
 def _load_batch(con: duckdb.DuckDBPyConnection, batch: _Batch, source: Path, seq: int,
-                per_run_questions: bool) -> None:
-    """Load a batch's new and changed trajectories, noting each id's stored hash in ingest_ids for the report."""
+                per_run_questions: bool, *, empty_before: bool = False) -> None:
+    """Load a batch's new and changed trajectories, noting each id's stored hash in ingest_ids for the report.
+
+    `empty_before`: the warehouse held no trajectory when this ingest began."""
     _note_ids(con, batch.unchanged_ids, batch.unchanged_hashes, seq)
     if batch.path is None:
         return
-    incoming = pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes})
-    con.register("incoming_arrow", incoming)
-    # One join with the stored trajectories serves both the report (hash before this call) and
-    # the choice of what to load (new or changed records only).
-    stored = con.execute(
-        "SELECT i.trajectory_id, i.record_hash, t.record_hash FROM incoming_arrow i "
-        "LEFT JOIN trajectories t USING (trajectory_id)"
-    ).fetchall()
-    con.unregister("incoming_arrow")
+    if empty_before and not batch.rewrites:
+        # Every id is new, and a join by string id would scan every trajectory earlier batches stored.
+        stored: list[tuple[str, str, str | None]] = [(tid, digest, None)
+                                                    for tid, digest in zip(batch.ids, batch.hashes, strict=True)]
+    else:
+        con.register("incoming_arrow", pa.table({"trajectory_id": batch.ids, "record_hash": batch.hashes}))
+        # One join with the stored trajectories serves both the report (hash before this call) and
+        # the choice of what to load (new or changed records only).
+        stored = con.execute(
+            "SELECT i.trajectory_id, i.record_hash, t.record_hash FROM incoming_arrow i "
+            "LEFT JOIN trajectories t USING (trajectory_id)"
+        ).fetchall()
+        con.unregister("incoming_arrow")
     _note_ids(con, [tid for tid, _, _ in stored], [before for _, _, before in stored], seq)
     changed_rows = [(tid, digest, stored_digest is not None) for tid, digest, stored_digest in stored
                     if digest != stored_digest]
@@ -807,10 +817,11 @@ def _load(path: Path, sources: Sequence[_Slice], report: IngestReport, *, progre
                 with transaction(con):
                     show = bool(progress) or (progress is None and size > _BATCH_BYTES)
                     con.execute(_named_sql("ingest_ids.sql"))
+                    empty_before = not con.execute("SELECT count(*) FROM trajectories").fetchall()[0][0]
                     with tqdm(desc="load", unit="batch", disable=not show, leave=False) as bar:
                         for seq, (batch, source) in enumerate(prefetched(_batches(
                                 sources, workdir, progress, report, on_duplicate, stored))):
-                            _load_batch(con, batch, source, seq, per_run_questions)
+                            _load_batch(con, batch, source, seq, per_run_questions, empty_before=empty_before)
                             if batch.path is not None:
                                 batch.path.unlink()
                                 bar.update()
