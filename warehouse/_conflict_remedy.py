@@ -1,5 +1,11 @@
-"""What a refused gold conflict tells the user to do, worded once for the warehouse and the lake."""
+"""How a refused gold conflict names its question and what it tells the user to do, worded once for the warehouse
+and the lake."""
 from __future__ import annotations
+
+
+def conflicting_question(question_id: str, dataset: str | None) -> str:
+    """How a refused gold conflict names its question: `question '12' (dataset 'hotpot')`, or `(no dataset)`."""
+    return f"question {question_id!r} ({f'dataset {dataset!r}' if dataset else 'no dataset'})"
 
 
 def gold_conflict_remedy(dataset: str | None) -> str:

@@ -41,7 +41,7 @@ from trajscope.format import (
 )
 from trajscope.runtime import check_room, prefetched, sweep_dead_process_dirs
 
-from ._conflict_remedy import gold_conflict_remedy
+from ._conflict_remedy import conflicting_question, gold_conflict_remedy
 from ._connection import default_db_path, open_warehouse, transaction
 from ._derived import UPSERT_KEYS, refresh_on
 from ._duckdb_types import read_json_columns
@@ -536,7 +536,6 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
     facts = ("gold_answer", "aliases", "gold_chunk_ids", "gold_paragraphs", "question_type", "hop_count", "text")
     differing = next(f for f in facts if a[f] != b[f])
     keys = {(r["dataset"], r["question_id"]) for r in rows}
-    dataset = f"dataset {a['dataset']!r}" if a["dataset"] else "no dataset"
 
     def side(r: dict) -> str:
         return f"{r[differing]!r} in run(s) {', '.join(r['run_ids'])} (file(s) {', '.join(r['files'])})"
@@ -544,8 +543,8 @@ def _check_question_conflicts(con: duckdb.DuckDBPyConnection, source: Path) -> N
     more = f" ({len(keys) - 1} more question(s) conflict too)" if len(keys) > 1 else ""
     raise GoldConflict(
         source, a["dataset"], a["question_id"], differing,
-        f"question {a['question_id']!r} ({dataset}): conflicting {differing}: {side(b)} vs {side(a)}{more}. "
-        + gold_conflict_remedy(a["dataset"]),
+        f"{conflicting_question(a['question_id'], a['dataset'])}: conflicting {differing}: "
+        f"{side(b)} vs {side(a)}{more}. " + gold_conflict_remedy(a["dataset"]),
     )
 
 

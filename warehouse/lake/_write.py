@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from .._conflict_remedy import gold_conflict_remedy
+from .._conflict_remedy import conflicting_question, gold_conflict_remedy
 from .._connection import open_warehouse
 from .._loader import GoldConflict, IngestReport, ingest_paths
 from .._schema import latest_schema_version
@@ -180,9 +180,8 @@ def _check_questions(con: duckdb.DuckDBPyConnection, existing: str, lake: Path |
     dataset, question_id, values = row[0], row[1], row[2:]
     name, new, old = next((f, values[2 * i], values[2 * i + 1]) for i, f in enumerate(_QUESTION_FACTS)
                           if values[2 * i] != values[2 * i + 1])
-    where = f"dataset {dataset!r}" if dataset else "no dataset"
     raise GoldConflict(lake, dataset, question_id, name,
-                       f"question {question_id!r} ({where}): conflicting {name}: {new!r} in this ingest "
+                       f"{conflicting_question(question_id, dataset)}: conflicting {name}: {new!r} in this ingest "
                        f"vs {old!r} in the lake {lake}. " + gold_conflict_remedy(dataset))
 
 
